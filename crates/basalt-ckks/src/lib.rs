@@ -1,0 +1,1 @@
+//! basalt-ckks (under construction)

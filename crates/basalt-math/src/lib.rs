@@ -1,0 +1,1 @@
+//! basalt-math (under construction)

@@ -1,0 +1,1 @@
+//! basalt-sim (under construction)

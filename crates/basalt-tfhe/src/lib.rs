@@ -1,0 +1,1 @@
+//! basalt-tfhe (under construction)

@@ -1,0 +1,149 @@
+//! Thread-local, scoped recording of kernels and regions.
+
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::kernel::{Kernel, KernelKind};
+
+/// A recorded event: a kernel, or the opening/closing of a named region.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "ev")]
+pub enum Event {
+    Kernel(Kernel),
+    Enter { name: String },
+    Exit,
+}
+
+/// A recorded stream of events.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Trace {
+    pub events: Vec<Event>,
+}
+
+impl Trace {
+    /// The kernels alone, in order.
+    pub fn kernels(&self) -> impl Iterator<Item = &Kernel> {
+        self.events.iter().filter_map(|e| match e {
+            Event::Kernel(k) => Some(k),
+            _ => None,
+        })
+    }
+
+    /// Work units per kernel kind (see [`Kernel::units`]).
+    pub fn counts(&self) -> BTreeMap<KernelKind, u64> {
+        let mut m = BTreeMap::new();
+        for k in self.kernels() {
+            *m.entry(k.kind()).or_insert(0) += k.units();
+        }
+        m
+    }
+
+    /// Units of one kind.
+    pub fn count(&self, kind: KernelKind) -> u64 {
+        self.kernels().filter(|k| k.kind() == kind).map(Kernel::units).sum()
+    }
+}
+
+thread_local! {
+    static STACK: RefCell<Vec<Trace>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Run `f` with a recorder open on this thread; return its result and what it emitted.
+/// Recorders nest: an inner recording does not leak into the outer one.
+pub fn record<R>(f: impl FnOnce() -> R) -> (R, Trace) {
+    // Pops the recorder even if `f` panics, so the thread stays usable.
+    struct Scope;
+    impl Drop for Scope {
+        fn drop(&mut self) {
+            STACK.with(|s| s.borrow_mut().pop());
+        }
+    }
+    STACK.with(|s| s.borrow_mut().push(Trace::default()));
+    let scope = Scope;
+    let r = f();
+    let t = STACK.with(|s| std::mem::take(s.borrow_mut().last_mut().expect("recorder is open")));
+    drop(scope);
+    (r, t)
+}
+
+/// True when a recorder is open on this thread.
+#[inline]
+pub fn is_recording() -> bool {
+    STACK.with(|s| !s.borrow().is_empty())
+}
+
+/// Report a kernel to the innermost open recorder, if any.
+#[inline]
+pub fn emit(k: Kernel) {
+    STACK.with(|s| {
+        if let Some(t) = s.borrow_mut().last_mut() {
+            t.events.push(Event::Kernel(k));
+        }
+    });
+}
+
+/// Closes its region when dropped.
+pub struct RegionGuard {
+    active: bool,
+}
+
+impl Drop for RegionGuard {
+    fn drop(&mut self) {
+        if self.active {
+            STACK.with(|s| {
+                if let Some(t) = s.borrow_mut().last_mut() {
+                    t.events.push(Event::Exit);
+                }
+            });
+        }
+    }
+}
+
+/// Open a named region until the returned guard is dropped.
+#[must_use = "the region closes when the guard is dropped"]
+pub fn region(name: &str) -> RegionGuard {
+    let active = STACK.with(|s| {
+        if let Some(t) = s.borrow_mut().last_mut() {
+            t.events.push(Event::Enter { name: name.to_string() });
+            true
+        } else {
+            false
+        }
+    });
+    RegionGuard { active }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ElemOp;
+
+    #[test]
+    fn records_only_inside_scope_and_nests() {
+        emit(Kernel::Ntt { n: 8, limbs: 1 });
+        let ((), outer) = record(|| {
+            let _r = region("outer");
+            emit(Kernel::Ntt { n: 8, limbs: 2 });
+            let ((), inner) = record(|| emit(Kernel::Intt { n: 8, limbs: 3 }));
+            assert_eq!(inner.count(KernelKind::Intt), 3);
+            emit(Kernel::BConv { n: 8, from: 2, to: 3 });
+        });
+        assert_eq!(outer.count(KernelKind::Ntt), 2);
+        assert_eq!(outer.count(KernelKind::Intt), 0);
+        assert_eq!(outer.count(KernelKind::BConv), 48);
+        assert_eq!(outer.events.first(), Some(&Event::Enter { name: "outer".into() }));
+        assert_eq!(outer.events.last(), Some(&Event::Exit));
+        assert!(!is_recording());
+        let _ = ElemOp::Add;
+    }
+
+    #[test]
+    fn serde_round_trip() {
+        let ((), t) = record(|| emit(Kernel::Elem { n: 16, limbs: 4, op: ElemOp::MulAcc }));
+        let s = serde_json::to_string(&t).unwrap();
+        let back: Trace = serde_json::from_str(&s).unwrap();
+        assert_eq!(back, t);
+    }
+}
