@@ -19,4 +19,4 @@ mod kernel;
 mod recorder;
 
 pub use kernel::{ElemOp, Kernel, KernelKind, TfheStep};
-pub use recorder::{Event, Trace, emit, is_recording, record, region, RegionGuard};
+pub use recorder::{Event, RegionGuard, Trace, emit, is_recording, record, region};

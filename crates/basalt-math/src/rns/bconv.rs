@@ -1,0 +1,162 @@
+//! Fast base conversion (Bajard et al. / Halevi–Polyakov–Shoup "approximate" CRT).
+//!
+//! # Algorithm
+//! Given residues `x_i = X mod q_i` on a basis `{q_i}` with product `Q`, and a target basis
+//! `{p_j}`:
+//! 1. `y_i = [x_i · (Q/q_i)^{-1}]_{q_i}` (one Shoup multiplication per coefficient and input limb);
+//! 2. `out_j = Σ_i y_i · [Q/q_i]_{p_j} mod p_j` (a matrix product: `n · from · to` multiply-adds,
+//!    accumulated lazily in 128 bits).
+//!
+//! The result is `X + u·Q mod p_j` for an integer `0 <= u < from`: exact up to a small multiple
+//! of `Q`, which ModUp tolerates (it becomes noise) and ModDown cancels by construction.
+//!
+//! # Source
+//! Bajard, Eynard, Hasan, Zucca, "A full RNS variant of FV like somewhat homomorphic encryption
+//! schemes", SAC 2016; CraterLake calls this unit CRB (change RNS base).
+
+use std::sync::Arc;
+
+use basalt_trace::{Kernel, emit};
+use num_bigint::BigUint;
+use num_traits::ToPrimitive;
+use rayon::prelude::*;
+
+use crate::modular::Modulus;
+use crate::ring::RingContext;
+
+/// Coefficients per block of the lazy accumulation (keeps the 128-bit accumulators in L1).
+const BLOCK: usize = 512;
+
+/// Precomputed tables for converting from one set of limbs to another.
+#[derive(Debug)]
+pub struct BConv {
+    from: Vec<Modulus>,
+    to: Vec<Modulus>,
+    /// `(Q/q_i)^{-1} mod q_i` and its Shoup constant.
+    hat_inv: Vec<(u64, u64)>,
+    /// `table[j][i] = (Q/q_i) mod p_j`.
+    table: Vec<Vec<u64>>,
+    /// How many products fit in a u128 accumulator before a reduction.
+    chunk: usize,
+}
+
+impl BConv {
+    /// Tables for converting from the limbs with global indices `from` to those in `to`.
+    pub fn new(ctx: &RingContext, from: &[usize], to: &[usize]) -> BConv {
+        let from: Vec<Modulus> = from.iter().map(|&g| ctx.moduli()[g]).collect();
+        let to: Vec<Modulus> = to.iter().map(|&g| ctx.moduli()[g]).collect();
+        let big_q: BigUint = from.iter().map(|m| BigUint::from(m.value())).product();
+        let hats: Vec<BigUint> = from.iter().map(|m| &big_q / m.value()).collect();
+        let hat_inv = from
+            .iter()
+            .zip(&hats)
+            .map(|(m, h)| {
+                let v = m
+                    .inv((h % m.value()).to_u64().expect("fits"))
+                    .expect("coprime moduli");
+                (v, m.shoup(v))
+            })
+            .collect();
+        let table = to
+            .iter()
+            .map(|p| {
+                hats.iter()
+                    .map(|h| (h % p.value()).to_u64().expect("fits"))
+                    .collect()
+            })
+            .collect();
+        let max_bits = |ms: &[Modulus]| ms.iter().map(Modulus::bits).max().unwrap_or(1);
+        let product_bits = max_bits(&from) + max_bits(&to);
+        let chunk = if product_bits >= 128 {
+            1
+        } else {
+            (1usize << (128 - product_bits).min(20)) - 1
+        };
+        BConv {
+            from,
+            to,
+            hat_inv,
+            table,
+            chunk: chunk.max(1),
+        }
+    }
+
+    pub fn from_len(&self) -> usize {
+        self.from.len()
+    }
+    pub fn to_len(&self) -> usize {
+        self.to.len()
+    }
+
+    /// Convert Coeff-domain limbs `input[i]` (mod `from[i]`) into `output[j]` (mod `to[j]`).
+    pub fn apply(&self, input: &[&[u64]], output: &mut [&mut [u64]]) {
+        assert_eq!(
+            input.len(),
+            self.from.len(),
+            "BConv: wrong number of input limbs"
+        );
+        assert_eq!(
+            output.len(),
+            self.to.len(),
+            "BConv: wrong number of output limbs"
+        );
+        let n = input.first().map_or(0, |l| l.len());
+        emit(Kernel::BConv {
+            n: n as u32,
+            from: input.len() as u32,
+            to: output.len() as u32,
+        });
+        // Step 1: y_i = x_i · (Q/q_i)^{-1} mod q_i.
+        let y: Vec<Vec<u64>> = input
+            .par_iter()
+            .zip(&self.from)
+            .zip(&self.hat_inv)
+            .map(|((x, m), &(w, ws))| x.iter().map(|&v| m.mul_shoup(v, w, ws)).collect())
+            .collect();
+        // Step 2: out_j = Σ_i y_i · table[j][i] mod p_j, one task per output limb.
+        output
+            .par_iter_mut()
+            .zip(&self.to)
+            .zip(&self.table)
+            .for_each(|((out, p), row)| {
+                let mut acc = [0u128; BLOCK];
+                for start in (0..n).step_by(BLOCK) {
+                    let len = BLOCK.min(n - start);
+                    let acc = &mut acc[..len];
+                    acc.fill(0);
+                    for (k, (yi, &t)) in y.iter().zip(row).enumerate() {
+                        for (a, &v) in acc.iter_mut().zip(&yi[start..start + len]) {
+                            *a += v as u128 * t as u128;
+                        }
+                        if (k + 1) % self.chunk == 0 {
+                            acc.iter_mut().for_each(|a| *a = p.reduce_u128(*a) as u128);
+                        }
+                    }
+                    for (o, &a) in out[start..start + len].iter_mut().zip(acc.iter()) {
+                        *o = p.reduce_u128(a);
+                    }
+                }
+            });
+    }
+}
+
+impl RingContext {
+    /// The (cached) BConv tables from the limbs `from` to the limbs `to` (global indices).
+    pub fn bconv(&self, from: &[usize], to: &[usize]) -> Arc<BConv> {
+        let key = (from.to_vec(), to.to_vec());
+        if let Some(b) = self
+            .bconv_cache
+            .lock()
+            .expect("bconv cache poisoned")
+            .get(&key)
+        {
+            return b.clone();
+        }
+        let b = Arc::new(BConv::new(self, from, to));
+        self.bconv_cache
+            .lock()
+            .expect("bconv cache poisoned")
+            .insert(key, b.clone());
+        b
+    }
+}

@@ -1,0 +1,272 @@
+//! ModUp, ModDown and Rescale: the ModChange family (INTT → BConv → NTT).
+//!
+//! # Source
+//! Hybrid key switching: Han & Ki, "Better bootstrapping for approximate homomorphic encryption",
+//! CT-RSA 2020 (ModUp/ModDown); Osiris §II-B describes all three as one ModChange primitive.
+
+use std::ops::Range;
+
+use basalt_trace::{ElemOp, Kernel, emit};
+use num_bigint::BigUint;
+use num_traits::ToPrimitive;
+use rayon::prelude::*;
+
+use crate::poly::{Domain, RnsPoly};
+use crate::ring::RingContext;
+
+/// ModUp of one digit of the hybrid decomposition.
+///
+/// `a_coeff` and `a_ntt` are the same `Q_l` polynomial (`q_limbs = l + 1`, no P limbs) in both
+/// domains; `digit` is a range of its Q limbs. Returns the digit, as an integer in
+/// `[0, Q_digit)` up to a small multiple of `Q_digit`, extended to `Q_l ∪ {p_0..p_{p_limbs-1}}`
+/// in the NTT domain. The digit's own limbs are copied from `a_ntt`; the others are
+/// BConv(digit) followed by an NTT.
+///
+/// # Cost
+/// BConv `n · alpha · (l + 1 + k − alpha)` multiply-adds and `l + 1 + k − alpha` NTTs, where
+/// `alpha = digit.len()`.
+pub fn mod_up(
+    ctx: &RingContext,
+    a_coeff: &RnsPoly,
+    a_ntt: &RnsPoly,
+    digit: Range<usize>,
+    p_limbs: usize,
+) -> RnsPoly {
+    assert_eq!(
+        a_coeff.domain(),
+        Domain::Coeff,
+        "mod_up: a_coeff must be in the coefficient domain"
+    );
+    assert_eq!(
+        a_ntt.domain(),
+        Domain::Ntt,
+        "mod_up: a_ntt must be in the NTT domain"
+    );
+    assert!(
+        a_coeff.p_limbs() == 0 && a_ntt.p_limbs() == 0 && a_coeff.q_limbs() == a_ntt.q_limbs(),
+        "mod_up: the two forms must have the same Q-only shape"
+    );
+    assert!(
+        digit.end <= a_coeff.q_limbs() && !digit.is_empty(),
+        "mod_up: digit out of range"
+    );
+    let _region = basalt_trace::region("ModUp");
+    let q_limbs = a_coeff.q_limbs();
+    let mut out = a_ntt.with_shape(q_limbs, p_limbs, Domain::Ntt);
+    // Limbs of `out` that BConv produces: every Q limb outside the digit, then every P limb.
+    let targets: Vec<usize> = (0..q_limbs + p_limbs)
+        .filter(|i| !digit.contains(i))
+        .collect();
+    let to_global: Vec<usize> = targets.iter().map(|&i| ctx.global_index(&out, i)).collect();
+    let from_global: Vec<usize> = digit.clone().collect();
+    let conv = ctx.bconv(&from_global, &to_global);
+    if out.is_symbolic() {
+        emit(Kernel::BConv {
+            n: ctx.n() as u32,
+            from: digit.len() as u32,
+            to: targets.len() as u32,
+        });
+        emit(Kernel::Ntt {
+            n: ctx.n() as u32,
+            limbs: targets.len() as u32,
+        });
+        return out;
+    }
+    let n = ctx.n();
+    {
+        let input: Vec<&[u64]> = digit.clone().map(|i| a_coeff.limb(i)).collect();
+        let mut limbs: Vec<&mut [u64]> = out.data_mut().chunks_mut(n).collect();
+        // Split the output limbs into digit limbs (copied) and BConv targets.
+        let mut conv_out = Vec::with_capacity(targets.len());
+        for (i, limb) in limbs.drain(..).enumerate() {
+            if digit.contains(&i) {
+                limb.copy_from_slice(a_ntt.limb(i));
+            } else {
+                conv_out.push(limb);
+            }
+        }
+        conv.apply(&input, &mut conv_out);
+        emit(Kernel::Ntt {
+            n: n as u32,
+            limbs: targets.len() as u32,
+        });
+        conv_out
+            .par_iter_mut()
+            .zip(&to_global)
+            .for_each(|(limb, &g)| ctx.ntt_table(g).forward(limb));
+    }
+    out
+}
+
+/// ModDown: `Q_l ∪ P → Q_l`, computing `round(x / P)` (up to the BConv's small multiple).
+/// Domain in = domain out.
+///
+/// # Cost
+/// In the NTT domain: `k` INTTs, BConv `n · k · (l + 1)` multiply-adds, `l + 1` NTTs.
+pub fn mod_down(ctx: &RingContext, x: &RnsPoly) -> RnsPoly {
+    assert!(x.p_limbs() > 0, "mod_down: input has no P limbs");
+    let _region = basalt_trace::region("ModDown");
+    divide_round(ctx, x, x.q_limbs())
+}
+
+/// Rescale: divide by the top `count` Q limbs with rounding (`count = 2` is Osiris's double-prime
+/// scaling). The input must have no P limbs. Domain in = domain out.
+///
+/// # Cost
+/// In the NTT domain: `count` INTTs, BConv `n · count · (l + 1 − count)`, `l + 1 − count` NTTs.
+pub fn rescale(ctx: &RingContext, x: &RnsPoly, count: usize) -> RnsPoly {
+    assert_eq!(x.p_limbs(), 0, "rescale: input must not have P limbs");
+    assert!(
+        count >= 1 && count < x.q_limbs(),
+        "rescale: cannot drop {count} of {} limbs",
+        x.q_limbs()
+    );
+    let _region = basalt_trace::region("Rescale");
+    divide_round(ctx, x, x.q_limbs() - count)
+}
+
+/// The shared ModChange primitive: keep the first `keep` Q limbs of `x`, divide by the product
+/// `D` of all its other limbs, rounding.
+///
+/// With `H = floor(D/2)` and `y = BConv([x + H]_D)` (so `y ≡ x + H mod D`), the result is
+/// `(x + H − y) / D`, an exact division: computed per kept limb as `(x − (y − H)) · D^{-1}`.
+fn divide_round(ctx: &RingContext, x: &RnsPoly, keep: usize) -> RnsPoly {
+    let n = ctx.n();
+    let drop: Vec<usize> = (keep..x.limbs()).collect();
+    let drop_global: Vec<usize> = drop.iter().map(|&i| ctx.global_index(x, i)).collect();
+    let keep_global: Vec<usize> = (0..keep).collect();
+    let ntt = x.domain() == Domain::Ntt;
+    let mut out = x.with_shape(keep, 0, x.domain());
+
+    // Per-parameter constants: H mod each limb and D^{-1} mod each kept limb.
+    let big_d: BigUint = drop_global
+        .iter()
+        .map(|&g| BigUint::from(ctx.moduli()[g].value()))
+        .product();
+    let half: BigUint = &big_d >> 1u32;
+    let half_mod = |g: usize| -> u64 {
+        (&half % BigUint::from(ctx.moduli()[g].value()))
+            .to_u64()
+            .expect("fits")
+    };
+    let d_inv: Vec<u64> = keep_global
+        .iter()
+        .map(|&g| {
+            let m = ctx.moduli()[g];
+            m.inv((&big_d % m.value()).to_u64().expect("fits"))
+                .expect("coprime moduli")
+        })
+        .collect();
+
+    let (d_len, k_len) = (drop.len() as u32, keep as u32);
+    if x.is_symbolic() {
+        if ntt {
+            emit(Kernel::Intt {
+                n: n as u32,
+                limbs: d_len,
+            });
+        }
+        emit(Kernel::Elem {
+            n: n as u32,
+            limbs: d_len,
+            op: ElemOp::Add,
+        });
+        emit(Kernel::BConv {
+            n: n as u32,
+            from: d_len,
+            to: k_len,
+        });
+        emit(Kernel::Elem {
+            n: n as u32,
+            limbs: k_len,
+            op: ElemOp::Sub,
+        });
+        if ntt {
+            emit(Kernel::Ntt {
+                n: n as u32,
+                limbs: k_len,
+            });
+        }
+        emit(Kernel::Elem {
+            n: n as u32,
+            limbs: k_len,
+            op: ElemOp::Sub,
+        });
+        emit(Kernel::Elem {
+            n: n as u32,
+            limbs: k_len,
+            op: ElemOp::MulScalar,
+        });
+        return out;
+    }
+
+    // 1. The dropped limbs in the coefficient domain, plus H.
+    let mut dropped: Vec<Vec<u64>> = drop.iter().map(|&i| x.limb(i).to_vec()).collect();
+    if ntt {
+        emit(Kernel::Intt {
+            n: n as u32,
+            limbs: d_len,
+        });
+    }
+    emit(Kernel::Elem {
+        n: n as u32,
+        limbs: d_len,
+        op: ElemOp::Add,
+    });
+    dropped
+        .par_iter_mut()
+        .zip(&drop_global)
+        .for_each(|(limb, &g)| {
+            if ntt {
+                ctx.ntt_table(g).inverse(limb);
+            }
+            let m = ctx.moduli()[g];
+            let h = half_mod(g);
+            limb.iter_mut().for_each(|v| *v = m.add(*v, h));
+        });
+    // 2. y = BConv to the kept limbs, minus H, back to the input's domain.
+    {
+        let input: Vec<&[u64]> = dropped.iter().map(|v| v.as_slice()).collect();
+        let mut outs: Vec<&mut [u64]> = out.data_mut().chunks_mut(n).collect();
+        ctx.bconv(&drop_global, &keep_global)
+            .apply(&input, &mut outs);
+    }
+    emit(Kernel::Elem {
+        n: n as u32,
+        limbs: k_len,
+        op: ElemOp::Sub,
+    });
+    if ntt {
+        emit(Kernel::Ntt {
+            n: n as u32,
+            limbs: k_len,
+        });
+    }
+    // 3. out = (x − y') · D^{-1} on each kept limb.
+    emit(Kernel::Elem {
+        n: n as u32,
+        limbs: k_len,
+        op: ElemOp::Sub,
+    });
+    emit(Kernel::Elem {
+        n: n as u32,
+        limbs: k_len,
+        op: ElemOp::MulScalar,
+    });
+    out.data_mut()
+        .par_chunks_mut(n)
+        .enumerate()
+        .for_each(|(j, y)| {
+            let m = ctx.moduli()[j];
+            let h = half_mod(j);
+            y.iter_mut().for_each(|v| *v = m.sub(*v, h));
+            if ntt {
+                ctx.ntt_table(j).forward(y);
+            }
+            let (w, ws) = (d_inv[j], m.shoup(d_inv[j]));
+            for (v, &xv) in y.iter_mut().zip(x.limb(j)) {
+                *v = m.mul_shoup(m.sub(xv, *v), w, ws);
+            }
+        });
+    out
+}

@@ -1,0 +1,161 @@
+//! BConv, ModUp, ModDown and Rescale against exact big-integer references on random inputs.
+//!
+//! Each reference recomputes, with unbounded integers, the exact value the fast RNS algorithm is
+//! defined to produce (including BConv's `u·Q` overflow term), so equality must be exact.
+#![allow(clippy::needless_range_loop)] // references index by coefficient, as the maths does
+
+use basalt_math::rns::{BConv, mod_down, mod_up, rescale};
+use basalt_math::{Domain, RingContext, RnsPoly, primes::ntt_primes};
+use num_bigint::{BigInt, BigUint};
+use num_traits::{ToPrimitive, Zero};
+use proptest::prelude::*;
+
+const LOG_N: u32 = 5;
+const N: usize = 1 << LOG_N;
+
+fn ctx(bits: u32, q_count: usize, p_count: usize) -> RingContext {
+    let q = ntt_primes(bits, LOG_N, q_count, &[]).unwrap();
+    let p = ntt_primes((bits + 1).min(61), LOG_N, p_count, &q).unwrap();
+    RingContext::new(LOG_N, &q, &p).unwrap()
+}
+
+fn random_poly(ctx: &RingContext, q_limbs: usize, p_limbs: usize, seed: u64) -> RnsPoly {
+    let mut a = RnsPoly::zero(N, q_limbs, p_limbs, Domain::Coeff);
+    let mut s = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+    for i in 0..a.limbs() {
+        let q = ctx.modulus_of(&a, i).value();
+        for v in a.limb_mut(i) {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            *v = s % q;
+        }
+    }
+    a
+}
+
+/// The exact BConv value: Σ_i [x_i · (D/d_i)^{-1}]_{d_i} · D/d_i (an integer < |from|·D).
+fn bconv_exact(moduli: &[u64], residues: &[u64]) -> BigUint {
+    let d: BigUint = moduli.iter().map(|&m| BigUint::from(m)).product();
+    let mut y = BigUint::zero();
+    for (&m, &x) in moduli.iter().zip(residues) {
+        let hat = &d / m;
+        let hat_mod = (&hat % m).to_u64().unwrap();
+        let inv = BigUint::from(hat_mod).modpow(&BigUint::from(m - 2), &BigUint::from(m));
+        let t = (BigUint::from(x) * inv) % m;
+        y += t * hat;
+    }
+    y
+}
+
+fn residue(x: &BigInt, m: u64) -> u64 {
+    let m = BigInt::from(m);
+    (((x % &m) + &m) % &m).to_u64().unwrap()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(8))]
+
+    #[test]
+    fn bconv_matches_exact_formula(seed in any::<u64>(), bits in prop::sample::select(vec![28u32, 40, 54, 60])) {
+        let c = ctx(bits, 5, 3);
+        let a = random_poly(&c, 5, 3, seed);
+        let from = [1usize, 3, 4];
+        let to = [0usize, 2, 5, 6, 7];
+        let conv = BConv::new(&c, &from, &to);
+        let mut out = vec![vec![0u64; N]; to.len()];
+        {
+            let input: Vec<&[u64]> = from.iter().map(|&g| a.limb(g)).collect();
+            let mut o: Vec<&mut [u64]> = out.iter_mut().map(|v| v.as_mut_slice()).collect();
+            conv.apply(&input, &mut o);
+        }
+        let fm: Vec<u64> = from.iter().map(|&g| c.moduli()[g].value()).collect();
+        for k in 0..N {
+            let y = bconv_exact(&fm, &from.iter().map(|&g| a.limb(g)[k]).collect::<Vec<_>>());
+            for (j, &g) in to.iter().enumerate() {
+                prop_assert_eq!(out[j][k], (&y % c.moduli()[g].value()).to_u64().unwrap());
+            }
+        }
+    }
+
+    #[test]
+    fn mod_down_and_rescale_match_exact_rounded_division(seed in any::<u64>(), bits in prop::sample::select(vec![28u32, 45, 61])) {
+        let c = ctx(bits, 4, 2);
+        for (q_limbs, p_limbs, keep) in [(4usize, 2usize, 4usize), (3, 2, 3), (4, 0, 3), (4, 0, 2)] {
+            let x = random_poly(&c, q_limbs, p_limbs, seed);
+            let got = if p_limbs > 0 { mod_down(&c, &x) } else { rescale(&c, &x, q_limbs - keep) };
+            // Same result through the NTT domain.
+            let mut xn = x.clone();
+            c.ntt_assign(&mut xn);
+            let mut got_n = if p_limbs > 0 { mod_down(&c, &xn) } else { rescale(&c, &xn, q_limbs - keep) };
+            c.intt_assign(&mut got_n);
+            prop_assert_eq!(&got_n, &got);
+            // Reference: X + H − y divided exactly by D.
+            let big_x = c.to_bigint_centered(&x);
+            let drop: Vec<u64> = (keep..x.limbs()).map(|i| c.modulus_of(&x, i).value()).collect();
+            let d: BigUint = drop.iter().map(|&m| BigUint::from(m)).product();
+            let h = BigInt::from(&d >> 1u32);
+            for k in 0..N {
+                let xh = &big_x[k] + &h;
+                let rs: Vec<u64> = drop.iter().map(|&m| residue(&xh, m)).collect();
+                let y = BigInt::from(bconv_exact(&drop, &rs));
+                let num = &xh - &y;
+                let d_int = BigInt::from(d.clone());
+                prop_assert!((&num % &d_int).is_zero());
+                let r = num / &d_int;
+                for j in 0..keep {
+                    prop_assert_eq!(got.limb(j)[k], residue(&r, c.q()[j].value()));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn mod_up_extends_a_digit_exactly(seed in any::<u64>()) {
+        let c = ctx(50, 6, 2);
+        let a = random_poly(&c, 5, 0, seed);
+        let mut a_ntt = a.clone();
+        c.ntt_assign(&mut a_ntt);
+        for digit in [0..2usize, 2..4, 4..5] {
+            let up = mod_up(&c, &a, &a_ntt, digit.clone(), 2);
+            prop_assert_eq!((up.q_limbs(), up.p_limbs(), up.domain()), (5, 2, Domain::Ntt));
+            for i in digit.clone() {
+                prop_assert_eq!(up.limb(i), a_ntt.limb(i));
+            }
+            let mut coeff = up.clone();
+            c.intt_assign(&mut coeff);
+            let dm: Vec<u64> = digit.clone().map(|i| c.q()[i].value()).collect();
+            for k in 0..N {
+                let y = bconv_exact(&dm, &digit.clone().map(|i| a.limb(i)[k]).collect::<Vec<_>>());
+                for i in 0..coeff.limbs() {
+                    let m = c.modulus_of(&coeff, i).value();
+                    prop_assert_eq!(coeff.limb(i)[k], (&y % m).to_u64().unwrap());
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn results_do_not_depend_on_the_thread_count() {
+    let c = ctx(54, 8, 3);
+    let n = c.n();
+    assert_eq!(n, N);
+    let x = random_poly(&c, 8, 3, 42);
+    let run = || {
+        let mut y = x.clone();
+        c.ntt_assign(&mut y);
+        mod_down(&c, &y)
+    };
+    let one = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap()
+        .install(run);
+    let two = rayon::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .unwrap()
+        .install(run);
+    assert_eq!(one, two);
+}
