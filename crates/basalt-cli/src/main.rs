@@ -1,4 +1,7 @@
-//! `basalt`: one command for the tour, benchmarks, traces and the simulator.
+//! `basalt`: one command for the tour, the benchmarks, traces and the simulator.
+
+mod bench;
+mod tour;
 
 use clap::{Parser, Subcommand};
 
@@ -11,13 +14,20 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Cmd {
-    /// The newcomer's tour: real encrypted computations, checked against plaintext.
-    Tour,
+    /// The newcomer's tour: real encrypted computations, checked against plaintext, timed.
+    Tour(tour::TourArgs),
+    /// Benchmarks, printed as JSON lines (one object per measurement).
+    Bench(bench::BenchArgs),
 }
 
 fn main() {
     let cli = Cli::parse();
-    match cli.cmd {
-        Cmd::Tour => println!("basalt tour: nothing to show yet"),
+    let result = match cli.cmd {
+        Cmd::Tour(a) => tour::run(&a),
+        Cmd::Bench(a) => bench::run(&a),
+    };
+    if let Err(e) = result {
+        eprintln!("basalt: {e}");
+        std::process::exit(1);
     }
 }

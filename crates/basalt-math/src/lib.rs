@@ -21,6 +21,7 @@
 //! Every kernel reports itself to [`basalt_trace`] before computing, and skips the arithmetic on
 //! shape-only ([`poly::RnsPoly::symbolic`]) operands: one code path serves real runs and traces.
 
+pub mod bench;
 pub mod convert;
 pub mod kernels;
 pub mod modular;

@@ -1,1 +1,41 @@
-//! basalt-sim (under construction)
+//! basalt-sim: a trace-driven performance model of FHE accelerators.
+//!
+//! The simulator times the very kernel traces Basalt's libraries record (`basalt-trace`) on a
+//! machine described as data (`data/machines/*.toml`), and compares its figures with the
+//! papers' tables (`data/papers/<paper>/*.csv`). Layout (STYLE.md §6):
+//!
+//! * [`machine`] — the machine schema, strict loading with named errors;
+//! * [`units`] — one cost model per unit class (NTT, BConv, automorphism, element-wise, KSHGen,
+//!   TFHE PBS cluster);
+//! * [`memory`] — HBM traffic by kind and the on-chip store (Belady / LRU);
+//! * [`schedule`] — compute/memory overlap per window, stall accounting, regions;
+//! * [`report`] — latency, utilisation, traffic, energy (text and serde);
+//! * [`papers`] / [`reproduce`] — paper data and "ours vs theirs" per row;
+//! * [`synth`] — closed-form kernel-stream generators used until library traces exist.
+//!
+//! # Example
+//! ```
+//! use basalt_sim::{Machine, simulate, synth::ckks::{KsShape, hybrid_keyswitch}};
+//! let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/machines/craterlake.toml");
+//! let m = Machine::load(dir).unwrap();
+//! let t = hybrid_keyswitch(KsShape { n: 1 << 16, limbs: 60, dnum: 1, special: 60, seeded: true });
+//! let r = simulate(&m, &t).unwrap();
+//! assert!(r.seconds > 5e-6); // ≥ the 5.8 µs compute bound of the digest §3.7
+//! ```
+
+mod error;
+pub mod machine;
+pub mod memory;
+pub mod papers;
+pub mod report;
+pub mod reproduce;
+pub mod schedule;
+mod selector;
+pub mod synth;
+pub mod units;
+
+pub use error::SimError;
+pub use machine::Machine;
+pub use report::Report;
+pub use reproduce::{ReproReport, reproduce};
+pub use schedule::simulate;

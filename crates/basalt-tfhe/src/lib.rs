@@ -1,1 +1,48 @@
-//! basalt-tfhe (under construction)
+//! # basalt-tfhe
+//!
+//! TFHE on a 32- or 64-bit torus with programmable bootstrapping (PBS), Strix's two-level
+//! ciphertext batching as a CPU schedule, Strix's four parameter sets (plus TFHE-rs's default
+//! 2_2 set for side-by-side runs), a noise model with failure probabilities, trace hooks for the
+//! Basalt simulator and validated serialisation.
+//!
+//! Layout follows TFHE-rs' core_crypto: one entity per file ([`lwe`], [`glwe`], [`ggsw`],
+//! [`bsk`], [`keyswitch`] key), one algorithm per file ([`decompose`], [`fft`],
+//! [`external_product`], [`modswitch`], [`blind_rotate`], [`sample_extract`], [`pbs`],
+//! [`batch`]), then the user layer ([`keys`], [`lut`], [`gates`]) and tooling ([`params`],
+//! [`noise`], [`serialize`], [`bench`]).
+//!
+//! Paper: Putra et al., "Strix: An End-to-End Streaming Architecture with Two-Level Ciphertext
+//! Batching for Fully Homomorphic Encryption with Programmable Bootstrapping" (digest
+//! `shared/digests/seed-004-strix.md`).
+
+pub mod batch;
+pub mod bench;
+pub mod blind_rotate;
+pub mod bsk;
+pub mod decompose;
+pub mod error;
+pub mod external_product;
+pub mod fft;
+pub mod gates;
+pub mod ggsw;
+pub mod glwe;
+pub mod keys;
+pub mod keyswitch;
+pub mod lut;
+pub mod lwe;
+pub mod modswitch;
+pub mod noise;
+pub mod params;
+pub mod pbs;
+pub mod random;
+pub mod sample_extract;
+pub mod serialize;
+pub mod torus;
+
+pub use batch::BatchConfig;
+pub use error::{Result, TfheError};
+pub use gates::Gate;
+pub use keys::{Ciphertext, ClientKey, ServerKey};
+pub use lut::Lut;
+pub use params::{TfheParams, preset_names};
+pub use torus::Torus;

@@ -1,0 +1,32 @@
+# Basalt: the four commands of the README. Everything runs from the repository root.
+VENV ?= .venv
+PY := $(VENV)/bin/python
+CARGO_TEST_FLAGS ?= --release --workspace --exclude basalt-py
+
+.PHONY: setup tour test lint bench
+
+## setup: build the Rust workspace and install the Python package into .venv
+setup:
+	cargo build --release -p basalt-cli
+	test -x $(PY) || python3 -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q "maturin>=1.5,<2" "numpy>=1.24" "pytest>=7"
+	$(VENV)/bin/maturin develop --release -q
+
+## tour: the newcomer's tour (real encrypted computations, checked against plaintext)
+tour:
+	cargo run --release -q -p basalt-cli -- tour $(TOUR_ARGS)
+
+## test: every Rust and Python test (what CI runs)
+test:
+	cargo test $(CARGO_TEST_FLAGS)
+	$(PY) -m pytest -q
+
+## lint: formatting and clippy, as reviewers expect
+lint:
+	cargo fmt --all --check
+	cargo clippy --workspace --all-targets -- -D warnings
+
+## bench: the benchmark suite as JSON lines (see BENCHMARKS.md)
+bench:
+	cargo run --release -q -p basalt-cli -- bench all --json

@@ -1,0 +1,162 @@
+//! Plaintexts and ciphertexts.
+//!
+//! Both hold RNS polynomials over `Q_l` in the evaluation (NTT) domain, a scale Δ (f64, exact
+//! up to f64 rounding, tracked through every operation as Lattigo does), the number of slots
+//! they pack, and the id of their parameter set so that objects from different sets are never
+//! mixed silently. A ciphertext `(c_0, c_1, …)` decrypts to `Σ c_i s^i` (Lattigo's convention:
+//! a fresh encryption is `(−a·s + m + e, a)`).
+//!
+//! Either can be *symbolic* (shape only, see `basalt_math::RnsPoly::symbolic`): every
+//! evaluator operation then records its kernels to the trace and skips the arithmetic.
+
+use basalt_math::{Domain, RnsPoly};
+
+use crate::error::{CkksError, Result};
+use crate::params::Parameters;
+
+/// An encoded message: one polynomial over `Q_l`, NTT domain.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Plaintext {
+    pub(crate) poly: RnsPoly,
+    pub(crate) scale: f64,
+    pub(crate) slots: usize,
+    pub(crate) params_id: u64,
+}
+
+/// A CKKS ciphertext of degree `polys.len() − 1` (1 normally, 2 after a product without
+/// relinearization).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Ciphertext {
+    pub(crate) polys: Vec<RnsPoly>,
+    pub(crate) scale: f64,
+    pub(crate) slots: usize,
+    pub(crate) params_id: u64,
+}
+
+fn check_level(params: &Parameters, level: usize) -> Result<()> {
+    if level > params.max_level() {
+        return Err(CkksError::LevelTooHigh { requested: level, max: params.max_level() });
+    }
+    Ok(())
+}
+
+impl Plaintext {
+    /// The zero plaintext at `level` with the given scale and slots.
+    pub fn zero(params: &Parameters, level: usize, scale: f64, slots: usize) -> Result<Self> {
+        check_level(params, level)?;
+        Ok(Plaintext {
+            poly: RnsPoly::zero(params.n(), level + 1, 0, Domain::Ntt),
+            scale,
+            slots,
+            params_id: params.id(),
+        })
+    }
+    /// A shape-only plaintext for trace mode.
+    pub fn symbolic(params: &Parameters, level: usize) -> Result<Self> {
+        check_level(params, level)?;
+        Ok(Plaintext {
+            poly: RnsPoly::symbolic(params.n(), level + 1, 0, Domain::Ntt),
+            scale: params.default_scale(),
+            slots: params.max_slots(),
+            params_id: params.id(),
+        })
+    }
+    pub fn level(&self) -> usize {
+        self.poly.q_limbs() - 1
+    }
+    pub fn scale(&self) -> f64 {
+        self.scale
+    }
+    pub fn set_scale(&mut self, scale: f64) {
+        self.scale = scale;
+    }
+    pub fn slots(&self) -> usize {
+        self.slots
+    }
+    pub fn params_id(&self) -> u64 {
+        self.params_id
+    }
+    pub fn poly(&self) -> &RnsPoly {
+        &self.poly
+    }
+    pub fn is_symbolic(&self) -> bool {
+        self.poly.is_symbolic()
+    }
+}
+
+impl Ciphertext {
+    /// The zero ciphertext (degree `degree`) at `level`.
+    pub fn zero(params: &Parameters, degree: usize, level: usize, scale: f64) -> Result<Self> {
+        check_level(params, level)?;
+        Ok(Ciphertext {
+            polys: (0..=degree)
+                .map(|_| RnsPoly::zero(params.n(), level + 1, 0, Domain::Ntt))
+                .collect(),
+            scale,
+            slots: params.max_slots(),
+            params_id: params.id(),
+        })
+    }
+    /// A shape-only degree-1 ciphertext for trace mode: the same evaluator code records the
+    /// kernels an operation would run, without computing.
+    pub fn symbolic(params: &Parameters, level: usize) -> Result<Self> {
+        check_level(params, level)?;
+        Ok(Ciphertext {
+            polys: (0..2)
+                .map(|_| RnsPoly::symbolic(params.n(), level + 1, 0, Domain::Ntt))
+                .collect(),
+            scale: params.default_scale(),
+            slots: params.max_slots(),
+            params_id: params.id(),
+        })
+    }
+    /// Level: index of the top Q prime (limbs − 1).
+    pub fn level(&self) -> usize {
+        self.polys[0].q_limbs() - 1
+    }
+    pub fn degree(&self) -> usize {
+        self.polys.len() - 1
+    }
+    pub fn scale(&self) -> f64 {
+        self.scale
+    }
+    pub fn set_scale(&mut self, scale: f64) {
+        self.scale = scale;
+    }
+    pub fn slots(&self) -> usize {
+        self.slots
+    }
+    pub fn set_slots(&mut self, slots: usize) {
+        self.slots = slots;
+    }
+    pub fn params_id(&self) -> u64 {
+        self.params_id
+    }
+    pub fn polys(&self) -> &[RnsPoly] {
+        &self.polys
+    }
+    pub fn is_symbolic(&self) -> bool {
+        self.polys[0].is_symbolic()
+    }
+    /// Drop Q limbs down to `level` (no rescale, the scale is unchanged).
+    pub fn drop_to_level(&mut self, level: usize) -> Result<()> {
+        if level > self.level() {
+            return Err(CkksError::LevelTooHigh { requested: level, max: self.level() });
+        }
+        for p in &mut self.polys {
+            p.truncate_q(level + 1);
+        }
+        Ok(())
+    }
+}
+
+impl Plaintext {
+    /// Drop Q limbs down to `level`.
+    pub fn drop_to_level(&mut self, level: usize) -> Result<()> {
+        if level > self.level() {
+            return Err(CkksError::LevelTooHigh { requested: level, max: self.level() });
+        }
+        self.poly.truncate_q(level + 1);
+        Ok(())
+    }
+}

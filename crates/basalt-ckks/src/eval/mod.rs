@@ -1,0 +1,132 @@
+//! The evaluator: homomorphic operations on ciphertexts of one parameter set.
+//!
+//! [`Evaluator`] holds the parameters, the evaluation keys (relinearization and Galois keys,
+//! full or seeded) and the key-switching variant. Every operation validates its operands
+//! (parameter set, levels, scales, degree, real vs symbolic) and returns a [`CkksError`]
+//! naming the problem; none panics on user input. Operations are split by concern:
+//! [`arith`] (add/sub/negate/plaintext and constant products), [`mul`] (tensor and
+//! relinearization), [`rescale`] (rescale, level drop) and [`rotate`] (rotations, conjugation,
+//! hoisting).
+
+pub mod arith;
+pub mod mul;
+pub mod rescale;
+pub mod rotate;
+
+use basalt_math::RnsPoly;
+
+use crate::ciphertext::{Ciphertext, Plaintext};
+use crate::encoder::Encoder;
+use crate::error::{CkksError, Result};
+use crate::keys::{EvaluationKeys, KeyMaterial};
+use crate::keyswitch::{self, KsVariant};
+use crate::params::Parameters;
+
+/// Relative tolerance under which two scales count as equal.
+const SCALE_TOL: f64 = 1e-9;
+
+/// Homomorphic evaluator for one parameter set.
+#[derive(Clone, Debug)]
+pub struct Evaluator {
+    pub(crate) params: Parameters,
+    pub(crate) keys: EvaluationKeys,
+    pub(crate) variant: KsVariant,
+    pub(crate) block: usize,
+    pub(crate) p_mod_q: Vec<u64>,
+    pub(crate) encoder: Encoder,
+}
+
+impl Evaluator {
+    /// An evaluator with `keys`.
+    ///
+    /// # Errors
+    /// [`CkksError::WrongParams`] if a key belongs to another parameter set.
+    pub fn new(params: &Parameters, keys: EvaluationKeys) -> Result<Evaluator> {
+        let check = |id: u64| {
+            if id != params.id() {
+                Err(CkksError::WrongParams { expected: params.id(), found: id })
+            } else {
+                Ok(())
+            }
+        };
+        if let Some(r) = &keys.relin {
+            check(r.key.params_id())?;
+        }
+        for g in keys.galois.values() {
+            check(g.key.params_id())?;
+        }
+        Ok(Evaluator {
+            params: params.clone(),
+            keys,
+            variant: KsVariant::Hybrid,
+            block: 4,
+            p_mod_q: crate::keys::key_switch_key::p_mod_q(params),
+            encoder: Encoder::new(params),
+        })
+    }
+
+    /// Use the given key-switching datapath (`block`: extension limbs per block for
+    /// [`KsVariant::Reordered`]).
+    pub fn with_variant(mut self, variant: KsVariant, block: usize) -> Self {
+        self.variant = variant;
+        self.block = block.max(1);
+        self
+    }
+
+    pub fn params(&self) -> &Parameters {
+        &self.params
+    }
+    pub fn variant(&self) -> KsVariant {
+        self.variant
+    }
+    pub fn keys(&self) -> &EvaluationKeys {
+        &self.keys
+    }
+
+    /// Key switching of `d` with the evaluator's variant.
+    pub fn keyswitch(&self, d: &RnsPoly, key: &KeyMaterial) -> (RnsPoly, RnsPoly) {
+        match self.variant {
+            KsVariant::Hybrid => keyswitch::keyswitch(&self.params, d, key),
+            KsVariant::Reordered => keyswitch::keyswitch_reordered(&self.params, d, key, self.block),
+        }
+    }
+
+    pub(crate) fn check_ct(&self, ct: &Ciphertext) -> Result<()> {
+        if ct.params_id != self.params.id() {
+            return Err(CkksError::WrongParams { expected: self.params.id(), found: ct.params_id });
+        }
+        Ok(())
+    }
+
+    pub(crate) fn check_pt(&self, ct: &Ciphertext, pt: &Plaintext) -> Result<()> {
+        if pt.params_id != self.params.id() {
+            return Err(CkksError::WrongParams { expected: self.params.id(), found: pt.params_id });
+        }
+        if ct.is_symbolic() != pt.is_symbolic() {
+            return Err(CkksError::SymbolicMix);
+        }
+        if pt.level() < ct.level() {
+            return Err(CkksError::LevelMismatch { left: ct.level(), right: pt.level() });
+        }
+        Ok(())
+    }
+
+    pub(crate) fn check_pair(&self, a: &Ciphertext, b: &Ciphertext, same_scale: bool) -> Result<()> {
+        self.check_ct(a)?;
+        self.check_ct(b)?;
+        if a.is_symbolic() != b.is_symbolic() {
+            return Err(CkksError::SymbolicMix);
+        }
+        if a.level() != b.level() {
+            return Err(CkksError::LevelMismatch { left: a.level(), right: b.level() });
+        }
+        if same_scale && !scales_match(a.scale, b.scale) {
+            return Err(CkksError::ScaleMismatch { left: a.scale.log2(), right: b.scale.log2() });
+        }
+        Ok(())
+    }
+}
+
+pub(crate) fn scales_match(a: f64, b: f64) -> bool {
+    (a / b - 1.0).abs() <= SCALE_TOL
+}

@@ -1,0 +1,46 @@
+//! Rescaling and level management.
+
+use basalt_math::rns;
+
+use super::Evaluator;
+use crate::ciphertext::Ciphertext;
+use crate::error::{CkksError, Result};
+
+impl Evaluator {
+    /// Divide by the top prime (two primes with double-prime scaling) with rounding, dropping a
+    /// logical level; the scale is divided by the dropped primes.
+    ///
+    /// # Cost
+    /// Per polynomial: `c` INTT, BConv `n·c·(l+1−c)`, `l+1−c` NTT (`c` primes dropped).
+    ///
+    /// # Errors
+    /// [`CkksError::LevelBelowZero`] if fewer than `c` primes remain above the base modulus.
+    pub fn rescale(&self, ct: &Ciphertext) -> Result<Ciphertext> {
+        self.rescale_by(ct, self.params.primes_per_rescale())
+    }
+
+    /// Rescale by exactly `count` top primes.
+    pub fn rescale_by(&self, ct: &Ciphertext, count: usize) -> Result<Ciphertext> {
+        self.check_ct(ct)?;
+        let limbs = ct.level() + 1;
+        if count == 0 || limbs < count + self.params.base_primes() {
+            return Err(CkksError::LevelBelowZero { level: ct.level(), drop: count });
+        }
+        let ring = self.params.ring();
+        let dropped: f64 =
+            self.params.q()[limbs - count..limbs].iter().map(|&q| q as f64).product();
+        let polys = ct.polys.iter().map(|p| rns::rescale(ring, p, count)).collect();
+        Ok(Ciphertext { polys, scale: ct.scale / dropped, slots: ct.slots, params_id: ct.params_id })
+    }
+
+    /// Drop `levels` Q limbs without dividing (the scale is unchanged).
+    pub fn drop_level(&self, ct: &Ciphertext, levels: usize) -> Result<Ciphertext> {
+        self.check_ct(ct)?;
+        if levels > ct.level() {
+            return Err(CkksError::LevelBelowZero { level: ct.level(), drop: levels });
+        }
+        let mut out = ct.clone();
+        out.drop_to_level(ct.level() - levels)?;
+        Ok(out)
+    }
+}

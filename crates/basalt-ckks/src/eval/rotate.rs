@@ -1,0 +1,118 @@
+//! Rotations, conjugation and hoisted rotations.
+
+use basalt_trace::region;
+
+use super::Evaluator;
+use crate::ciphertext::Ciphertext;
+use crate::error::{CkksError, Result};
+use crate::keys::{GaloisKey, KeyTag};
+use crate::keyswitch::{self, CiphertextQP, HoistedDecomp, hoisted};
+
+impl Evaluator {
+    fn galois_key(&self, galois: u64, rotation: Option<i64>) -> Result<&GaloisKey> {
+        let gk = self.keys.galois.get(&galois).ok_or(match rotation {
+            Some(k) => CkksError::MissingRotationKey { rotation: k, galois },
+            None => CkksError::MissingConjugationKey { galois },
+        })?;
+        if gk.key.tag() != KeyTag::Galois(galois) {
+            return Err(CkksError::WrongKey {
+                expected: KeyTag::Galois(galois).to_string(),
+                found: gk.key.tag().to_string(),
+            });
+        }
+        Ok(gk)
+    }
+
+    fn check_degree1(ct: &Ciphertext) -> Result<()> {
+        if ct.degree() != 1 {
+            return Err(CkksError::Degree { degree: ct.degree(), expected: 1 });
+        }
+        Ok(())
+    }
+
+    /// Apply `X → X^galois` and switch back to `s` (the key must be present).
+    pub fn automorphism(&self, ct: &Ciphertext, galois: u64, rotation: Option<i64>) -> Result<Ciphertext> {
+        self.check_ct(ct)?;
+        Self::check_degree1(ct)?;
+        let gk = self.galois_key(galois, rotation)?;
+        let _r = region("Rotate");
+        let ring = self.params.ring();
+        let (mut c0, c1) = {
+            let _r = region("Automorph");
+            (ring.automorphism(&ct.polys[0], galois), ring.automorphism(&ct.polys[1], galois))
+        };
+        let (u0, u1) = self.keyswitch(&c1, &gk.key);
+        ring.add_assign(&mut c0, &u0);
+        Ok(Ciphertext { polys: vec![c0, u1], scale: ct.scale, slots: ct.slots, params_id: ct.params_id })
+    }
+
+    /// Rotate the slots left by `k` (right for `k < 0`).
+    ///
+    /// # Errors
+    /// [`CkksError::MissingRotationKey`] naming `k` and its Galois element.
+    pub fn rotate(&self, ct: &Ciphertext, k: i64) -> Result<Ciphertext> {
+        let g = self.params.ring().galois_element_for_rotation(k);
+        self.automorphism(ct, g, Some(k))
+    }
+
+    /// Complex conjugation of every slot.
+    pub fn conjugate(&self, ct: &Ciphertext) -> Result<Ciphertext> {
+        let g = self.params.ring().galois_element_conjugate();
+        self.automorphism(ct, g, None)
+    }
+
+    /// Decompose + ModUp of `c_1`, to share among rotations of `ct`.
+    pub fn decompose(&self, ct: &Ciphertext) -> Result<HoistedDecomp> {
+        self.check_ct(ct)?;
+        Self::check_degree1(ct)?;
+        Ok(keyswitch::decompose(&self.params, &ct.polys[1]))
+    }
+
+    /// Rotations of `ct` by every `k` in `ks`, sharing one decomposition (single hoisting).
+    pub fn rotate_hoisted(&self, ct: &Ciphertext, ks: &[i64]) -> Result<Vec<Ciphertext>> {
+        let keys: Vec<(u64, Option<&GaloisKey>)> = ks
+            .iter()
+            .map(|&k| {
+                let g = self.params.ring().galois_element_for_rotation(k);
+                if g == 1 { Ok((g, None)) } else { self.galois_key(g, Some(k)).map(|gk| (g, Some(gk))) }
+            })
+            .collect::<Result<_>>()?;
+        let decomp = self.decompose(ct)?;
+        Ok(keys
+            .into_iter()
+            .map(|(g, gk)| match gk {
+                None => ct.clone(),
+                Some(gk) => hoisted::automorphism_hoisted(&self.params, ct, &decomp, g, &gk.key),
+            })
+            .collect())
+    }
+
+    /// Lazy hoisted rotations: results left in `Q_l ∪ P` (times `P`), to be summed and brought
+    /// down once with [`Evaluator::mod_down`] (double hoisting).
+    pub fn rotate_hoisted_lazy(
+        &self,
+        ct: &Ciphertext,
+        decomp: &HoistedDecomp,
+        ks: &[i64],
+    ) -> Result<Vec<CiphertextQP>> {
+        self.check_ct(ct)?;
+        if decomp.level() != ct.level() {
+            return Err(CkksError::LevelMismatch { left: ct.level(), right: decomp.level() });
+        }
+        ks.iter()
+            .map(|&k| {
+                let g = self.params.ring().galois_element_for_rotation(k);
+                let gk = self.galois_key(g, Some(k))?;
+                Ok(hoisted::automorphism_hoisted_lazy(&self.params, ct, decomp, g, &gk.key, &self.p_mod_q))
+            })
+            .collect()
+    }
+
+    /// ModDown of a (sum of) lazy rotation result(s).
+    pub fn mod_down(&self, ct: &CiphertextQP) -> Result<Ciphertext> {
+        if ct.params_id != self.params.id() {
+            return Err(CkksError::WrongParams { expected: self.params.id(), found: ct.params_id });
+        }
+        Ok(ct.mod_down(&self.params))
+    }
+}

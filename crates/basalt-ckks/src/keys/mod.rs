@@ -1,0 +1,85 @@
+//! Keys: secret, public, key-switching (full and seeded), relinearization and Galois keys, and
+//! the [`KeyGenerator`] that makes them.
+
+pub mod galois;
+pub mod key_switch_key;
+pub mod public;
+pub mod secret;
+pub mod seeded;
+
+pub use galois::{EvaluationKeys, GaloisKey, KeyMaterial, RelinKey};
+pub use key_switch_key::{KeySwitchKey, KeyTag};
+pub use public::PublicKey;
+pub use secret::SecretKey;
+pub use seeded::SeededKeySwitchKey;
+
+use basalt_math::sampler::fresh_seed;
+
+use crate::params::Parameters;
+
+/// Generates keys for one parameter set. Secrets and errors come from an OS-seeded ChaCha20
+/// CSPRNG; the uniform halves of key-switching keys from a fresh 32-byte seed per key.
+#[derive(Clone, Debug)]
+pub struct KeyGenerator {
+    params: Parameters,
+}
+
+impl KeyGenerator {
+    pub fn new(params: &Parameters) -> KeyGenerator {
+        KeyGenerator { params: params.clone() }
+    }
+    pub fn gen_secret_key(&self) -> SecretKey {
+        SecretKey::generate(&self.params)
+    }
+    pub fn gen_public_key(&self, sk: &SecretKey) -> PublicKey {
+        PublicKey::generate(&self.params, sk)
+    }
+    /// Key switching `from` to `to`.
+    pub fn gen_key_switch_key(&self, from: &SecretKey, to: &SecretKey) -> KeySwitchKey {
+        KeySwitchKey::generate(&self.params, &from.poly, to, KeyTag::Custom, fresh_seed())
+    }
+    fn material(&self, s_from: &basalt_math::RnsPoly, sk: &SecretKey, tag: KeyTag, seeded: bool) -> KeyMaterial {
+        let k = KeySwitchKey::generate(&self.params, s_from, sk, tag, fresh_seed());
+        if seeded { KeyMaterial::Seeded(k.to_seeded()) } else { KeyMaterial::Full(k) }
+    }
+    /// Relinearization key (`s² → s`); `seeded` stores only seed + `b`.
+    pub fn gen_relin_key(&self, sk: &SecretKey, seeded: bool) -> RelinKey {
+        let ring = self.params.ring();
+        let mut s2 = sk.poly.clone();
+        ring.mul_assign(&mut s2, &sk.poly);
+        RelinKey { key: self.material(&s2, sk, KeyTag::Relin, seeded) }
+    }
+    /// Galois key for `X → X^galois`.
+    pub fn gen_galois_key(&self, sk: &SecretKey, galois: u64, seeded: bool) -> GaloisKey {
+        let ring = self.params.ring();
+        let sg = ring.automorphism(&sk.poly, galois);
+        GaloisKey { galois, key: self.material(&sg, sk, KeyTag::Galois(galois), seeded) }
+    }
+    /// Key for a rotation by `k` slots (left for `k > 0`).
+    pub fn gen_rotation_key(&self, sk: &SecretKey, k: i64, seeded: bool) -> GaloisKey {
+        let g = self.params.ring().galois_element_for_rotation(k);
+        self.gen_galois_key(sk, g, seeded)
+    }
+    /// Key for complex conjugation.
+    pub fn gen_conjugation_key(&self, sk: &SecretKey, seeded: bool) -> GaloisKey {
+        let g = self.params.ring().galois_element_conjugate();
+        self.gen_galois_key(sk, g, seeded)
+    }
+    /// Relinearization key plus rotation keys for `rotations` (and conjugation if asked).
+    pub fn gen_evaluation_keys(
+        &self,
+        sk: &SecretKey,
+        rotations: &[i64],
+        conjugate: bool,
+        seeded: bool,
+    ) -> EvaluationKeys {
+        let mut ek = EvaluationKeys::default().with_relin(self.gen_relin_key(sk, seeded));
+        for &k in rotations {
+            ek = ek.with_galois(self.gen_rotation_key(sk, k, seeded));
+        }
+        if conjugate {
+            ek = ek.with_galois(self.gen_conjugation_key(sk, seeded));
+        }
+        ek
+    }
+}

@@ -1,0 +1,71 @@
+//! Seeded key-switching keys (CraterLake's KSHGen, HElib's key compression).
+//!
+//! Only the seed and the `b_j` halves are stored; every `a_j` limb is regenerated from the seed
+//! when the key is used (a `Kernel::KeyGen` event of `l + 1 + k` limbs per digit at level `l`),
+//! which halves key storage and key traffic. Expanding gives, bit for bit, the full key that
+//! was generated with the same seed.
+
+use basalt_math::RnsPoly;
+use basalt_trace::{Kernel, emit};
+
+use super::key_switch_key::{KeySwitchKey, KeyTag, sample_a};
+use crate::error::{CkksError, Result};
+use crate::params::Parameters;
+
+/// A key-switching key stored as seed + `b` halves.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SeededKeySwitchKey {
+    pub(crate) b: Vec<RnsPoly>,
+    pub(crate) seed: [u8; 32],
+    pub(crate) tag: KeyTag,
+    pub(crate) params_id: u64,
+}
+
+impl KeySwitchKey {
+    /// Drop the uniform halves, keeping the seed.
+    pub fn to_seeded(&self) -> SeededKeySwitchKey {
+        SeededKeySwitchKey { b: self.b.clone(), seed: self.seed, tag: self.tag, params_id: self.params_id }
+    }
+}
+
+impl SeededKeySwitchKey {
+    /// Regenerate every `a_j` and return the full key.
+    ///
+    /// # Errors
+    /// [`CkksError::WrongParams`] if `params` is not the key's parameter set.
+    pub fn expand(&self, params: &Parameters) -> Result<KeySwitchKey> {
+        if params.id() != self.params_id {
+            return Err(CkksError::WrongParams { expected: params.id(), found: self.params_id });
+        }
+        let l1 = params.max_level() + 1;
+        let a = (0..self.b.len()).map(|j| sample_a(params, self.seed, j, l1)).collect();
+        Ok(KeySwitchKey { b: self.b.clone(), a, seed: self.seed, tag: self.tag, params_id: self.params_id })
+    }
+
+    /// `a_j` on `Q_{q_limbs−1} ∪ P`, regenerated (emits `Kernel::KeyGen`). Shape only when
+    /// `symbolic`.
+    pub(crate) fn a_at(&self, params: &Parameters, j: usize, q_limbs: usize, symbolic: bool) -> RnsPoly {
+        emit(Kernel::KeyGen { n: params.n() as u32, limbs: (q_limbs + params.k()) as u32 });
+        if symbolic {
+            return RnsPoly::symbolic(params.n(), q_limbs, params.k(), basalt_math::Domain::Ntt);
+        }
+        sample_a(params, self.seed, j, q_limbs)
+    }
+
+    pub fn digits(&self) -> usize {
+        self.b.len()
+    }
+    pub fn tag(&self) -> KeyTag {
+        self.tag
+    }
+    pub fn seed(&self) -> [u8; 32] {
+        self.seed
+    }
+    pub fn params_id(&self) -> u64 {
+        self.params_id
+    }
+    /// Bytes of stored key material (the `b` halves only).
+    pub fn size_bytes(&self) -> usize {
+        self.b.iter().map(|p| p.data().len() * 8).sum()
+    }
+}

@@ -1,0 +1,44 @@
+//! Decompose + ModUp: the part of key switching that depends only on the input polynomial,
+//! hence shareable among rotations (hoisting).
+
+use basalt_math::{RnsPoly, rns};
+use basalt_trace::region;
+
+use crate::params::Parameters;
+
+/// The digits of a decomposed polynomial, each extended to `Q_l ∪ P` (NTT domain).
+#[derive(Clone, Debug, PartialEq)]
+pub struct HoistedDecomp {
+    pub(crate) digits: Vec<RnsPoly>,
+    pub(crate) level: usize,
+}
+
+impl HoistedDecomp {
+    pub fn level(&self) -> usize {
+        self.level
+    }
+    pub fn digits(&self) -> &[RnsPoly] {
+        &self.digits
+    }
+}
+
+/// INTT of `d` (a `Q_l` polynomial in the NTT domain): the coefficient form every ModUp needs.
+pub(crate) fn to_coeff(params: &Parameters, d: &RnsPoly) -> RnsPoly {
+    let _r = region("Decompose");
+    let mut dc = d.clone();
+    params.ring().intt_assign(&mut dc);
+    dc
+}
+
+/// Decompose `d` into `β = ⌈(l+1)/α⌉` digits and ModUp each to `Q_l ∪ P`.
+///
+/// # Cost
+/// INTT `l+1`; per digit `j`: BConv `n·α_j·(l+1+k−α_j)` and NTT `l+1+k−α_j`.
+pub fn decompose(params: &Parameters, d: &RnsPoly) -> HoistedDecomp {
+    let level = d.q_limbs() - 1;
+    let dc = to_coeff(params, d);
+    let digits = (0..params.dnum_at(level))
+        .map(|j| rns::mod_up(params.ring(), &dc, d, params.digit_range(level, j), params.k()))
+        .collect();
+    HoistedDecomp { digits, level }
+}

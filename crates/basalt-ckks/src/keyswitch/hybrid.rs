@@ -1,0 +1,50 @@
+//! Standard-order hybrid key switching: Decompose → ModUp (all digits) → inner product →
+//! ModDown. See the parent module for the algorithm, sources and closed-form cost.
+
+use basalt_math::{Domain, RnsPoly, rns};
+use basalt_trace::region;
+
+use super::decompose::{HoistedDecomp, decompose};
+use super::{emit_key_load, mac_pair};
+use crate::keys::KeyMaterial;
+use crate::params::Parameters;
+
+/// `Σ_j d̃_j·(b_j, a_j)` over `Q_l ∪ P` for the digits of `decomp` (no ModDown).
+pub fn inner_product(params: &Parameters, decomp: &HoistedDecomp, key: &KeyMaterial) -> (RnsPoly, RnsPoly) {
+    let _r = region("InnerProduct");
+    let l1 = decomp.level + 1;
+    let k = params.k();
+    let like = &decomp.digits[0];
+    let mut acc0 = like.with_shape(l1, k, Domain::Ntt);
+    let mut acc1 = like.with_shape(l1, k, Domain::Ntt);
+    emit_key_load(params, key, decomp.level);
+    let all: Vec<usize> = (0..l1 + k).collect();
+    for (j, dj) in decomp.digits.iter().enumerate() {
+        let a = key.a(params, j, l1, like.is_symbolic());
+        mac_pair(params.ring(), &mut acc0, &mut acc1, dj, key.b(j), &a, &all);
+    }
+    (acc0, acc1)
+}
+
+/// Key switching left in `Q_l ∪ P`: `(u_0, u_1)` with `u_0 + u_1·s ≈ P·d·s'`.
+pub fn keyswitch_lazy(params: &Parameters, d: &RnsPoly, key: &KeyMaterial) -> (RnsPoly, RnsPoly) {
+    let decomp = decompose(params, d);
+    inner_product(params, &decomp, key)
+}
+
+/// Key switching of `d` (`Q_l`, NTT) with `key`: returns `(u_0, u_1)` over `Q_l` with
+/// `u_0 + u_1·s ≈ d·s'`.
+///
+/// # Algorithm
+/// 1. `d̃_j = ModUp(digit_j(INTT(d)))` for `j < β`;
+/// 2. `(v_0, v_1) = Σ_j d̃_j·(b_j, a_j)` over `Q_l ∪ P`;
+/// 3. `u_i = ModDown(v_i) = round(v_i / P)`.
+///
+/// # Cost
+/// See [`super::cost`].
+pub fn keyswitch(params: &Parameters, d: &RnsPoly, key: &KeyMaterial) -> (RnsPoly, RnsPoly) {
+    let _r = region("KeySwitch");
+    let (v0, v1) = keyswitch_lazy(params, d, key);
+    let ring = params.ring();
+    (rns::mod_down(ring, &v0), rns::mod_down(ring, &v1))
+}

@@ -1,0 +1,72 @@
+//! `basalt bench <suite>`: JSON lines on stdout, progress on stderr.
+
+use std::time::Duration;
+
+use clap::{Args, ValueEnum};
+use serde_json::{Value, json};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Suite {
+    /// One-limb and full-polynomial NTT (beside tfhe-ntt), ModDown.
+    Ntt,
+    /// Every suite.
+    All,
+}
+
+#[derive(Args)]
+pub struct BenchArgs {
+    suite: Suite,
+    /// Print JSON lines (the only format for now; kept for scripts that pass it).
+    #[arg(long)]
+    json: bool,
+    /// Thread counts to run the multi-threaded measurements with.
+    #[arg(long, value_delimiter = ',', default_value = "1,2")]
+    threads: Vec<usize>,
+    /// Seconds of timed repetitions per measurement.
+    #[arg(long, default_value_t = 1.0)]
+    min_time: f64,
+    /// log2 of the ring degree.
+    #[arg(long, default_value_t = 16)]
+    log_n: u32,
+}
+
+fn machine() -> Value {
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| s.lines().find(|l| l.starts_with("model name")).map(|l| l.split(':').nth(1).unwrap_or("").trim().to_string()))
+        .unwrap_or_default();
+    json!({
+        "cpu": cpu,
+        "cores": std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
+        "avx512ifma": is_x86_feature_detected_ifma(),
+    })
+}
+
+fn is_x86_feature_detected_ifma() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx512ifma")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+pub fn run(a: &BenchArgs) -> Result<(), String> {
+    let min_time = Duration::from_secs_f64(a.min_time);
+    let mut records: Vec<Value> = Vec::new();
+    let m = machine();
+    let emit = |mut v: Value| {
+        v["machine"] = m.clone();
+        println!("{v}");
+    };
+    if matches!(a.suite, Suite::Ntt | Suite::All) {
+        eprintln!("bench ntt: N=2^{} …", a.log_n);
+        records.extend(basalt_math::bench::ntt_suite(a.log_n, 25, &a.threads, min_time));
+    }
+    for r in records {
+        emit(r);
+    }
+    Ok(())
+}

@@ -1,0 +1,535 @@
+//! A machine is data (STYLE.md §4, after Timeloop/Accelergy): a TOML file names the clock, the unit
+//! instances with their counts and lanes, the memories, and the paper's switches. Model code knows
+//! unit *classes* (`units/`), never machines.
+//!
+//! Loading is strict: unknown keys are rejected (`deny_unknown_fields`), every number that a model
+//! divides by must be positive, and every unit and memory must say where its numbers come from
+//! (`source`), so that a constant fitted to a paper row names that row.
+
+use std::path::Path;
+
+use basalt_trace::Kernel;
+use serde::{Deserialize, Serialize};
+
+use crate::SimError;
+pub use crate::selector::Selector;
+
+/// The machine-file schema version this build reads.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// One accelerator configuration (one `data/machines/*.toml`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Machine {
+    pub schema_version: u32,
+    pub name: String,
+    /// Paper key (`osiris`, `fab`, `mxv`, `craterlake`, `strix`) or `none`.
+    pub paper: String,
+    #[serde(default)]
+    pub description: String,
+    pub clock_ghz: f64,
+    pub clock_source: String,
+    /// Datapath word width (bits) of one residue / torus element.
+    pub word_bits: u32,
+    /// Bytes one word occupies in DRAM; defaults to `word_bits / 8` (densely packed).
+    #[serde(default)]
+    pub dram_bytes_per_word: Option<f64>,
+    /// Largest ring degree (CKKS) or polynomial size (TFHE) the datapath supports.
+    pub max_ring_degree: u32,
+    /// Distinct RNS moduli the datapath holds constants for (FAB: 32 `madd` tables; CraterLake:
+    /// 120 NTT-friendly primes). Checked against BConv `from + to` and key-load limbs.
+    #[serde(default)]
+    pub max_moduli: Option<u32>,
+    pub memory: Memory,
+    pub schedule: ScheduleCfg,
+    #[serde(default)]
+    pub switches: Switches,
+    pub units: Vec<Unit>,
+    /// Non-compute blocks that carry area and power (SRAM, PHYs, NoC).
+    #[serde(default)]
+    pub components: Vec<Component>,
+}
+
+/// Off-chip and on-chip memory.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Memory {
+    pub hbm_gbps: f64,
+    /// On-chip capacity available to operands (register file / scratchpads), MiB.
+    pub onchip_mib: f64,
+    pub eviction: Eviction,
+    /// Off-chip access energy; omitted when the paper gives none.
+    #[serde(default)]
+    pub hbm_pj_per_byte: Option<f64>,
+    pub source: String,
+}
+
+/// Replacement policy of the on-chip operand store.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Eviction {
+    /// Belady's MIN: evict the operand reused furthest in the future (CraterLake §6).
+    Belady,
+    Lru,
+}
+
+/// How kernels overlap inside a window (see `schedule.rs`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScheduleCfg {
+    pub overlap: Overlap,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Overlap {
+    /// One kernel at a time (a single shared FU array, e.g. FAB).
+    Serial,
+    /// Units stream into each other (vector chaining, fully pipelined clusters): a window
+    /// takes as long as its busiest unit.
+    Chained,
+}
+
+/// The papers' optimisation switches. Absent means "not applicable to this machine".
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Switches {
+    /// Osiris §IV-B: interleave limbs through the MDC so INTT→BConv→NTT chains.
+    pub limb_interleaving: Option<bool>,
+    /// Osiris §IV-E: giant-step-centric BSGS order (consumed by the trace producer).
+    pub gsc_order: Option<bool>,
+    /// FAB §4.6: reordered KeySwitch datapath (consumed by the trace producer).
+    pub reordered_keyswitch: Option<bool>,
+    /// FAB §4.9: number of FPGAs (FAB-2 = 8).
+    pub fpgas: Option<u32>,
+    /// CraterLake §5.2: regenerate the uniform half of key-switch hints on chip.
+    pub kshgen: Option<bool>,
+    /// CraterLake §5.1/§5.4: CRB unit with vector chaining.
+    pub crb_chaining: Option<bool>,
+    /// CraterLake §4.2: fixed permutation network vs F1+ crossbar.
+    pub network: Option<Network>,
+    /// Strix §IV-B: fold an N-point negacyclic FFT into an N/2-point complex FFT.
+    pub folding: Option<bool>,
+    /// Strix §III: two-level (device × core) or device-level only batching.
+    pub batching: Option<Batching>,
+    /// Strix: core-level batch (LWEs per HSC per epoch). The paper gives no value for Table V;
+    /// Fig. 8 shows 3.
+    pub core_batch: Option<u32>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Network {
+    Fixed,
+    Crossbar,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Batching {
+    TwoLevel,
+    Device,
+}
+
+/// Unit classes: one cost model each, in `units/`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum UnitClass {
+    Ntt,
+    Bconv,
+    Automorph,
+    Elem,
+    Kshgen,
+    TfheRotator,
+    TfheDecomposer,
+    TfheFft,
+    TfheVma,
+    TfheAccumulator,
+    TfheKs,
+}
+
+/// Micro-architectural style, for classes that have more than one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Style {
+    /// NTT: a pipelined (MDC/SDF) unit that accepts `lanes` coefficients per cycle.
+    Pipelined,
+    /// NTT: butterflies reused over log2 N stages (`lanes` coefficients per stage-cycle).
+    Iterative,
+    /// BConv: input-stationary systolic array `rows` tall, `lanes` wide (Osiris §IV-C).
+    Systolic,
+    /// BConv: L output pipelines fed by broadcast, double-buffered (CraterLake CRB §5.1).
+    Streaming,
+    /// BConv: generic multiply-accumulate array, `lanes` MACs per cycle.
+    Mac,
+}
+
+/// A group of identical unit instances.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Unit {
+    pub name: String,
+    pub class: UnitClass,
+    /// Kernel selectors this unit executes (`Ntt`, `Elem.Mul`, `Tfhe.Fft`, …); empty = the
+    /// class default.
+    #[serde(default)]
+    pub serves: Vec<String>,
+    /// Instances chip-wide; work is spread evenly over them.
+    pub count: u32,
+    /// Elements per cycle per instance (class-specific meaning, see `units/`).
+    pub lanes: u32,
+    /// Pipeline fill latency of one instance.
+    #[serde(default)]
+    pub latency_cycles: u32,
+    #[serde(default)]
+    pub style: Option<Style>,
+    /// Systolic BConv: array height (largest input limb count per pass).
+    #[serde(default)]
+    pub rows: Option<u32>,
+    /// Iterative NTT: extra cycles per stage (pipeline fill of the butterfly core).
+    #[serde(default)]
+    pub stage_overhead_cycles: Option<u32>,
+    /// Area of one instance.
+    #[serde(default)]
+    pub area_mm2: Option<f64>,
+    /// Power of one instance when busy.
+    #[serde(default)]
+    pub power_w: Option<f64>,
+    pub source: String,
+}
+
+/// A block that only contributes area and power.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Component {
+    pub name: String,
+    #[serde(default)]
+    pub area_mm2: Option<f64>,
+    #[serde(default)]
+    pub power_w: Option<f64>,
+    pub source: String,
+}
+
+impl UnitClass {
+    /// Kernels a class serves when the machine file gives no `serves` list.
+    fn default_serves(self) -> &'static [&'static str] {
+        match self {
+            UnitClass::Ntt => &["Ntt", "Intt"],
+            UnitClass::Bconv => &["BConv"],
+            UnitClass::Automorph => &["Automorph"],
+            UnitClass::Elem => &["Elem"],
+            UnitClass::Kshgen => &["KeyGen"],
+            UnitClass::TfheRotator => &["Tfhe.Rotate", "Tfhe.ModSwitch", "Tfhe.SampleExtract"],
+            UnitClass::TfheDecomposer => &["Tfhe.Decompose"],
+            UnitClass::TfheFft => &["Tfhe.Fft", "Tfhe.Ifft"],
+            UnitClass::TfheVma => &["Tfhe.MultAdd"],
+            UnitClass::TfheAccumulator => &["Tfhe.Accumulate"],
+            UnitClass::TfheKs => &["Tfhe.KeySwitch"],
+        }
+    }
+
+    fn allowed_styles(self) -> &'static [Style] {
+        match self {
+            UnitClass::Ntt => &[Style::Pipelined, Style::Iterative],
+            UnitClass::Bconv => &[Style::Systolic, Style::Streaming, Style::Mac],
+            _ => &[],
+        }
+    }
+}
+
+impl Unit {
+    /// The parsed `serves` list (class default when empty). Validated at load.
+    pub fn selectors(&self) -> Vec<Selector> {
+        let names: Vec<&str> = if self.serves.is_empty() {
+            self.class.default_serves().to_vec()
+        } else {
+            self.serves.iter().map(String::as_str).collect()
+        };
+        names.into_iter().filter_map(Selector::parse).collect()
+    }
+}
+
+impl Machine {
+    /// Read and validate a machine file.
+    pub fn load(path: impl AsRef<Path>) -> Result<Machine, SimError> {
+        let path = path.as_ref();
+        let text = std::fs::read_to_string(path).map_err(|source| SimError::Io {
+            path: path.into(),
+            source,
+        })?;
+        Machine::from_toml(&text, path)
+    }
+
+    /// Parse and validate machine TOML; `path` is only used in error messages.
+    pub fn from_toml(text: &str, path: &Path) -> Result<Machine, SimError> {
+        let m: Machine = toml::from_str(text).map_err(|e| SimError::Parse {
+            path: path.into(),
+            message: e.to_string(),
+        })?;
+        if m.schema_version != SCHEMA_VERSION {
+            return Err(SimError::SchemaVersion {
+                path: path.into(),
+                found: m.schema_version,
+                supported: SCHEMA_VERSION,
+            });
+        }
+        m.validate()?;
+        Ok(m)
+    }
+
+    /// Check every invariant a model relies on (positive rates, known selectors, one server
+    /// per kernel selector).
+    pub fn validate(&self) -> Result<(), SimError> {
+        let pos = |field: &str, v: f64| {
+            if v.is_finite() && v > 0.0 {
+                Ok(())
+            } else {
+                Err(SimError::NonPositive {
+                    machine: self.name.clone(),
+                    field: field.into(),
+                    value: v,
+                })
+            }
+        };
+        pos("clock_ghz", self.clock_ghz)?;
+        pos("memory.hbm_gbps", self.memory.hbm_gbps)?;
+        pos("memory.onchip_mib", self.memory.onchip_mib)?;
+        pos("word_bits", self.word_bits as f64)?;
+        pos("max_ring_degree", self.max_ring_degree as f64)?;
+        if let Some(b) = self.dram_bytes_per_word {
+            pos("dram_bytes_per_word", b)?;
+        }
+        if let Some(e) = self.memory.hbm_pj_per_byte {
+            pos("memory.hbm_pj_per_byte", e)?;
+        }
+        if self.units.is_empty() {
+            return Err(SimError::BadUnit {
+                machine: self.name.clone(),
+                unit: "-".into(),
+                message: "a machine needs at least one unit".into(),
+            });
+        }
+        let mut seen: Vec<(String, String)> = Vec::new();
+        for u in &self.units {
+            let bad = |message: String| SimError::BadUnit {
+                machine: self.name.clone(),
+                unit: u.name.clone(),
+                message,
+            };
+            if u.count == 0 || u.lanes == 0 {
+                return Err(bad("`count` and `lanes` must be at least 1".into()));
+            }
+            for (f, v) in [("area_mm2", u.area_mm2), ("power_w", u.power_w)] {
+                if let Some(v) = v
+                    && !(v.is_finite() && v >= 0.0)
+                {
+                    return Err(bad(format!("`{f}` must be non-negative, got {v}")));
+                }
+            }
+            let allowed = u.class.allowed_styles();
+            match (u.style, allowed.is_empty()) {
+                (Some(s), true) => return Err(bad(format!("class takes no style, got {s:?}"))),
+                (None, false) => return Err(bad(format!("needs a `style`, one of {allowed:?}"))),
+                (Some(s), false) if !allowed.contains(&s) => {
+                    return Err(bad(format!("style {s:?} not one of {allowed:?}")));
+                }
+                _ => {}
+            }
+            if u.style == Some(Style::Systolic) && u.rows.unwrap_or(0) == 0 {
+                return Err(bad("systolic BConv needs `rows` >= 1".into()));
+            }
+            for s in &u.serves {
+                if Selector::parse(s).is_none() {
+                    return Err(bad(format!("unknown kernel selector `{s}` in `serves`")));
+                }
+            }
+            let names: Vec<String> = if u.serves.is_empty() {
+                u.class
+                    .default_serves()
+                    .iter()
+                    .map(|s| s.to_string())
+                    .collect()
+            } else {
+                u.serves.clone()
+            };
+            for s in names {
+                if let Some((_, first)) = seen.iter().find(|(k, _)| *k == s) {
+                    return Err(SimError::DuplicateServer {
+                        machine: self.name.clone(),
+                        kernel: s,
+                        first: first.clone(),
+                        second: u.name.clone(),
+                    });
+                }
+                seen.push((s, u.name.clone()));
+            }
+        }
+        for c in &self.components {
+            for (f, v) in [("area_mm2", c.area_mm2), ("power_w", c.power_w)] {
+                if let Some(v) = v
+                    && !(v.is_finite() && v >= 0.0)
+                {
+                    return Err(SimError::NonPositive {
+                        machine: self.name.clone(),
+                        field: format!("components.{}.{f}", c.name),
+                        value: v,
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Bytes of one word in DRAM.
+    pub fn bytes_per_word(&self) -> f64 {
+        self.dram_bytes_per_word
+            .unwrap_or(self.word_bits as f64 / 8.0)
+    }
+
+    /// Cycles per second.
+    pub fn hz(&self) -> f64 {
+        self.clock_ghz * 1e9
+    }
+
+    /// The unit that executes `k` (most specific `serves` match), or a named error.
+    pub fn unit_for(&self, k: &Kernel) -> Result<&Unit, SimError> {
+        let mut best: Option<(u8, &Unit)> = None;
+        for u in &self.units {
+            for s in u.selectors() {
+                let sc = s.score(k);
+                if sc > 0 && best.is_none_or(|(b, _)| sc > b) {
+                    best = Some((sc, u));
+                }
+            }
+        }
+        best.map(|(_, u)| u).ok_or_else(|| SimError::NoUnitFor {
+            machine: self.name.clone(),
+            kernel: format!("{:?}", k.kind()),
+        })
+    }
+
+    /// Find a unit by name (for overrides in reproductions and tests).
+    pub fn unit_mut(&mut self, name: &str) -> Option<&mut Unit> {
+        self.units.iter_mut().find(|u| u.name == name)
+    }
+
+    /// Whether the on-chip key-hint generator is used (CraterLake `kshgen`). Machines without
+    /// the switch regenerate nothing: seeded keys are loaded in full.
+    pub fn kshgen_enabled(&self) -> bool {
+        self.switches.kshgen.unwrap_or(false)
+            && self.units.iter().any(|u| u.class == UnitClass::Kshgen)
+    }
+
+    /// Effective overlap mode: CraterLake without CRB/chaining runs kernels one at a time.
+    pub fn overlap(&self) -> Overlap {
+        if self.switches.crb_chaining == Some(false) {
+            Overlap::Serial
+        } else {
+            self.schedule.overlap
+        }
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use basalt_trace::ElemOp;
+
+    const MINIMAL: &str = r#"
+schema_version = 1
+name = "toy"
+paper = "none"
+clock_ghz = 1.0
+clock_source = "test"
+word_bits = 32
+max_ring_degree = 65536
+
+[memory]
+hbm_gbps = 1000.0
+onchip_mib = 256.0
+eviction = "lru"
+source = "test"
+
+[schedule]
+overlap = "chained"
+
+[[units]]
+name = "ntt"
+class = "ntt"
+style = "pipelined"
+count = 1
+lanes = 2048
+source = "test"
+"#;
+
+    /// A valid one-unit machine for tests.
+    pub fn minimal() -> Machine {
+        Machine::from_toml(MINIMAL, Path::new("toy.toml")).unwrap()
+    }
+
+    fn load(text: &str) -> Result<Machine, SimError> {
+        Machine::from_toml(text, Path::new("toy.toml"))
+    }
+
+    #[test]
+    fn unknown_field_is_rejected() {
+        let e = load(&MINIMAL.replace("word_bits = 32", "word_bits = 32\nwordbits = 3"));
+        assert!(matches!(e, Err(SimError::Parse { .. })), "{e:?}");
+        assert!(e.unwrap_err().to_string().contains("wordbits"));
+        let e = load(&MINIMAL.replace("lanes = 2048", "lanes = 2048\nlane = 1"));
+        assert!(e.unwrap_err().to_string().contains("lane"));
+    }
+
+    #[test]
+    fn non_positive_bandwidth_and_clock_are_rejected() {
+        for (from, to, field) in [
+            ("hbm_gbps = 1000.0", "hbm_gbps = -1.0", "memory.hbm_gbps"),
+            ("hbm_gbps = 1000.0", "hbm_gbps = 0.0", "memory.hbm_gbps"),
+            ("clock_ghz = 1.0", "clock_ghz = 0.0", "clock_ghz"),
+        ] {
+            match load(&MINIMAL.replace(from, to)) {
+                Err(SimError::NonPositive { field: f, .. }) => assert_eq!(f, field),
+                other => panic!("{to}: {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn unit_errors_are_named() {
+        let e = load(&MINIMAL.replace("count = 1", "count = 0")).unwrap_err();
+        assert!(matches!(e, SimError::BadUnit { .. }), "{e}");
+        let e = load(&MINIMAL.replace("style = \"pipelined\"\n", "")).unwrap_err();
+        assert!(e.to_string().contains("needs a `style`"), "{e}");
+        let e = load(&MINIMAL.replace("style = \"pipelined\"", "style = \"mac\"")).unwrap_err();
+        assert!(e.to_string().contains("not one of"), "{e}");
+        let dup = format!(
+            "{MINIMAL}\n[[units]]\nname = \"ntt2\"\nclass = \"ntt\"\nstyle = \"iterative\"\ncount = 1\nlanes = 1\nsource = \"t\"\n"
+        );
+        assert!(matches!(load(&dup), Err(SimError::DuplicateServer { .. })));
+        let e = load(&MINIMAL.replace("schema_version = 1", "schema_version = 2")).unwrap_err();
+        assert!(matches!(e, SimError::SchemaVersion { found: 2, .. }));
+    }
+
+    #[test]
+    fn selectors_prefer_the_exact_op() {
+        let mut m = minimal();
+        for (name, serves) in [("mul", vec!["Elem.Mul"]), ("any", vec!["Elem"])] {
+            let mut u = crate::units::tests::unit(UnitClass::Elem, 1, 1);
+            u.name = name.into();
+            u.serves = serves.into_iter().map(String::from).collect();
+            m.units.push(u);
+        }
+        m.validate().unwrap();
+        let k = |op| Kernel::Elem { n: 8, limbs: 1, op };
+        assert_eq!(m.unit_for(&k(ElemOp::Mul)).unwrap().name, "mul");
+        assert_eq!(m.unit_for(&k(ElemOp::Add)).unwrap().name, "any");
+        let e = m
+            .unit_for(&Kernel::BConv {
+                n: 8,
+                from: 1,
+                to: 1,
+            })
+            .unwrap_err();
+        assert!(matches!(e, SimError::NoUnitFor { .. }));
+    }
+}

@@ -1,0 +1,120 @@
+//! The result of one simulation: latency, per-unit utilisation, traffic by kind, stalls,
+//! regions and energy. Serializable (JSON via serde) and printable as a text table.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::Serialize;
+
+use crate::machine::UnitClass;
+use crate::memory::Traffic;
+
+/// Busy time of one unit group.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct UnitStat {
+    pub name: String,
+    pub class: UnitClass,
+    pub count: u32,
+    pub busy_cycles: f64,
+    /// busy / total cycles.
+    pub utilisation: f64,
+    /// busy time × instances × the paper's per-instance power (energy per action = power/clock).
+    pub energy_j: Option<f64>,
+}
+
+/// Time spent in one region path (`KeySwitch;ModUp`), exclusive of nested regions.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct RegionStat {
+    pub cycles: f64,
+    pub stall_cycles: f64,
+    pub kernels: u64,
+}
+
+/// Simulation report.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Report {
+    pub machine: String,
+    pub clock_ghz: f64,
+    pub cycles: f64,
+    pub seconds: f64,
+    pub compute_cycles: f64,
+    /// Cycles a window waited on HBM beyond its compute.
+    pub stall_cycles: f64,
+    pub units: Vec<UnitStat>,
+    pub traffic: Traffic,
+    pub regions: BTreeMap<String, RegionStat>,
+    /// Work units per kernel kind (see `basalt_trace::Kernel::units`).
+    pub kernel_units: BTreeMap<String, u64>,
+    /// KeyGen kernels that cost nothing because the machine loads full keys instead.
+    pub skipped_keygen: u64,
+    /// Σ unit energy + component power × time + HBM bytes × pJ/B; `None` when the machine file
+    /// gives no power numbers.
+    pub energy_j: Option<f64>,
+}
+
+impl Report {
+    /// Busy time of a unit group by name.
+    pub fn unit(&self, name: &str) -> Option<&UnitStat> {
+        self.units.iter().find(|u| u.name == name)
+    }
+
+    /// Regions in folded-stack form (`a;b cycles`), for flame graphs.
+    pub fn folded(&self) -> String {
+        self.regions
+            .iter()
+            .map(|(p, r)| format!("{p} {:.0}\n", r.cycles))
+            .collect()
+    }
+}
+
+const MIB: f64 = 1024.0 * 1024.0;
+
+impl fmt::Display for Report {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "machine {} @ {} GHz", self.machine, self.clock_ghz)?;
+        writeln!(
+            f,
+            "latency {:.0} cycles = {:.3} us  (compute {:.0}, memory stall {:.0} = {:.1} %)",
+            self.cycles,
+            self.seconds * 1e6,
+            self.compute_cycles,
+            self.stall_cycles,
+            100.0 * self.stall_cycles / self.cycles.max(1.0)
+        )?;
+        writeln!(
+            f,
+            "{:<16} {:<16} {:>5} {:>14} {:>7}",
+            "unit", "class", "count", "busy", "util"
+        )?;
+        for u in &self.units {
+            writeln!(
+                f,
+                "{:<16} {:<16} {:>5} {:>14.0} {:>6.1}%",
+                u.name,
+                format!("{:?}", u.class),
+                u.count,
+                u.busy_cycles,
+                100.0 * u.utilisation
+            )?;
+        }
+        let t = &self.traffic;
+        writeln!(
+            f,
+            "HBM traffic (MiB): keys {:.2}  ciphertexts {:.2}  plaintexts {:.2}  intermediates {:.2}",
+            t.keys / MIB,
+            t.ciphertexts / MIB,
+            t.plaintexts / MIB,
+            t.intermediates / MIB
+        )?;
+        if let Some(e) = self.energy_j {
+            writeln!(f, "energy {:.3} mJ", e * 1e3)?;
+        }
+        if self.regions.len() > 1 {
+            writeln!(f, "{:<40} {:>14} {:>12}", "region", "cycles", "stall")?;
+            for (p, r) in &self.regions {
+                writeln!(f, "{:<40} {:>14.0} {:>12.0}", p, r.cycles, r.stall_cycles)?;
+            }
+        }
+        Ok(())
+    }
+}

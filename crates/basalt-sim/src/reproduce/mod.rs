@@ -1,0 +1,236 @@
+//! "Ours vs theirs" for every paper row: the model computes a figure, the CSV holds the paper's
+//! value, the report divides. Target and validation rows are listed apart; rows no model
+//! computes yet are listed as such rather than faked.
+//!
+//! Each paper has a module whose `compute` returns the rows it can model, each with a one-line
+//! account of *how* (which trace, which machine, which override). Rows marked "bookkeeping"
+//! only sum numbers transcribed into a machine file: they check the transcription, not a model.
+
+mod craterlake;
+mod fab;
+mod mxv;
+mod osiris;
+mod strix;
+
+use std::fmt;
+use std::path::Path;
+
+use serde::Serialize;
+
+use crate::SimError;
+use crate::machine::Machine;
+use crate::papers::{self, PAPERS, PaperRow, Role, Tag};
+
+/// A figure the model computed for one paper row.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Computed {
+    pub table: String,
+    pub row: String,
+    pub metric: String,
+    pub value: f64,
+    pub how: String,
+}
+
+pub(crate) fn computed(table: &str, row: &str, metric: &str, value: f64, how: &str) -> Computed {
+    Computed {
+        table: table.into(),
+        row: row.into(),
+        metric: metric.into(),
+        value,
+        how: how.into(),
+    }
+}
+
+/// One paper row with our figure, if any.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ReproRow {
+    pub paper: String,
+    pub table: String,
+    pub row: String,
+    pub metric: String,
+    pub unit: String,
+    pub tag: Tag,
+    pub role: Role,
+    pub theirs: f64,
+    pub ours: Option<f64>,
+    /// ours / theirs.
+    pub ratio: Option<f64>,
+    pub tolerance: f64,
+    /// |ratio − 1| ≤ tolerance (with a 1e-9 slack for exact counts).
+    pub within: Option<bool>,
+    /// How the figure was computed, or why it is not (yet).
+    pub how: String,
+}
+
+/// All rows of the requested papers.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct ReproReport {
+    pub rows: Vec<ReproRow>,
+}
+
+impl ReproReport {
+    /// A row by key.
+    pub fn get(&self, paper: &str, table: &str, row: &str, metric: &str) -> Option<&ReproRow> {
+        self.rows
+            .iter()
+            .find(|r| r.paper == paper && r.table == table && r.row == row && r.metric == metric)
+    }
+
+    /// Modelled rows outside their tolerance.
+    pub fn misses(&self) -> impl Iterator<Item = &ReproRow> {
+        self.rows.iter().filter(|r| r.within == Some(false))
+    }
+}
+
+/// Load a machine file from `data_dir/machines/<name>.toml`.
+pub(crate) fn machine(data_dir: &Path, name: &str) -> Result<Machine, SimError> {
+    Machine::load(data_dir.join("machines").join(format!("{name}.toml")))
+}
+
+/// Reproduce one paper (`Some("strix")`) or all of them, against `data_dir` (the repository's
+/// `data/` directory).
+///
+/// # Errors
+/// Paper data or machine files that fail to load or validate; a model that computes a row the
+/// CSVs do not have (a typo in a key).
+pub fn reproduce(paper: Option<&str>, data_dir: &Path) -> Result<ReproReport, SimError> {
+    let list: Vec<&str> = match paper {
+        Some(p) if PAPERS.contains(&p) => vec![p],
+        Some(p) => return Err(SimError::UnknownPaper(p.into())),
+        None => PAPERS.to_vec(),
+    };
+    let mut out = ReproReport::default();
+    for p in list {
+        let rows = papers::load_paper(data_dir, p)?;
+        let comp = match p {
+            "osiris" => osiris::compute(data_dir)?,
+            "fab" => fab::compute(data_dir)?,
+            "mxv" => mxv::compute(data_dir)?,
+            "craterlake" => craterlake::compute(data_dir)?,
+            "strix" => strix::compute(data_dir)?,
+            _ => unreachable!("checked against PAPERS"),
+        };
+        out.rows.extend(join(p, &rows, comp)?);
+    }
+    Ok(out)
+}
+
+fn join(paper: &str, rows: &[PaperRow], comp: Vec<Computed>) -> Result<Vec<ReproRow>, SimError> {
+    for c in &comp {
+        if !rows
+            .iter()
+            .any(|r| r.key() == (&*c.table, &*c.row, &*c.metric))
+        {
+            return Err(SimError::PaperData {
+                path: Path::new("data/papers").join(paper),
+                line: 0,
+                message: format!(
+                    "model computed ({}, {}, {}) but no CSV row has that key",
+                    c.table, c.row, c.metric
+                ),
+            });
+        }
+    }
+    Ok(rows
+        .iter()
+        .map(|r| {
+            let c = comp
+                .iter()
+                .find(|c| r.key() == (&*c.table, &*c.row, &*c.metric));
+            let ours = c.map(|c| c.value);
+            let ratio = ours.map(|o| {
+                if r.value == 0.0 {
+                    f64::NAN
+                } else {
+                    o / r.value
+                }
+            });
+            ReproRow {
+                paper: paper.into(),
+                table: r.table.clone(),
+                row: r.row.clone(),
+                metric: r.metric.clone(),
+                unit: r.unit.clone(),
+                tag: r.tag,
+                role: r.role,
+                theirs: r.value,
+                ours,
+                ratio,
+                tolerance: r.tolerance,
+                within: ratio.map(|q| (q - 1.0).abs() <= r.tolerance + 1e-9),
+                how: c.map_or_else(|| "not yet modelled".into(), |c| c.how.clone()),
+            }
+        })
+        .collect())
+}
+
+fn num(v: f64) -> String {
+    if v != 0.0 && (v.abs() >= 1e6 || v.abs() < 1e-3) {
+        format!("{v:.4e}")
+    } else if v.fract() == 0.0 {
+        format!("{v:.0}")
+    } else {
+        format!("{v:.4}")
+    }
+}
+
+impl fmt::Display for ReproReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for p in PAPERS {
+            let rows: Vec<&ReproRow> = self.rows.iter().filter(|r| r.paper == p).collect();
+            if rows.is_empty() {
+                continue;
+            }
+            writeln!(f, "== {p}")?;
+            for role in [Role::Target, Role::Validation] {
+                let (done, todo): (Vec<&&ReproRow>, Vec<&&ReproRow>) = rows
+                    .iter()
+                    .filter(|r| r.role == role)
+                    .partition(|r| r.ours.is_some());
+                if done.is_empty() && todo.is_empty() {
+                    continue;
+                }
+                writeln!(
+                    f,
+                    "-- {role:?} rows: {} modelled, {} not yet",
+                    done.len(),
+                    todo.len()
+                )?;
+                if !done.is_empty() {
+                    writeln!(
+                        f,
+                        "{:<6} {:<26} {:<26} {:>12} {:>12} {:>8} {:>6}  how",
+                        "table", "row", "metric", "theirs", "ours", "ratio", "ok"
+                    )?;
+                }
+                for r in &done {
+                    let ok = match r.within {
+                        Some(true) => "yes",
+                        Some(false) => "NO",
+                        None => "-",
+                    };
+                    writeln!(
+                        f,
+                        "{:<6} {:<26} {:<26} {:>12} {:>12} {:>8.4} {:>6}  {}",
+                        r.table,
+                        r.row,
+                        r.metric,
+                        num(r.theirs),
+                        num(r.ours.unwrap_or(f64::NAN)),
+                        r.ratio.unwrap_or(f64::NAN),
+                        ok,
+                        r.how
+                    )?;
+                }
+                if !todo.is_empty() {
+                    let keys: Vec<String> = todo
+                        .iter()
+                        .map(|r| format!("{}/{}/{}", r.table, r.row, r.metric))
+                        .collect();
+                    writeln!(f, "   not yet modelled: {}", keys.join("; "))?;
+                }
+            }
+        }
+        Ok(())
+    }
+}

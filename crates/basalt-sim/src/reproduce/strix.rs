@@ -1,0 +1,170 @@
+//! Strix rows: PBS throughput from the closed-form PBS stream (`synth::tfhe`) on
+//! `data/machines/strix.toml`.
+//!
+//! Throughput of a steady stream of epochs: an epoch of TvLP × core_batch LWEs spends `BR` cycles
+//! in its PBS regions and `KS` cycles in key switching; KS of epoch e overlaps BR of epoch e+1
+//! (Strix §IV-E), so one epoch retires every max(BR, KS) cycles.
+
+use std::path::Path;
+
+use crate::machine::{Batching, Machine};
+use crate::reproduce::{Computed, computed, machine};
+use crate::synth::tfhe::{PbsParams, STRIX_SETS, pbs_epoch};
+use crate::{SimError, simulate};
+
+/// Frequency-domain accumulation depth: Strix's VMA adder tree spans PLP = 2 products (§IV-B).
+const PLP: u32 = 2;
+
+struct Run {
+    throughput: f64,
+    /// HBM bytes per second of compute (a "required bandwidth" in the sense of Table VII).
+    required_gbps: f64,
+}
+
+fn tvlp(m: &Machine) -> u32 {
+    m.units
+        .iter()
+        .find(|u| u.name == "vma")
+        .map_or(1, |u| u.count)
+}
+
+fn run(m: &Machine, p: PbsParams) -> Result<Run, SimError> {
+    let core = match m.switches.batching {
+        Some(Batching::Device) => 1,
+        _ => m.switches.core_batch.unwrap_or(1),
+    };
+    let batch = tvlp(m) * core;
+    let r = simulate(m, &pbs_epoch(p, batch, PLP))?;
+    let sum = |prefix: &str, f: fn(&crate::report::RegionStat) -> f64| -> f64 {
+        r.regions
+            .iter()
+            .filter(|(k, _)| k.starts_with(prefix))
+            .map(|(_, v)| f(v))
+            .sum()
+    };
+    let br = sum("PBS", |s| s.cycles);
+    let br_compute = br - sum("PBS", |s| s.stall_cycles);
+    let ks = sum("KeySwitch", |s| s.cycles);
+    let period = br.max(ks);
+    Ok(Run {
+        throughput: batch as f64 * m.hz() / period,
+        required_gbps: r.traffic.total() / (br_compute / m.hz()) / 1e9,
+    })
+}
+
+/// Strix §IV-B / Table VI: without folding the FFT handles N points in N/CLP cycles and "all
+/// units in the core must utilize a 4-lane implementation to match the bandwidth".
+fn no_folding(mut m: Machine) -> Machine {
+    m.switches.folding = Some(false);
+    let clp = m
+        .units
+        .iter()
+        .find(|u| u.name == "fft")
+        .map_or(4, |u| u.lanes);
+    for name in ["rotator", "decomposer", "accumulator"] {
+        if let Some(u) = m.unit_mut(name) {
+            u.lanes = clp;
+        }
+    }
+    m
+}
+
+/// Table VII design points: TvLP cores, CLP complex FFT lanes; the other units scale as in
+/// the chosen design (2·CLP lanes; VMA CLP·PLP·CoLP; KS lanes matched to PBS throughput).
+fn design_point(mut m: Machine, tvlp: u32, clp: u32) -> Machine {
+    for u in &mut m.units {
+        let (count, lanes) = match u.name.as_str() {
+            "fft" | "ifft" => (2 * tvlp, clp),
+            "rotator" | "decomposer" | "accumulator" => (2 * tvlp, 2 * clp),
+            "vma" => (tvlp, 4 * clp),
+            "keyswitch" => (tvlp, 16 * clp),
+            _ => continue,
+        };
+        u.count = count;
+        u.lanes = lanes;
+    }
+    m
+}
+
+pub fn compute(data: &Path) -> Result<Vec<Computed>, SimError> {
+    let m = machine(data, "strix")?;
+    let mut out = Vec::new();
+    let how = "closed-form PBS stream (synth::tfhe, batch TvLP x core_batch) on strix.toml; \
+               epoch period max(BR, KS)";
+    let mut by_set = Vec::new();
+    for (name, p) in STRIX_SETS {
+        let r = run(&m, p)?;
+        out.push(computed(
+            "V",
+            &format!("Strix {name}"),
+            "throughput",
+            r.throughput,
+            how,
+        ));
+        by_set.push(r.throughput);
+    }
+    for (row, base, i) in [
+        ("Strix I vs Concrete", 70.0, 0),
+        ("Strix I vs NuFHE", 2000.0, 0),
+        ("Strix I vs Matcha", 10_000.0, 0),
+        ("Strix IV vs Concrete", 1.0, 3),
+    ] {
+        let how = "our throughput / the paper's quoted baseline throughput";
+        out.push(computed("V", row, "speedup", by_set[i] / base, how));
+    }
+
+    let fold = by_set[0];
+    let nofold = run(&no_folding(m.clone()), STRIX_SETS[0].1)?.throughput;
+    let how_nf = "as Table V, folding = false and rotator/decomposer/accumulator at CLP lanes";
+    out.push(computed("VI", "with folding", "throughput", fold, how));
+    out.push(computed("VI", "no folding", "throughput", nofold, how_nf));
+    out.push(computed(
+        "VI",
+        "improvement",
+        "throughput",
+        fold / nofold,
+        "ratio of the two rows",
+    ));
+
+    // Table III bookkeeping and energy per PBS at peak power.
+    let area: f64 = m
+        .units
+        .iter()
+        .map(|u| u.area_mm2.unwrap_or(0.0) * u.count as f64)
+        .sum::<f64>()
+        + m.components.iter().filter_map(|c| c.area_mm2).sum::<f64>();
+    let power: f64 = m
+        .units
+        .iter()
+        .map(|u| u.power_w.unwrap_or(0.0) * u.count as f64)
+        .sum::<f64>()
+        + m.components.iter().filter_map(|c| c.power_w).sum::<f64>();
+    let bk = "bookkeeping: sum of the per-instance values transcribed into strix.toml";
+    out.push(computed("III", "total", "area", area, bk));
+    out.push(computed("III", "total", "power", power, bk));
+    let e = power / fold * 1e3;
+    out.push(computed(
+        "III",
+        "total",
+        "energy per PBS (set I)",
+        e,
+        "machine power / our set-I throughput",
+    ));
+
+    // Table VII (validation): set IV at the five TvLP/CLP design points.
+    let set_iv = STRIX_SETS[3].1;
+    for (tv, clp) in [(16, 2), (8, 4), (4, 8), (2, 16), (1, 32)] {
+        let r = run(&design_point(m.clone(), tv, clp), set_iv)?;
+        let row = format!("TvLP{tv} CLP{clp}");
+        let how = "set IV on strix.toml rescaled to this TvLP/CLP; HBM traffic = bsk only";
+        out.push(computed("VII", &row, "throughput", r.throughput, how));
+        out.push(computed(
+            "VII",
+            &row,
+            "required bandwidth",
+            r.required_gbps,
+            how,
+        ));
+    }
+    Ok(out)
+}

@@ -1,0 +1,131 @@
+//! Unit cost models: one small file per unit class, each answering "how many cycles does this
+//! unit group stay busy for this kernel?" from the unit's configuration alone.
+//!
+//! Work is spread evenly (work-conserving, fractionally) over the `count` instances of a group,
+//! assuming the scheduler packs limbs of consecutive kernels; `busy` is the time the group is
+//! occupied, so per-group utilisation is `busy / total`. `fill` is the pipeline latency paid
+//! before the first result (it overlaps with other work in a chained window, see
+//! `schedule.rs`).
+
+pub mod automorph;
+pub mod bconv;
+pub mod elem;
+pub mod kshgen;
+pub mod ntt;
+pub mod pbs;
+
+use basalt_trace::Kernel;
+
+use crate::SimError;
+use crate::machine::{Machine, Unit, UnitClass};
+
+/// Cycles one kernel occupies its unit group.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Cost {
+    pub busy: f64,
+    pub fill: f64,
+}
+
+/// `ceil(a / b)` for positive integers, as f64 cycles.
+pub(crate) fn ceil_div(a: u64, b: u64) -> f64 {
+    a.div_ceil(b.max(1)) as f64
+}
+
+/// The cost of `k` on `u`; rejects kernels that do not fit the machine (ring degree, moduli).
+pub fn cost(m: &Machine, u: &Unit, k: &Kernel) -> Result<Cost, SimError> {
+    check_fits(m, k)?;
+    let mismatch = || SimError::BadUnit {
+        machine: m.name.clone(),
+        unit: u.name.clone(),
+        message: format!("class {:?} cannot execute {:?}", u.class, k.kind()),
+    };
+    let busy = match (u.class, k) {
+        (UnitClass::Ntt, Kernel::Ntt { n, limbs } | Kernel::Intt { n, limbs }) => {
+            ntt::cycles(u, *n, *limbs)?
+        }
+        (UnitClass::Bconv, Kernel::BConv { n, from, to }) => bconv::cycles(u, *n, *from, *to)?,
+        (UnitClass::Automorph, Kernel::Automorph { n, limbs, .. }) => {
+            automorph::cycles(u, *n, *limbs)
+        }
+        (UnitClass::Elem, Kernel::Elem { n, limbs, .. }) => elem::cycles(u, *n, *limbs),
+        (UnitClass::Kshgen, Kernel::KeyGen { n, limbs }) => kshgen::cycles(u, *n, *limbs),
+        (
+            UnitClass::TfheRotator
+            | UnitClass::TfheDecomposer
+            | UnitClass::TfheFft
+            | UnitClass::TfheVma
+            | UnitClass::TfheAccumulator
+            | UnitClass::TfheKs,
+            Kernel::Tfhe { step, size, count },
+        ) => pbs::cycles(m, u, *step, *size, *count).ok_or_else(mismatch)?,
+        _ => return Err(mismatch()),
+    };
+    Ok(Cost {
+        busy,
+        fill: u.latency_cycles as f64,
+    })
+}
+
+/// Reject kernels recorded for parameters the machine cannot hold.
+pub(crate) fn check_fits(m: &Machine, k: &Kernel) -> Result<(), SimError> {
+    let (n, moduli) = match *k {
+        Kernel::Ntt { n, .. }
+        | Kernel::Intt { n, .. }
+        | Kernel::Elem { n, .. }
+        | Kernel::Automorph { n, .. }
+        | Kernel::KeyGen { n, .. }
+        | Kernel::PlainLoad { n, .. } => (n, 0),
+        Kernel::KeyLoad { n, limbs, .. } => (n, limbs),
+        Kernel::BConv { n, from, to } => (n, from + to),
+        Kernel::Tfhe { step, size, .. } => {
+            // Key switching's `size` is an LWE dimension, not a polynomial size.
+            if step == basalt_trace::TfheStep::KeySwitch {
+                return Ok(());
+            }
+            (size, 0)
+        }
+    };
+    let mismatch = |what: &str, found: u64, limit: u64| SimError::TraceMismatch {
+        machine: m.name.clone(),
+        what: what.into(),
+        found,
+        limit,
+    };
+    if n > m.max_ring_degree {
+        return Err(mismatch("ring degree", n as u64, m.max_ring_degree as u64));
+    }
+    if !n.is_power_of_two() {
+        return Err(SimError::BadTrace(format!(
+            "ring degree {n} is not a power of two"
+        )));
+    }
+    if let Some(max) = m.max_moduli
+        && moduli > max
+    {
+        return Err(mismatch("RNS moduli", moduli as u64, max as u64));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use crate::machine::{Unit, UnitClass};
+
+    /// A bare unit for hand-computed cases.
+    pub fn unit(class: UnitClass, count: u32, lanes: u32) -> Unit {
+        Unit {
+            name: format!("{class:?}"),
+            class,
+            serves: vec![],
+            count,
+            lanes,
+            latency_cycles: 0,
+            style: None,
+            rows: None,
+            stage_overhead_cycles: None,
+            area_mm2: None,
+            power_w: None,
+            source: "test".into(),
+        }
+    }
+}

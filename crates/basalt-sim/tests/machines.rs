@@ -1,0 +1,96 @@
+//! Every shipped machine file loads and simulates a small trace; loading errors are named.
+
+use std::path::{Path, PathBuf};
+
+use basalt_sim::synth::ckks::{KsShape, hybrid_keyswitch};
+use basalt_sim::{Machine, SimError, simulate};
+
+fn machines() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/machines")
+}
+
+#[test]
+fn all_machine_files_load() {
+    let mut names: Vec<String> = std::fs::read_dir(machines())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .map(|p| {
+            let m = Machine::load(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+            assert!(m.units.iter().all(|u| !u.source.is_empty()));
+            m.name
+        })
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "cpu",
+            "craterlake",
+            "f1plus",
+            "fab",
+            "mxv_u200",
+            "osiris",
+            "strix"
+        ]
+    );
+}
+
+#[test]
+fn ckks_machines_run_a_keyswitch() {
+    let t = hybrid_keyswitch(KsShape {
+        n: 1 << 14,
+        limbs: 8,
+        dnum: 2,
+        special: 4,
+        seeded: true,
+    });
+    for name in ["cpu", "craterlake", "f1plus", "fab", "mxv_u200", "osiris"] {
+        let m = Machine::load(machines().join(format!("{name}.toml"))).unwrap();
+        let r = simulate(&m, &t).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(r.cycles > 0.0 && r.traffic.keys > 0.0, "{name}");
+        assert!(r.to_string().contains(name));
+    }
+}
+
+#[test]
+fn trace_from_other_parameters_is_a_clear_error() {
+    let m = Machine::load(machines().join("fab.toml")).unwrap();
+    // N = 2^17 on a 2^16 machine.
+    let t = hybrid_keyswitch(KsShape {
+        n: 1 << 17,
+        limbs: 8,
+        dnum: 1,
+        special: 8,
+        seeded: false,
+    });
+    let e = simulate(&m, &t).unwrap_err();
+    assert!(matches!(e, SimError::TraceMismatch { .. }), "{e}");
+    assert!(e.to_string().contains("other parameters"), "{e}");
+    // 40 + 40 moduli exceed FAB's 32 tables.
+    let t = hybrid_keyswitch(KsShape {
+        n: 1 << 16,
+        limbs: 40,
+        dnum: 1,
+        special: 40,
+        seeded: false,
+    });
+    assert!(matches!(
+        simulate(&m, &t),
+        Err(SimError::TraceMismatch { .. })
+    ));
+    // A TFHE trace on a CKKS machine: no unit.
+    let strix = basalt_sim::synth::tfhe::pbs_epoch(basalt_sim::synth::tfhe::STRIX_SETS[0].1, 1, 2);
+    assert!(matches!(
+        simulate(&m, &strix),
+        Err(SimError::NoUnitFor { .. })
+    ));
+}
+
+#[test]
+fn missing_file_is_an_io_error() {
+    assert!(matches!(
+        Machine::load(machines().join("nope.toml")),
+        Err(SimError::Io { .. })
+    ));
+}

@@ -1,0 +1,139 @@
+//! Paper reproductions: assert only the rows the simulator genuinely models, within the
+//! tolerance the CSV states; check that known misses stay visible instead of being hidden.
+
+use std::path::{Path, PathBuf};
+
+use basalt_sim::papers::Role;
+use basalt_sim::reproduce::ReproReport;
+use basalt_sim::{SimError, reproduce};
+
+fn data() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data")
+}
+
+fn assert_within(r: &ReproReport, paper: &str, table: &str, row: &str, metric: &str) {
+    let x = r
+        .get(paper, table, row, metric)
+        .unwrap_or_else(|| panic!("no row {paper}/{table}/{row}/{metric}"));
+    assert!(
+        x.ours.is_some(),
+        "{paper}/{table}/{row}/{metric} is not modelled"
+    );
+    assert_eq!(
+        x.within,
+        Some(true),
+        "{paper}/{table}/{row}/{metric}: ours {:?} vs theirs {} (tolerance {})",
+        x.ours,
+        x.theirs,
+        x.tolerance
+    );
+}
+
+#[test]
+fn strix_throughput_sets_i_to_iv_and_no_folding() {
+    let r = reproduce(Some("strix"), &data()).unwrap();
+    for set in ["I", "II", "III", "IV"] {
+        assert_within(&r, "strix", "V", &format!("Strix {set}"), "throughput");
+    }
+    assert_within(&r, "strix", "VI", "no folding", "throughput");
+    assert_within(&r, "strix", "VI", "improvement", "throughput");
+    assert_within(&r, "strix", "III", "total", "energy per PBS (set I)");
+}
+
+#[test]
+fn strix_table7_is_validation_and_its_memory_bound_rows_are_reported() {
+    let r = reproduce(Some("strix"), &data()).unwrap();
+    let t7: Vec<_> = r.rows.iter().filter(|x| x.table == "VII").collect();
+    assert!(t7.iter().all(|x| x.role == Role::Validation));
+    // The compute-bound design points agree; the memory-bound ones do not (bsk-only traffic),
+    // and the report must say so rather than hide it.
+    assert_within(&r, "strix", "VII", "TvLP8 CLP4", "throughput");
+    let mb = r.get("strix", "VII", "TvLP1 CLP32", "throughput").unwrap();
+    assert_eq!(mb.within, Some(false));
+}
+
+#[test]
+fn craterlake_table1_counts_are_exact() {
+    let r = reproduce(Some("craterlake"), &data()).unwrap();
+    for (row, metric) in [
+        ("boosted CRB L=60", "mult"),
+        ("boosted CRB L=60", "add"),
+        ("boosted other L=60", "mult"),
+        ("boosted other L=60", "add"),
+        ("boosted L=60", "ntt"),
+        ("standard L=60", "mult"),
+        ("standard L=60", "add"),
+        ("standard L=60", "ntt"),
+        ("boosted vs standard L=60", "ntt reduction"),
+    ] {
+        let x = r.get("craterlake", "1", row, metric).unwrap();
+        assert_eq!(x.ours, Some(x.theirs), "{row}/{metric}");
+    }
+}
+
+#[test]
+fn mxv_primitives_and_traffic_model() {
+    let r = reproduce(Some("mxv"), &data()).unwrap();
+    for (t, row, metric) in [
+        ("VI", "NTT/INTT", "cycles"),
+        ("VI", "Automorphism", "cycles"),
+        ("VI", "Element-wise", "cycles"),
+        ("VII", "Set-A", "DSP"),
+        ("VII", "Set-B/C", "DSP"),
+        ("fig1", "input vector", "share of DRAM read traffic"),
+        ("fig3", "baseline", "DRAM read traffic"),
+        ("fig3", "+ input ct", "DRAM read traffic"),
+        ("fig3", "+ input ct", "minimal SRAM"),
+    ] {
+        assert_within(&r, "mxv", t, row, metric);
+    }
+    // Table V is modelled and misses by ~3x (digest §5.3 reports the gap too): keep it visible.
+    assert_eq!(
+        r.get("mxv", "V", "Our Design", "key switch throughput")
+            .unwrap()
+            .within,
+        Some(false)
+    );
+}
+
+#[test]
+fn fab_add_matches_and_keyswitch_ops_overshoot() {
+    let r = reproduce(Some("fab"), &data()).unwrap();
+    assert_within(&r, "fab", "5", "Add", "FAB latency");
+    for op in ["Mult", "Rescale", "Rotate"] {
+        let x = r.get("fab", "5", op, "FAB latency").unwrap();
+        assert!(
+            x.ratio.unwrap() > 1.0,
+            "{op}: top-level model should overshoot"
+        );
+    }
+}
+
+#[test]
+fn full_report_lists_every_row_and_serializes() {
+    let r = reproduce(None, &data()).unwrap();
+    let text = r.to_string();
+    for p in ["== osiris", "== fab", "== mxv", "== craterlake", "== strix"] {
+        assert!(text.contains(p), "missing {p}");
+    }
+    assert!(text.contains("not yet modelled"));
+    let json = serde_json::to_string(&r).unwrap();
+    assert!(json.contains("\"role\":\"validation\""));
+    // Validation rows are present for every paper that has them.
+    for p in ["osiris", "craterlake", "strix"] {
+        assert!(
+            r.rows
+                .iter()
+                .any(|x| x.paper == p && x.role == Role::Validation),
+            "{p}"
+        );
+    }
+}
+
+#[test]
+fn unknown_paper_is_an_error() {
+    assert!(matches!(
+        reproduce(Some("heax"), &data()),
+        Err(SimError::UnknownPaper(_))
+    ));
+}

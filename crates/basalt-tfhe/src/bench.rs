@@ -1,0 +1,338 @@
+//! Benchmarks the CLI (`basalt bench pbs`) and the `pbs_bench` example call: PBS and KS+PBS
+//! latency, batched/unbatched throughput on explicit rayon pools, key sizes, per-stage times and
+//! (optionally) a measured failure rate beside the noise model's.
+//!
+//! Records are flat JSON-friendly structs (one per measurement), so they can be laid beside the
+//! TFHE-rs peer bench lines.
+
+use std::time::Instant;
+
+use dyn_stack::PodStack;
+use serde::Serialize;
+use tfhe_fft::c64;
+
+use crate::batch::{BatchConfig, core_batch_for_cache};
+use crate::decompose::StreamingDecomposer;
+use crate::error::Result;
+use crate::external_product::{mul_acc, rotate_minus};
+use crate::fft::fft_for;
+use crate::keys::{ClientKey, ServerKey};
+use crate::lut::Lut;
+use crate::noise::estimate;
+use crate::params::{AtomicPattern, TfheParams};
+use crate::random::Csprng;
+use crate::torus::Torus;
+
+/// One measurement.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct BenchRecord {
+    pub library: String,
+    pub set: String,
+    /// `keygen`, `key_size`, `pbs_latency`, `ks_latency`, `ks_pbs_latency`, `throughput`,
+    /// `stage`, `failure_rate`, `noise_model`.
+    pub measurement: String,
+    pub threads: usize,
+    /// Ciphertexts per timed call (throughput runs).
+    pub count: usize,
+    /// `Some(true)` two-level batched, `Some(false)` one ciphertext at a time per thread.
+    pub batched: Option<bool>,
+    pub core_batch: Option<usize>,
+    pub reps: usize,
+    pub median_ms: f64,
+    pub min_ms: f64,
+    pub per_pbs_ms: Option<f64>,
+    pub pbs_per_s: Option<f64>,
+    pub bytes: Option<u64>,
+    pub stage: Option<String>,
+    pub trials: Option<u64>,
+    pub failures: Option<u64>,
+    pub log2_p_fail_model: Option<f64>,
+}
+
+/// What to run.
+#[derive(Clone, Debug)]
+pub struct BenchOptions {
+    pub threads: Vec<usize>,
+    pub counts: Vec<usize>,
+    /// Repetitions of each latency measurement.
+    pub latency_reps: usize,
+    /// Repetitions of each throughput measurement (for counts ≤ 64; larger counts run once).
+    pub throughput_reps: usize,
+    pub stages: bool,
+    /// Trials of encrypt → LUT → decrypt for the measured failure rate (0 = skip).
+    pub failure_trials: u64,
+    /// Explicit core-level batch (None = from the 2 MiB L2).
+    pub core_batch: Option<usize>,
+}
+
+impl Default for BenchOptions {
+    fn default() -> Self {
+        BenchOptions {
+            threads: vec![1, 2],
+            counts: vec![1, 8, 64, 512],
+            latency_reps: 20,
+            throughput_reps: 3,
+            stages: true,
+            failure_trials: 0,
+            core_batch: None,
+        }
+    }
+}
+
+/// The CLI entry point: all measurements with default options for the given threads/counts.
+pub fn run_pbs_bench(params: &TfheParams, threads: &[usize], counts: &[usize]) -> Result<Vec<BenchRecord>> {
+    let opts = BenchOptions { threads: threads.to_vec(), counts: counts.to_vec(), ..Default::default() };
+    run_pbs_bench_with(params, &opts, &mut |_| {})
+}
+
+/// All measurements; `sink` sees each record as soon as it is made (for streaming JSON lines).
+pub fn run_pbs_bench_with(
+    params: &TfheParams,
+    opts: &BenchOptions,
+    sink: &mut dyn FnMut(&BenchRecord),
+) -> Result<Vec<BenchRecord>> {
+    match params.torus_bits {
+        32 => run::<u32>(params, opts, sink),
+        _ => run::<u64>(params, opts, sink),
+    }
+}
+
+fn stats(mut v: Vec<f64>) -> (f64, f64) {
+    v.sort_by(|a, b| a.total_cmp(b));
+    (v[v.len() / 2], v[0])
+}
+
+fn time_ms(reps: usize, mut f: impl FnMut()) -> (f64, f64) {
+    f(); // warm-up
+    let v: Vec<f64> = (0..reps.max(1))
+        .map(|_| {
+            let t = Instant::now();
+            f();
+            t.elapsed().as_secs_f64() * 1e3
+        })
+        .collect();
+    stats(v)
+}
+
+fn run<T: Torus>(
+    params: &TfheParams,
+    opts: &BenchOptions,
+    sink: &mut dyn FnMut(&BenchRecord),
+) -> Result<Vec<BenchRecord>> {
+    let mut out = Vec::new();
+    let base = BenchRecord {
+        library: "basalt-tfhe".into(),
+        set: params.name.clone(),
+        threads: 1,
+        count: 1,
+        ..Default::default()
+    };
+    let mut push = |r: BenchRecord, out: &mut Vec<BenchRecord>| {
+        sink(&r);
+        out.push(r);
+    };
+    let model = estimate(params);
+    push(
+        BenchRecord { measurement: "noise_model".into(), log2_p_fail_model: Some(model.log2_p_fail), ..base.clone() },
+        &mut out,
+    );
+    let mut rng = Csprng::from_os();
+    let ck = ClientKey::<T>::with_rng(params, &mut rng)?;
+    let t = Instant::now();
+    let sk = ck.server_key_with(&mut rng);
+    let ms = t.elapsed().as_secs_f64() * 1e3;
+    push(BenchRecord { measurement: "keygen".into(), median_ms: ms, min_ms: ms, reps: 1, ..base.clone() }, &mut out);
+    for (stage, bytes) in [("bsk_fourier", sk.bsk.size_bytes()), ("ksk", sk.ksk.size_bytes())] {
+        push(
+            BenchRecord {
+                measurement: "key_size".into(),
+                stage: Some(stage.into()),
+                bytes: Some(bytes as u64),
+                ..base.clone()
+            },
+            &mut out,
+        );
+    }
+    let p = params.plaintext_modulus();
+    let lut = Lut::from_fn(params, |x| (x + 1) % p);
+    let ct = ck.encrypt_with(1, &mut rng)?;
+    // Single-thread latencies (PBS alone, KS alone, KS+PBS in the set's order).
+    let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().expect("rayon pool");
+    let small = match params.atomic_pattern {
+        AtomicPattern::KsPbs => sk.keyswitch(&ct.lwe),
+        AtomicPattern::PbsKs => ct.lwe.clone(),
+    };
+    let big = sk.bootstrap(&small, &lut);
+    let reps = opts.latency_reps;
+    let (med, min) = one.install(|| time_ms(reps, || drop(sk.bootstrap(&small, &lut))));
+    push(BenchRecord { measurement: "pbs_latency".into(), reps, median_ms: med, min_ms: min, ..base.clone() }, &mut out);
+    let (med, min) = one.install(|| time_ms(reps, || drop(sk.keyswitch(&big))));
+    push(BenchRecord { measurement: "ks_latency".into(), reps, median_ms: med, min_ms: min, ..base.clone() }, &mut out);
+    let (med, min) = one.install(|| time_ms(reps, || drop(sk.apply_lut(&ct, &lut).expect("valid"))));
+    push(BenchRecord { measurement: "ks_pbs_latency".into(), reps, median_ms: med, min_ms: min, ..base.clone() }, &mut out);
+    if opts.stages {
+        for r in stage_times(&sk) {
+            push(BenchRecord { measurement: "stage".into(), reps, ..base.clone().merge(r) }, &mut out);
+        }
+    }
+    // Throughput: KS+PBS of `count` ciphertexts on `threads` cores, unbatched vs batched.
+    let cts: Vec<_> = (0..opts.counts.iter().copied().max().unwrap_or(1))
+        .map(|i| ck.encrypt_with(i as u64 % p, &mut rng))
+        .collect::<Result<_>>()?;
+    for &th in &opts.threads {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(th).build().expect("rayon pool");
+        for &count in &opts.counts {
+            for batched in [false, true] {
+                let cfg = if batched {
+                    BatchConfig { core_batch: opts.core_batch, ..BatchConfig::default() }
+                } else {
+                    BatchConfig::unbatched()
+                };
+                let cb = cfg.core_batch.unwrap_or_else(|| core_batch_for_cache::<T>(&sk.bsk, cfg.cache_bytes));
+                let r = if count <= 64 { opts.throughput_reps } else { 1 };
+                let batch = &cts[..count];
+                let (med, min) = pool.install(|| {
+                    time_ms(r, || drop(sk.apply_lut_batch(batch, &lut, &cfg).expect("valid")))
+                });
+                push(
+                    BenchRecord {
+                        measurement: "throughput".into(),
+                        threads: th,
+                        count,
+                        batched: Some(batched),
+                        core_batch: Some(cb.min(count.div_ceil(th))),
+                        reps: r,
+                        median_ms: med,
+                        min_ms: min,
+                        per_pbs_ms: Some(med / count as f64),
+                        pbs_per_s: Some(count as f64 * 1e3 / med),
+                        ..base.clone()
+                    },
+                    &mut out,
+                );
+            }
+        }
+    }
+    if opts.failure_trials > 0 {
+        let r = failure_rate(&ck, &sk, opts.failure_trials, &mut rng)?;
+        push(
+            BenchRecord {
+                measurement: "failure_rate".into(),
+                threads: rayon::current_num_threads(),
+                trials: Some(opts.failure_trials),
+                failures: Some(r),
+                log2_p_fail_model: Some(model.log2_p_fail),
+                ..base.clone()
+            },
+            &mut out,
+        );
+    }
+    Ok(out)
+}
+
+impl BenchRecord {
+    fn merge(mut self, o: BenchRecord) -> BenchRecord {
+        self.stage = o.stage;
+        self.median_ms = o.median_ms;
+        self.min_ms = o.min_ms;
+        self
+    }
+}
+
+/// Count wrong decryptions over `trials` encrypt → random LUT → decrypt round trips (batched on
+/// the current pool).
+pub fn failure_rate<T: Torus>(
+    ck: &ClientKey<T>,
+    sk: &ServerKey<T>,
+    trials: u64,
+    rng: &mut Csprng,
+) -> Result<u64> {
+    let p = ck.params().plaintext_modulus();
+    let lut = Lut::from_fn(ck.params(), |x| (x * 5 + 3) % p);
+    let mut failures = 0;
+    let mut done = 0;
+    while done < trials {
+        let n = (trials - done).min(256) as usize;
+        let msgs: Vec<u64> = (0..n).map(|_| rng.next_u64() % p).collect();
+        let cts = msgs.iter().map(|&m| ck.encrypt_with(m, rng)).collect::<Result<Vec<_>>>()?;
+        let outs = sk.apply_lut_batch(&cts, &lut, &BatchConfig::default())?;
+        for (o, &m) in outs.iter().zip(&msgs) {
+            failures += (ck.decrypt(o)? != (m * 5 + 3) % p) as u64;
+        }
+        done += n as u64;
+    }
+    Ok(failures)
+}
+
+/// Per-stage time of one PBS, measured stage by stage on the real kernels and scaled to the
+/// `n` blind-rotation iterations (ms per PBS): rotate, decompose, FFT, multiply-add, IFFT (with
+/// its time-domain accumulation), and key switching.
+pub fn stage_times<T: Torus>(sk: &ServerKey<T>) -> Vec<BenchRecord> {
+    let bsk = &sk.bsk;
+    let (k, n, l) = (bsk.k, bsk.n, bsk.level);
+    let rows = (k + 1) * l;
+    let m = n / 2;
+    let fft = fft_for(n);
+    let mut mem = fft.new_scratch();
+    let stack = PodStack::new(&mut mem);
+    let mut rng = Csprng::from_seed(9);
+    let mut acc = vec![T::ZERO; (k + 1) * n];
+    rng.fill_uniform(&mut acc);
+    let mut diff = vec![T::ZERO; (k + 1) * n];
+    let mut digits = vec![T::ZERO; rows * n];
+    let mut fdig = vec![c64::default(); rows * m];
+    let mut facc = vec![c64::default(); m];
+    let dec = StreamingDecomposer::new(bsk.base_log, l);
+    let iters = bsk.lwe_dim;
+    let reps = 200;
+    let per_pbs = |(med, min): (f64, f64)| (med / reps as f64 * iters as f64, min / reps as f64 * iters as f64);
+    let mut recs = Vec::new();
+    let mut rec = |name: &str, t: (f64, f64)| {
+        recs.push(BenchRecord { stage: Some(name.into()), median_ms: t.0, min_ms: t.1, ..Default::default() })
+    };
+    rec("rotate", per_pbs(time_ms(5, || {
+        for r in 0..reps {
+            for c in 0..=k {
+                rotate_minus(&mut diff[c * n..(c + 1) * n], &acc[c * n..(c + 1) * n], (r * 37) % (2 * n));
+            }
+        }
+    })));
+    rec("decompose", per_pbs(time_ms(5, || {
+        for _ in 0..reps {
+            for c in 0..=k {
+                dec.decompose_poly(&diff[c * n..(c + 1) * n], &mut digits[c * l * n..(c + 1) * l * n]);
+            }
+        }
+    })));
+    rec("fft", per_pbs(time_ms(5, || {
+        for _ in 0..reps {
+            for r in 0..rows {
+                fft.forward(&mut fdig[r * m..(r + 1) * m], &digits[r * n..(r + 1) * n], stack);
+            }
+        }
+    })));
+    let g = bsk.ggsw(0);
+    rec("mult_add", per_pbs(time_ms(5, || {
+        for _ in 0..reps {
+            for c in 0..=k {
+                for r in 0..rows {
+                    let gg = &g[(r * (k + 1) + c) * m..(r * (k + 1) + c + 1) * m];
+                    mul_acc(&mut facc, &fdig[r * m..(r + 1) * m], gg, r == 0);
+                }
+            }
+        }
+    })));
+    rec("ifft_accumulate", per_pbs(time_ms(5, || {
+        for _ in 0..reps {
+            for c in 0..=k {
+                facc.copy_from_slice(&fdig[..m]);
+                fft.backward_add(&mut acc[c * n..(c + 1) * n], &mut facc, stack);
+            }
+        }
+    })));
+    let mut input = vec![T::ZERO; sk.ksk.in_dim + 1];
+    rng.fill_uniform(&mut input);
+    let mut o = vec![T::ZERO; sk.ksk.out_dim + 1];
+    rec("keyswitch", time_ms(5, || sk.ksk.keyswitch(&input, &mut o)));
+    recs
+}

@@ -1,0 +1,115 @@
+//! Blind rotation: `ACC ← X^{−b̄}·TV`, then `n` CMuxes `ACC ← X^{ā_i·s_i}·ACC`, leaving
+//! `X^{−φ̄}·TV` with `φ̄ = b̄ − Σ ā_i s_i` the mod-switched phase.
+//!
+//! # Algorithm
+//! Strix Alg. 1 lines 4–12, in the standard sign convention of digest §2.3:
+//! `ACC ← ACC + BSK_i ⊡ (X^{ā_i}·ACC − ACC)`. Every iteration is executed, including `ā_i = 0`
+//! (whose CMux input is zero): the work per PBS is then data-independent, like Strix's pipeline,
+//! and the trace matches the closed form exactly.
+//!
+//! # Source
+//! Strix §II-B/Alg. 1; CGGI JoC 2019 Alg. 3.
+
+use basalt_trace::{Kernel, TfheStep, emit};
+
+use crate::bsk::FourierBsk;
+use crate::decompose::StreamingDecomposer;
+use crate::external_product::{
+    ExternalProductShape, ExternalProductWorkspace, cmux_rotate, rotate,
+};
+use crate::fft::NegacyclicFft;
+use crate::torus::Torus;
+
+/// Buffers for one blind rotation (accumulator, CMux difference, external-product scratch).
+pub struct BlindRotateWorkspace<T: Torus> {
+    pub(crate) acc: Vec<T>,
+    pub(crate) diff: Vec<T>,
+    pub(crate) ep: ExternalProductWorkspace<T>,
+    pub(crate) ms: Vec<usize>,
+}
+
+impl<T: Torus> BlindRotateWorkspace<T> {
+    pub fn new(fft: &NegacyclicFft, k: usize, level: usize) -> Self {
+        let n = fft.poly_size();
+        BlindRotateWorkspace {
+            acc: vec![T::ZERO; (k + 1) * n],
+            diff: vec![T::ZERO; (k + 1) * n],
+            ep: ExternalProductWorkspace::new(fft, k, level),
+            ms: Vec::new(),
+        }
+    }
+
+    /// The accumulator after [`blind_rotate`].
+    pub fn accumulator(&self) -> &[T] {
+        &self.acc
+    }
+
+    /// Bytes of per-ciphertext state (used to size batches to the cache).
+    pub fn bytes(&self) -> usize {
+        let t = std::mem::size_of::<T>();
+        (self.acc.len() + self.diff.len() + self.ep.digits.len()) * t
+            + (self.ep.fdig.len() + self.ep.facc.len()) * 16
+    }
+}
+
+/// Shape of the external products of one blind rotation.
+pub fn shape_of(bsk: &FourierBsk) -> ExternalProductShape {
+    ExternalProductShape {
+        k: bsk.k,
+        decomposer: StreamingDecomposer::new(bsk.base_log, bsk.level),
+        group: (bsk.k + 1) * bsk.level,
+    }
+}
+
+/// Initialise the accumulator: `ACC = X^{−b̄}·(0, …, 0, TV)`.
+pub fn init_accumulator<T: Torus>(acc: &mut [T], tv: &[T], k: usize, b_bar: usize) {
+    let n = tv.len();
+    acc[..k * n].iter_mut().for_each(|x| *x = T::ZERO);
+    let t = (2 * n - b_bar) % (2 * n);
+    rotate(&mut acc[k * n..], tv, t);
+}
+
+/// Blind-rotate the test vector `tv` by the phase of `lwe` (dimension `n` = bsk's), leaving
+/// the result in `ws.acc`. `lwe` must already be under the key the bsk encrypts.
+pub fn blind_rotate<T: Torus>(
+    lwe: &[T],
+    tv: &[T],
+    bsk: &FourierBsk,
+    fft: &NegacyclicFft,
+    ws: &mut BlindRotateWorkspace<T>,
+) {
+    let n = bsk.n;
+    let k = bsk.k;
+    crate::modswitch::mod_switch_lwe(lwe, n, &mut ws.ms);
+    let b_bar = ws.ms[bsk.lwe_dim];
+    init_accumulator(&mut ws.acc, tv, k, b_bar);
+    let shape = shape_of(bsk);
+    for i in 0..bsk.lwe_dim {
+        let a = ws.ms[i];
+        cmux_rotate(&mut ws.acc, &mut ws.diff, bsk.ggsw(i), a, shape, fft, &mut ws.ep);
+    }
+}
+
+/// Emit the kernels of `batch` blind rotations (one `Kernel::Tfhe` per step per iteration),
+/// from the calling thread. A no-op unless a recorder is open.
+pub fn emit_blind_rotate_trace(bsk: &FourierBsk, batch: usize) {
+    if !basalt_trace::is_recording() {
+        return;
+    }
+    let n = bsk.n as u32;
+    let k = bsk.k as u32;
+    let rows = (k + 1) * bsk.level as u32;
+    let b = batch as u32;
+    let ifft_per_col = rows.div_ceil(shape_of(bsk).group as u32);
+    emit(Kernel::Tfhe { step: TfheStep::ModSwitch, size: bsk.lwe_dim as u32 + 1, count: b });
+    emit(Kernel::Tfhe { step: TfheStep::Rotate, size: n, count: b });
+    let _g = basalt_trace::region("BlindRotate");
+    for _ in 0..bsk.lwe_dim {
+        emit(Kernel::Tfhe { step: TfheStep::Rotate, size: n, count: b * (k + 1) });
+        emit(Kernel::Tfhe { step: TfheStep::Decompose, size: n, count: b * rows });
+        emit(Kernel::Tfhe { step: TfheStep::Fft, size: n, count: b * rows });
+        emit(Kernel::Tfhe { step: TfheStep::MultAdd, size: n, count: b * rows * (k + 1) });
+        emit(Kernel::Tfhe { step: TfheStep::Ifft, size: n, count: b * (k + 1) * ifft_per_col });
+        emit(Kernel::Tfhe { step: TfheStep::Accumulate, size: n, count: b * (k + 1) * ifft_per_col });
+    }
+}

@@ -1,0 +1,281 @@
+//! User-facing keys and ciphertexts: a [`ClientKey`] (secret keys) encrypts and decrypts, a
+//! [`ServerKey`] (bootstrapping + key-switching keys) evaluates lookup tables.
+//!
+//! Every key and ciphertext carries the parameter-set id and a random key id, checked on every
+//! operation and on deserialisation, so objects of different sets or keys never mix silently.
+
+use basalt_trace::{Kernel, TfheStep, emit};
+use serde::{Deserialize, Serialize};
+
+use crate::blind_rotate::BlindRotateWorkspace;
+use crate::bsk::FourierBsk;
+use crate::error::{Result, TfheError};
+use crate::fft::fft_for;
+use crate::glwe::GlweSecretKey;
+use crate::keyswitch::KeySwitchKey;
+use crate::lut::{Lut, delta};
+use crate::lwe::{LweCiphertext, LweSecretKey};
+use crate::params::{AtomicPattern, TfheParams};
+use crate::pbs::programmable_bootstrap;
+use crate::random::Csprng;
+use crate::torus::Torus;
+
+/// An encrypted message with the identity of its parameter set and key.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(bound = "")]
+pub struct Ciphertext<T: Torus> {
+    pub(crate) params_id: u64,
+    pub(crate) key_id: u64,
+    pub(crate) lwe: LweCiphertext<T>,
+}
+
+impl<T: Torus> Ciphertext<T> {
+    pub fn lwe(&self) -> &LweCiphertext<T> {
+        &self.lwe
+    }
+    pub fn key_id(&self) -> u64 {
+        self.key_id
+    }
+    pub fn params_id(&self) -> u64 {
+        self.params_id
+    }
+}
+
+/// Secret keys: small LWE key `s` (dimension n) and GLWE key `S` (its flattening is the big key).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(bound = "")]
+pub struct ClientKey<T: Torus> {
+    pub(crate) params: TfheParams,
+    pub(crate) key_id: u64,
+    pub(crate) lwe_sk: LweSecretKey<T>,
+    pub(crate) glwe_sk: GlweSecretKey<T>,
+}
+
+pub(crate) fn check_bits<T: Torus>(params: &TfheParams) -> Result<()> {
+    if params.torus_bits != T::BITS {
+        return Err(TfheError::TorusMismatch { expected: params.torus_bits, found: T::BITS });
+    }
+    Ok(())
+}
+
+impl<T: Torus> ClientKey<T> {
+    /// Fresh keys from the OS-seeded CSPRNG.
+    pub fn new(params: &TfheParams) -> Result<Self> {
+        Self::with_rng(params, &mut Csprng::from_os())
+    }
+
+    /// Keys from a given generator (deterministic tests).
+    pub fn with_rng(params: &TfheParams, rng: &mut Csprng) -> Result<Self> {
+        check_bits::<T>(params)?;
+        let lwe_sk = LweSecretKey::generate(params.lwe_dimension, rng);
+        let glwe_sk = GlweSecretKey::generate(params.glwe_dimension, params.polynomial_size, rng);
+        Ok(ClientKey { params: params.clone(), key_id: rng.next_u64(), lwe_sk, glwe_sk })
+    }
+
+    pub fn params(&self) -> &TfheParams {
+        &self.params
+    }
+
+    pub fn key_id(&self) -> u64 {
+        self.key_id
+    }
+
+    /// The key fresh ciphertexts are under (big key for KS→PBS, small key for PBS→KS).
+    fn input_key(&self) -> (LweSecretKey<T>, crate::params::NoiseDistribution) {
+        match self.params.atomic_pattern {
+            AtomicPattern::KsPbs => (self.glwe_sk.as_lwe_key(), self.params.glwe_noise),
+            AtomicPattern::PbsKs => (self.lwe_sk.clone(), self.params.lwe_noise),
+        }
+    }
+
+    /// Encrypt a plaintext torus value directly (advanced; no range check).
+    pub fn encrypt_raw(&self, mu: T, rng: &mut Csprng) -> Ciphertext<T> {
+        let (key, noise) = self.input_key();
+        Ciphertext { params_id: self.params.id(), key_id: self.key_id, lwe: key.encrypt(mu, noise, rng) }
+    }
+
+    /// Encrypt `m ∈ [0, message_modulus · carry_modulus)`.
+    pub fn encrypt(&self, m: u64) -> Result<Ciphertext<T>> {
+        self.encrypt_with(m, &mut Csprng::from_os())
+    }
+
+    pub fn encrypt_with(&self, m: u64, rng: &mut Csprng) -> Result<Ciphertext<T>> {
+        let p = self.params.plaintext_modulus();
+        if m >= p {
+            return Err(TfheError::MessageOutOfRange { message: m, modulus: p });
+        }
+        Ok(self.encrypt_raw(T::from_u64(m).wmul(delta(p)), rng))
+    }
+
+    /// Phase `b − <a, s>` under the matching key.
+    pub fn phase(&self, ct: &Ciphertext<T>) -> Result<T> {
+        self.check(ct)?;
+        let key = self.input_key().0;
+        if ct.lwe.dimension() != key.dimension() {
+            return Err(TfheError::Dimension {
+                what: "ciphertext",
+                expected: key.dimension(),
+                found: ct.lwe.dimension(),
+            });
+        }
+        Ok(key.phase(&ct.lwe))
+    }
+
+    /// Decrypt to `[0, p)` (message and carry; the padding bit is dropped).
+    pub fn decrypt(&self, ct: &Ciphertext<T>) -> Result<u64> {
+        let p = self.params.plaintext_modulus();
+        let ph = self.phase(ct)?;
+        let d: T = delta(p);
+        let shift = d.to_u64().trailing_zeros();
+        let rounded = ph.wadd(d.shr(1)).shr(shift).to_u64();
+        Ok(rounded % p)
+    }
+
+    /// Encrypt a boolean with the gate encoding `±1/8`.
+    pub fn encrypt_bool(&self, b: bool) -> Ciphertext<T> {
+        let eighth = T::ONE.shl(T::BITS - 3);
+        self.encrypt_raw(if b { eighth } else { eighth.wneg() }, &mut Csprng::from_os())
+    }
+
+    /// Decrypt a gate-encoded boolean: phase in `(0, 1/2)` is true.
+    pub fn decrypt_bool(&self, ct: &Ciphertext<T>) -> Result<bool> {
+        Ok(self.phase(ct)?.to_signed() > 0)
+    }
+
+    pub(crate) fn check(&self, ct: &Ciphertext<T>) -> Result<()> {
+        check_ids(self.params.id(), self.key_id, ct)
+    }
+
+    /// Generate the matching server key (bootstrapping key in Fourier form + key-switching key).
+    pub fn server_key(&self) -> ServerKey<T> {
+        self.server_key_with(&mut Csprng::from_os())
+    }
+
+    pub fn server_key_with(&self, rng: &mut Csprng) -> ServerKey<T> {
+        let p = &self.params;
+        let bsk = FourierBsk::generate(
+            &self.lwe_sk,
+            &self.glwe_sk,
+            p.pbs_base_log,
+            p.pbs_level,
+            p.glwe_noise,
+            rng,
+        );
+        let ksk = KeySwitchKey::generate(
+            &self.glwe_sk.as_lwe_key(),
+            &self.lwe_sk,
+            p.ks_base_log,
+            p.ks_level,
+            p.lwe_noise,
+            rng,
+        );
+        ServerKey { params: p.clone(), key_id: self.key_id, bsk, ksk }
+    }
+}
+
+pub(crate) fn check_ids<T: Torus>(params_id: u64, key_id: u64, ct: &Ciphertext<T>) -> Result<()> {
+    if ct.params_id != params_id {
+        return Err(TfheError::ParamsMismatch {
+            expected: format!("{params_id:#x}"),
+            found: format!("{:#x}", ct.params_id),
+        });
+    }
+    if ct.key_id != key_id {
+        return Err(TfheError::KeyMismatch { expected: key_id, found: ct.key_id });
+    }
+    Ok(())
+}
+
+/// Evaluation keys: Fourier bootstrapping key and key-switching key.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(bound = "")]
+pub struct ServerKey<T: Torus> {
+    pub(crate) params: TfheParams,
+    pub(crate) key_id: u64,
+    pub(crate) bsk: FourierBsk,
+    pub(crate) ksk: KeySwitchKey<T>,
+}
+
+impl<T: Torus> ServerKey<T> {
+    pub fn params(&self) -> &TfheParams {
+        &self.params
+    }
+
+    pub fn bsk(&self) -> &FourierBsk {
+        &self.bsk
+    }
+
+    pub fn ksk(&self) -> &KeySwitchKey<T> {
+        &self.ksk
+    }
+
+    /// Build a LUT for this key's parameters.
+    pub fn lut(&self, f: impl Fn(u64) -> u64) -> Lut<T> {
+        Lut::from_fn(&self.params, f)
+    }
+
+    /// Dimension of the LWE ciphertexts users hold.
+    pub fn ciphertext_dimension(&self) -> usize {
+        match self.params.atomic_pattern {
+            AtomicPattern::KsPbs => self.params.big_lwe_dimension(),
+            AtomicPattern::PbsKs => self.params.lwe_dimension,
+        }
+    }
+
+    pub(crate) fn check(&self, ct: &Ciphertext<T>) -> Result<()> {
+        check_ids(self.params.id(), self.key_id, ct)?;
+        let want = self.ciphertext_dimension();
+        if ct.lwe.dimension() != want {
+            return Err(TfheError::Dimension {
+                what: "ciphertext",
+                expected: want,
+                found: ct.lwe.dimension(),
+            });
+        }
+        Ok(())
+    }
+
+    pub(crate) fn check_lut(&self, lut: &Lut<T>) -> Result<()> {
+        if lut.tv.len() != self.params.polynomial_size {
+            return Err(TfheError::Dimension {
+                what: "lookup table",
+                expected: self.params.polynomial_size,
+                found: lut.tv.len(),
+            });
+        }
+        Ok(())
+    }
+
+    /// Key switching alone (big key → small key), on the raw LWE.
+    pub fn keyswitch(&self, lwe: &LweCiphertext<T>) -> LweCiphertext<T> {
+        let _r = basalt_trace::region("KeySwitch");
+        emit(Kernel::Tfhe {
+            step: TfheStep::KeySwitch,
+            size: self.ksk.out_dim as u32 + 1,
+            count: (self.ksk.in_dim * self.ksk.level) as u32,
+        });
+        let mut out = vec![T::ZERO; self.ksk.out_dim + 1];
+        self.ksk.keyswitch(&lwe.data, &mut out);
+        LweCiphertext::from_vec(out)
+    }
+
+    /// PBS alone (small key → big key), on the raw LWE.
+    pub fn bootstrap(&self, lwe: &LweCiphertext<T>, lut: &Lut<T>) -> LweCiphertext<T> {
+        let fft = fft_for(self.params.polynomial_size);
+        let mut ws = BlindRotateWorkspace::new(&fft, self.bsk.k, self.bsk.level);
+        let mut out = vec![T::ZERO; self.params.big_lwe_dimension() + 1];
+        programmable_bootstrap(&lwe.data, &lut.tv, &self.bsk, &fft, &mut ws, &mut out);
+        LweCiphertext::from_vec(out)
+    }
+
+    /// Evaluate `lut` on `ct`: KS then PBS (KsPbs) or PBS then KS (PbsKs).
+    pub fn apply_lut(&self, ct: &Ciphertext<T>, lut: &Lut<T>) -> Result<Ciphertext<T>> {
+        self.check(ct)?;
+        self.check_lut(lut)?;
+        let lwe = match self.params.atomic_pattern {
+            AtomicPattern::KsPbs => self.bootstrap(&self.keyswitch(&ct.lwe), lut),
+            AtomicPattern::PbsKs => self.keyswitch(&self.bootstrap(&ct.lwe, lut)),
+        };
+        Ok(Ciphertext { params_id: ct.params_id, key_id: ct.key_id, lwe })
+    }
+}

@@ -1,0 +1,349 @@
+//! Parameter sets: a plain literal (TOML data with provenance) is validated into [`TfheParams`].
+//!
+//! Why literal → validated (as SEAL's `EncryptionParameters` → `SEALContext` and Lattigo's
+//! `ParametersLiteral` → `Parameters`): presets live as data in `data/params/tfhe/*.toml`, anybody
+//! can write one, and every consumer gets the same named errors instead of a panic deep inside
+//! the FFT. Insecure sets (below 128 bits by their own source) only load with an explicit opt-in.
+
+use std::ops::Deref;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Result, TfheError};
+
+/// Noise distribution of fresh encryptions, in the units its source uses.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind")]
+pub enum NoiseDistribution {
+    /// Rounded Gaussian; `std_dev` is a fraction of the torus (TFHE lib / concrete convention).
+    Gaussian { std_dev: f64 },
+    /// TFHE-rs "TUniform": integers in `[-2^b, 2^b]`, interior values with probability
+    /// `2^-(b+1)`, the two ends with `2^-(b+2)`; `b` is in torus words (not fractions).
+    TUniform { bound_log2: u32 },
+}
+
+impl NoiseDistribution {
+    /// Variance as a fraction of the torus squared (q = 1), for the noise model.
+    pub fn variance(&self, torus_bits: u32) -> f64 {
+        match *self {
+            NoiseDistribution::Gaussian { std_dev } => std_dev * std_dev,
+            NoiseDistribution::TUniform { bound_log2 } => {
+                let b = bound_log2 as i32;
+                // Var = (2^(2b+1) + 1) / 6 in words^2.
+                (2f64.powi(2 * b + 1) + 1.0) / 6.0 / 2f64.powi(2 * torus_bits as i32)
+            }
+        }
+    }
+}
+
+/// Order of the two bootstrapping halves, which also fixes which key encrypts fresh inputs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum AtomicPattern {
+    /// TFHE-rs/shortint default: inputs live under the big (extracted GLWE) key, `KS` then `PBS`.
+    KsPbs,
+    /// TFHE-lib gate bootstrapping (and Strix's pipeline order): inputs under the small LWE key,
+    /// `PBS` then `KS`.
+    PbsKs,
+}
+
+/// A parameter set as written down (TOML): no invariant is guaranteed.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ParamsLiteral {
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+    #[serde(default)]
+    pub source: String,
+    #[serde(default)]
+    pub provenance: String,
+    pub torus_bits: u32,
+    pub lwe_dimension: usize,
+    pub glwe_dimension: usize,
+    pub polynomial_size: usize,
+    pub pbs_base_log: u32,
+    pub pbs_level: usize,
+    pub ks_base_log: u32,
+    pub ks_level: usize,
+    pub message_modulus: u64,
+    pub carry_modulus: u64,
+    pub atomic_pattern: AtomicPattern,
+    pub security_bits: u32,
+    #[serde(default)]
+    pub security_source: String,
+    pub lwe_noise: NoiseDistribution,
+    pub glwe_noise: NoiseDistribution,
+}
+
+/// Security level below which a set needs `allow_insecure`.
+pub const MIN_SECURE_BITS: u32 = 128;
+
+/// A validated parameter set. Read its fields through `Deref` to [`ParamsLiteral`].
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(transparent)]
+pub struct TfheParams {
+    lit: ParamsLiteral,
+}
+
+impl<'de> Deserialize<'de> for TfheParams {
+    /// Deserialising re-validates (insecure sets are accepted: the object already exists).
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        let lit = ParamsLiteral::deserialize(d)?;
+        TfheParams::from_literal(lit, true).map_err(serde::de::Error::custom)
+    }
+}
+
+impl Deref for TfheParams {
+    type Target = ParamsLiteral;
+    fn deref(&self) -> &ParamsLiteral {
+        &self.lit
+    }
+}
+
+const PRESETS: [(&str, &str); 5] = [
+    ("STRIX_I", include_str!("../../../data/params/tfhe/strix_i.toml")),
+    ("STRIX_II", include_str!("../../../data/params/tfhe/strix_ii.toml")),
+    ("STRIX_III", include_str!("../../../data/params/tfhe/strix_iii.toml")),
+    ("STRIX_IV", include_str!("../../../data/params/tfhe/strix_iv.toml")),
+    ("TFHERS_2_2_KS_PBS", include_str!("../../../data/params/tfhe/tfhers_2_2_ks_pbs.toml")),
+];
+
+/// Names of the shipped presets (`data/params/tfhe/*.toml`).
+pub fn preset_names() -> Vec<&'static str> {
+    PRESETS.iter().map(|(n, _)| *n).collect()
+}
+
+impl TfheParams {
+    /// A shipped preset by name (case-insensitive; `I`..`IV` and `2_2` are accepted as aliases).
+    pub fn preset(name: &str, allow_insecure: bool) -> Result<Self> {
+        let key = name.to_ascii_uppercase();
+        let key = match key.as_str() {
+            "I" | "SET_I" => "STRIX_I".to_string(),
+            "II" | "SET_II" => "STRIX_II".to_string(),
+            "III" | "SET_III" => "STRIX_III".to_string(),
+            "IV" | "SET_IV" => "STRIX_IV".to_string(),
+            "2_2" | "TFHERS_2_2" | "PARAM_MESSAGE_2_CARRY_2_KS_PBS" => "TFHERS_2_2_KS_PBS".into(),
+            _ => key,
+        };
+        let (_, text) = PRESETS
+            .iter()
+            .find(|(n, _)| *n == key)
+            .ok_or_else(|| TfheError::UnknownSet(name.to_string()))?;
+        Self::from_toml_str(text, allow_insecure)
+    }
+
+    /// Parse and validate a TOML literal.
+    pub fn from_toml_str(text: &str, allow_insecure: bool) -> Result<Self> {
+        let lit: ParamsLiteral =
+            toml::from_str(text).map_err(|e| TfheError::Parse(e.to_string()))?;
+        Self::from_literal(lit, allow_insecure)
+    }
+
+    /// Validate a literal. Every rule has a named error.
+    pub fn from_literal(lit: ParamsLiteral, allow_insecure: bool) -> Result<Self> {
+        let bits = lit.torus_bits;
+        if bits != 32 && bits != 64 {
+            return Err(TfheError::TorusBits(bits));
+        }
+        let n_poly = lit.polynomial_size;
+        if !n_poly.is_power_of_two() || !(64..=65536).contains(&n_poly) {
+            return Err(TfheError::PolynomialSize(n_poly));
+        }
+        if !(1..=8).contains(&lit.glwe_dimension) {
+            return Err(TfheError::GlweDimension(lit.glwe_dimension));
+        }
+        if !(1..=8192).contains(&lit.lwe_dimension) {
+            return Err(TfheError::LweDimension(lit.lwe_dimension));
+        }
+        for (which, base_log, level) in [
+            ("PBS", lit.pbs_base_log, lit.pbs_level),
+            ("KS", lit.ks_base_log, lit.ks_level),
+        ] {
+            if base_log == 0 || level == 0 || base_log as usize * level > bits as usize {
+                return Err(TfheError::Decomposition { which, base_log, level, bits });
+            }
+        }
+        for d in [lit.lwe_noise, lit.glwe_noise] {
+            match d {
+                NoiseDistribution::Gaussian { std_dev } => {
+                    if !(std_dev > 0.0 && std_dev < 0.5) {
+                        return Err(TfheError::Noise(format!("Gaussian std_dev {std_dev}")));
+                    }
+                }
+                NoiseDistribution::TUniform { bound_log2 } => {
+                    if bound_log2 + 2 >= bits {
+                        return Err(TfheError::Noise(format!("TUniform bound 2^{bound_log2}")));
+                    }
+                }
+            }
+        }
+        let p = lit.message_modulus.saturating_mul(lit.carry_modulus);
+        let enc_err = TfheError::Encoding {
+            message: lit.message_modulus,
+            carry: lit.carry_modulus,
+            bits,
+            n: n_poly,
+        };
+        if lit.message_modulus < 2 || !p.is_power_of_two() || p.trailing_zeros() + 1 >= bits {
+            return Err(enc_err);
+        }
+        // Each message needs a box of at least 2 coefficients (half a box on each side).
+        if p as usize * 2 > n_poly {
+            return Err(enc_err);
+        }
+        if lit.security_bits < MIN_SECURE_BITS && !allow_insecure {
+            return Err(TfheError::Insecure(lit.name.clone(), lit.security_bits));
+        }
+        Ok(TfheParams { lit })
+    }
+
+    /// The literal this set was validated from.
+    pub fn literal(&self) -> &ParamsLiteral {
+        &self.lit
+    }
+
+    /// Total plaintext space `p = message_modulus * carry_modulus` (one padding bit on top).
+    pub fn plaintext_modulus(&self) -> u64 {
+        self.message_modulus * self.carry_modulus
+    }
+
+    /// `k * N`: dimension of the extracted ("big") LWE key.
+    pub fn big_lwe_dimension(&self) -> usize {
+        self.glwe_dimension * self.polynomial_size
+    }
+
+    /// `true` when the set's own source rates it below [`MIN_SECURE_BITS`].
+    pub fn is_insecure(&self) -> bool {
+        self.security_bits < MIN_SECURE_BITS
+    }
+
+    /// A stable 64-bit identity of the set (FNV-1a of its canonical JSON), stored in every key
+    /// and ciphertext so that objects of different sets are never mixed.
+    pub fn id(&self) -> u64 {
+        let s = serde_json::to_string(&self.lit).unwrap_or_default();
+        fnv1a(s.as_bytes())
+    }
+}
+
+pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
+/// Small, insecure sets for tests and examples (fast keygen, same code paths).
+pub mod toy {
+    use super::*;
+
+    /// A toy literal: 64- or 32-bit torus, `n`, `N`, PBS/KS decompositions, plaintext space.
+    #[allow(clippy::too_many_arguments)]
+    pub fn literal(
+        torus_bits: u32,
+        n: usize,
+        big_n: usize,
+        pbs: (u32, usize),
+        ks: (u32, usize),
+        message_modulus: u64,
+        carry_modulus: u64,
+        atomic_pattern: AtomicPattern,
+    ) -> ParamsLiteral {
+        // Noise small enough that the toy sets essentially never fail (they are not secure).
+        let (lwe, glwe) = if torus_bits == 64 {
+            (
+                NoiseDistribution::TUniform { bound_log2: 40 },
+                NoiseDistribution::TUniform { bound_log2: 17 },
+            )
+        } else {
+            (
+                NoiseDistribution::Gaussian { std_dev: 2f64.powi(-18) },
+                NoiseDistribution::Gaussian { std_dev: 2f64.powi(-28) },
+            )
+        };
+        ParamsLiteral {
+            name: format!("TOY_{torus_bits}_{n}_{big_n}"),
+            description: "toy set for tests: INSECURE".into(),
+            source: "basalt-tfhe tests".into(),
+            provenance: "chosen for speed".into(),
+            torus_bits,
+            lwe_dimension: n,
+            glwe_dimension: 1,
+            polynomial_size: big_n,
+            pbs_base_log: pbs.0,
+            pbs_level: pbs.1,
+            ks_base_log: ks.0,
+            ks_level: ks.1,
+            message_modulus,
+            carry_modulus,
+            atomic_pattern,
+            security_bits: 0,
+            security_source: "none: toy".into(),
+            lwe_noise: lwe,
+            glwe_noise: glwe,
+        }
+    }
+
+    /// 64-bit torus, n = 128, N = 512, 2-bit message + 1-bit carry, KS→PBS.
+    pub fn u64_small() -> TfheParams {
+        let lit = literal(64, 128, 512, (16, 2), (4, 5), 4, 2, AtomicPattern::KsPbs);
+        TfheParams::from_literal(lit, true).expect("toy literal is valid")
+    }
+
+    /// 32-bit torus, n = 128, N = 512, boolean, PBS→KS (TFHE-lib style gates).
+    pub fn u32_small() -> TfheParams {
+        let lit = literal(32, 128, 512, (8, 3), (3, 6), 2, 1, AtomicPattern::PbsKs);
+        TfheParams::from_literal(lit, true).expect("toy literal is valid")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn presets_load_and_insecure_needs_opt_in() {
+        for name in preset_names() {
+            let p = TfheParams::preset(name, true).unwrap();
+            assert_eq!(p.name, name);
+        }
+        assert!(matches!(TfheParams::preset("STRIX_I", false), Err(TfheError::Insecure(_, 80))));
+        assert!(TfheParams::preset("ii", false).is_ok());
+        assert!(matches!(TfheParams::preset("nope", true), Err(TfheError::UnknownSet(_))));
+        let p = TfheParams::preset("2_2", false).unwrap();
+        assert_eq!((p.lwe_dimension, p.polynomial_size, p.pbs_base_log), (918, 2048, 23));
+    }
+
+    #[test]
+    fn validation_names_the_error() {
+        let base = TfheParams::preset("TFHERS_2_2_KS_PBS", false).unwrap().literal().clone();
+        let mut l = base.clone();
+        l.polynomial_size = 1000;
+        assert_eq!(TfheParams::from_literal(l, true), Err(TfheError::PolynomialSize(1000)));
+        let mut l = base.clone();
+        l.pbs_base_log = 33;
+        l.pbs_level = 2;
+        assert!(matches!(
+            TfheParams::from_literal(l, true),
+            Err(TfheError::Decomposition { which: "PBS", .. })
+        ));
+        let mut l = base.clone();
+        l.carry_modulus = 3;
+        assert!(matches!(TfheParams::from_literal(l, true), Err(TfheError::Encoding { .. })));
+        let mut l = base.clone();
+        l.torus_bits = 16;
+        assert_eq!(TfheParams::from_literal(l, true), Err(TfheError::TorusBits(16)));
+        let mut l = base;
+        l.glwe_noise = NoiseDistribution::Gaussian { std_dev: -1.0 };
+        assert!(matches!(TfheParams::from_literal(l, true), Err(TfheError::Noise(_))));
+        assert!(matches!(TfheParams::from_toml_str("x = 1", true), Err(TfheError::Parse(_))));
+    }
+
+    #[test]
+    fn ids_differ_between_sets() {
+        let a = TfheParams::preset("III", false).unwrap();
+        let b = TfheParams::preset("IV", false).unwrap();
+        assert_ne!(a.id(), b.id());
+        assert_eq!(a.id(), TfheParams::preset("STRIX_III", false).unwrap().id());
+    }
+}

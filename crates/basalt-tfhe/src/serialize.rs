@@ -1,0 +1,180 @@
+//! Serialisation (serde + bincode) with validation: a header (magic, version, kind, torus width,
+//! parameter-set id, key id) followed by the object. Deserialising checks the header against
+//! what the caller expects, bounds every allocation by the blob size, and re-checks every
+//! dimension, so a corrupted blob, an object of another parameter set or key, or an oversized
+//! LUT comes back as a [`TfheError`], never a panic.
+
+use bincode::Options;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Result, TfheError};
+use crate::keys::{Ciphertext, ClientKey, ServerKey, check_bits};
+use crate::lut::Lut;
+use crate::params::TfheParams;
+use crate::torus::Torus;
+
+const MAGIC: u32 = 0x5446_4842; // "BHFT"
+const VERSION: u16 = 1;
+
+/// What a blob holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum BlobKind {
+    Ciphertext,
+    ClientKey,
+    ServerKey,
+    Lut,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+struct Header {
+    magic: u32,
+    version: u16,
+    kind: BlobKind,
+    torus_bits: u32,
+    params_id: u64,
+    key_id: u64,
+}
+
+fn opts(limit: u64) -> impl Options + Copy {
+    bincode::DefaultOptions::new().with_fixint_encoding().with_limit(limit)
+}
+
+fn encode<P: Serialize>(kind: BlobKind, bits: u32, params_id: u64, key_id: u64, p: &P) -> Vec<u8> {
+    let h = Header { magic: MAGIC, version: VERSION, kind, torus_bits: bits, params_id, key_id };
+    let o = opts(u64::MAX);
+    let mut out = o.serialize(&h).expect("header serialises");
+    o.serialize_into(&mut out, p).expect("in-memory serialisation cannot fail");
+    out
+}
+
+/// Decode and check the header; `key_id = None` accepts any key.
+fn decode<P: DeserializeOwned>(
+    bytes: &[u8],
+    kind: BlobKind,
+    bits: u32,
+    params: &TfheParams,
+    key_id: Option<u64>,
+) -> Result<(Header, P)> {
+    let o = opts(bytes.len() as u64 + 64);
+    let mut r = bytes;
+    let h: Header = o.deserialize_from(&mut r).map_err(|e| TfheError::Corrupt(e.to_string()))?;
+    if h.magic != MAGIC || h.version != VERSION {
+        return Err(TfheError::Corrupt(format!("bad magic/version {:#x}/{}", h.magic, h.version)));
+    }
+    if h.kind != kind {
+        return Err(TfheError::Corrupt(format!("blob holds a {:?}, expected a {kind:?}", h.kind)));
+    }
+    if h.torus_bits != bits {
+        return Err(TfheError::TorusMismatch { expected: bits, found: h.torus_bits });
+    }
+    if h.params_id != params.id() {
+        return Err(TfheError::ParamsMismatch {
+            expected: format!("{} ({:#x})", params.name, params.id()),
+            found: format!("{:#x}", h.params_id),
+        });
+    }
+    if let Some(k) = key_id
+        && h.key_id != k
+    {
+        return Err(TfheError::KeyMismatch { expected: k, found: h.key_id });
+    }
+    let p: P = o.deserialize_from(&mut r).map_err(|e| TfheError::Corrupt(e.to_string()))?;
+    if !r.is_empty() {
+        return Err(TfheError::Corrupt(format!("{} trailing bytes", r.len())));
+    }
+    Ok((h, p))
+}
+
+fn dim(what: &'static str, expected: usize, found: usize) -> Result<()> {
+    if expected != found {
+        return Err(TfheError::Dimension { what, expected, found });
+    }
+    Ok(())
+}
+
+pub fn serialize_ciphertext<T: Torus>(ct: &Ciphertext<T>) -> Vec<u8> {
+    encode(BlobKind::Ciphertext, T::BITS, ct.params_id, ct.key_id, ct)
+}
+
+/// Load a ciphertext that must belong to `sk`'s parameter set and key.
+pub fn deserialize_ciphertext<T: Torus>(bytes: &[u8], sk: &ServerKey<T>) -> Result<Ciphertext<T>> {
+    let (h, ct): (Header, Ciphertext<T>) =
+        decode(bytes, BlobKind::Ciphertext, T::BITS, &sk.params, Some(sk.key_id))?;
+    if h.params_id != ct.params_id || h.key_id != ct.key_id {
+        return Err(TfheError::Corrupt("header and ciphertext identities differ".into()));
+    }
+    sk.check(&ct)?;
+    Ok(ct)
+}
+
+pub fn serialize_server_key<T: Torus>(sk: &ServerKey<T>) -> Vec<u8> {
+    encode(BlobKind::ServerKey, T::BITS, sk.params.id(), sk.key_id, sk)
+}
+
+/// Load a server key for `params` (any key id), checking every dimension of both keys.
+pub fn deserialize_server_key<T: Torus>(bytes: &[u8], params: &TfheParams) -> Result<ServerKey<T>> {
+    check_bits::<T>(params)?;
+    let (h, sk): (Header, ServerKey<T>) = decode(bytes, BlobKind::ServerKey, T::BITS, params, None)?;
+    if sk.params != *params || h.key_id != sk.key_id {
+        return Err(TfheError::Corrupt("embedded parameters or key id differ from header".into()));
+    }
+    let p = params;
+    let b = &sk.bsk;
+    dim("bsk LWE dimension", p.lwe_dimension, b.lwe_dim)?;
+    dim("bsk GLWE dimension", p.glwe_dimension, b.k)?;
+    dim("bsk polynomial size", p.polynomial_size, b.n)?;
+    dim("bsk level", p.pbs_level, b.level)?;
+    dim("bsk base log", p.pbs_base_log as usize, b.base_log as usize)?;
+    dim("bsk FFT layout", crate::fft::fft_for(p.polynomial_size).base_n(), b.fft_base_n)?;
+    dim("bsk data", b.ggsw_len() * b.lwe_dim, b.data.len())?;
+    if b.data.iter().any(|z| !z.re.is_finite() || !z.im.is_finite()) {
+        return Err(TfheError::Corrupt("non-finite Fourier coefficient in bsk".into()));
+    }
+    let k = &sk.ksk;
+    dim("ksk input dimension", p.big_lwe_dimension(), k.in_dim)?;
+    dim("ksk output dimension", p.lwe_dimension, k.out_dim)?;
+    dim("ksk level", p.ks_level, k.level)?;
+    dim("ksk base log", p.ks_base_log as usize, k.base_log as usize)?;
+    dim("ksk data", k.in_dim * k.level * (k.out_dim + 1), k.data.len())?;
+    Ok(sk)
+}
+
+pub fn serialize_client_key<T: Torus>(ck: &ClientKey<T>) -> Vec<u8> {
+    encode(BlobKind::ClientKey, T::BITS, ck.params.id(), ck.key_id, ck)
+}
+
+pub fn deserialize_client_key<T: Torus>(bytes: &[u8], params: &TfheParams) -> Result<ClientKey<T>> {
+    check_bits::<T>(params)?;
+    let (h, ck): (Header, ClientKey<T>) = decode(bytes, BlobKind::ClientKey, T::BITS, params, None)?;
+    if ck.params != *params || h.key_id != ck.key_id {
+        return Err(TfheError::Corrupt("embedded parameters or key id differ from header".into()));
+    }
+    dim("LWE key", params.lwe_dimension, ck.lwe_sk.s.len())?;
+    dim("GLWE key", params.big_lwe_dimension(), ck.glwe_sk.s.len())?;
+    dim("GLWE key k", params.glwe_dimension, ck.glwe_sk.k)?;
+    dim("GLWE key N", params.polynomial_size, ck.glwe_sk.n)?;
+    if ck.lwe_sk.s.iter().chain(&ck.glwe_sk.s).any(|&b| b != T::ZERO && b != T::ONE) {
+        return Err(TfheError::Corrupt("secret key is not binary".into()));
+    }
+    Ok(ck)
+}
+
+pub fn serialize_lut<T: Torus>(lut: &Lut<T>, params: &TfheParams) -> Vec<u8> {
+    encode(BlobKind::Lut, T::BITS, params.id(), 0, lut)
+}
+
+/// Load a LUT for `params`: the test vector must have `N` words and the table at most `p`
+/// entries, each `< p`.
+pub fn deserialize_lut<T: Torus>(bytes: &[u8], params: &TfheParams) -> Result<Lut<T>> {
+    let (_, lut): (Header, Lut<T>) = decode(bytes, BlobKind::Lut, T::BITS, params, None)?;
+    let p = params.plaintext_modulus();
+    if lut.table.len() as u64 > p {
+        return Err(TfheError::LutTooLarge { max: p as usize, found: lut.table.len() });
+    }
+    if let Some(&v) = lut.table.iter().find(|&&v| v >= p) {
+        return Err(TfheError::MessageOutOfRange { message: v, modulus: p });
+    }
+    dim("test vector", params.polynomial_size, lut.tv.len())?;
+    Ok(lut)
+}
