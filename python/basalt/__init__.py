@@ -1,9 +1,10 @@
 """Basalt: fast encrypted computing (CKKS and TFHE) with software models of FHE accelerators.
 
-The compiled core lives in ``basalt._basalt`` (Rust, via PyO3); this package is the numpy-facing
-API on top of it.
+The compiled core lives in ``basalt._basalt`` (Rust, via PyO3); the modules here are the
+numpy-facing API on top of it: :mod:`basalt.ckks`.
 """
 
-from ._basalt import __version__
+from . import ckks
+from ._basalt import BasaltError, __version__
 
-__all__ = ["__version__"]
+__all__ = ["BasaltError", "ckks", "__version__"]

@@ -12,6 +12,7 @@
 //! the NTT domain; `level` is the index of the top Q prime; rotations by `k > 0` rotate the
 //! slots to the left (Galois element `5^k`).
 
+pub mod bench;
 pub mod ciphertext;
 pub mod encoder;
 pub mod encryptor;
@@ -21,6 +22,7 @@ pub mod keys;
 pub mod keyswitch;
 pub mod params;
 pub mod precision;
+pub mod serialize;
 mod util;
 
 pub use ciphertext::{Ciphertext, Plaintext};

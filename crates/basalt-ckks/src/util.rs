@@ -1,7 +1,7 @@
 //! Small helpers shared by the key and evaluator modules: views of a polynomial on fewer limbs,
 //! lifting a Q polynomial to `Q ∪ P`, and the CSPRNG.
 
-use basalt_math::{Domain, RnsPoly, RingContext};
+use basalt_math::{RingContext, RnsPoly};
 use basalt_trace::{ElemOp, Kernel, emit};
 use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;
@@ -22,11 +22,6 @@ pub(crate) fn restrict(a: &RnsPoly, q_limbs: usize, p_limbs: usize) -> RnsPoly {
     let p0 = a.q_limbs() * n;
     data.extend_from_slice(&a.data()[p0..p0 + n * p_limbs]);
     RnsPoly::from_parts(n, q_limbs, p_limbs, a.domain(), data).expect("shape matches")
-}
-
-/// Same shape as `like` (real or symbolic) but on the given limbs.
-pub(crate) fn zero_shaped(like: &RnsPoly, q_limbs: usize, p_limbs: usize, domain: Domain) -> RnsPoly {
-    like.with_shape(q_limbs, p_limbs, domain)
 }
 
 /// `P · a` on `Q_l ∪ P` for a `Q_l` polynomial `a`: the Q limbs are `a · (P mod q_i)`, the P

@@ -1,9 +1,23 @@
-//! PyO3 bindings. Only glue lives here: every error becomes a Python exception, never a panic.
+//! PyO3 bindings. Only glue lives here: every error becomes a Python `basalt.BasaltError`
+//! (a `ValueError`), never a panic, and heavy work releases the GIL.
 
+mod ckks;
+
+use pyo3::create_exception;
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
+
+create_exception!(_basalt, BasaltError, PyValueError, "Invalid input to a Basalt operation.");
+
+/// Map any displayable error to a `BasaltError`.
+pub(crate) fn err(e: impl std::fmt::Display) -> PyErr {
+    BasaltError::new_err(e.to_string())
+}
 
 #[pymodule]
 fn _basalt(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("BasaltError", m.py().get_type::<BasaltError>())?;
+    ckks::register(m)?;
     Ok(())
 }

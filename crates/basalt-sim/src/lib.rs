@@ -26,6 +26,7 @@
 mod error;
 pub mod machine;
 pub mod memory;
+mod overrides;
 pub mod papers;
 pub mod report;
 pub mod reproduce;

@@ -78,6 +78,10 @@ pub enum Eviction {
 #[serde(deny_unknown_fields)]
 pub struct ScheduleCfg {
     pub overlap: Overlap,
+    /// How many windows ahead HBM loads may start (decoupled prefetch into double buffers).
+    /// 0 = a window's loads start with the window.
+    #[serde(default)]
+    pub prefetch_windows: u32,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

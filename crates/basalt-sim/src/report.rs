@@ -58,12 +58,32 @@ impl Report {
         self.units.iter().find(|u| u.name == name)
     }
 
-    /// Regions in folded-stack form (`a;b cycles`), for flame graphs.
+    /// Regions in folded-stack form (`a;b cycles`), for flame graphs (`regions.folded`).
     pub fn folded(&self) -> String {
         self.regions
             .iter()
             .map(|(p, r)| format!("{p} {:.0}\n", r.cycles))
             .collect()
+    }
+
+    /// The whole report as TOML (`summary.toml`).
+    pub fn summary_toml(&self) -> String {
+        toml::to_string(self).unwrap_or_else(|e| format!("# report not serializable: {e}\n"))
+    }
+
+    /// One row per unit group and per region (`breakdown.csv`):
+    /// `kind,name,cycles,stall_cycles,utilisation,energy_j`.
+    pub fn breakdown_csv(&self) -> String {
+        let mut out = String::from("kind,name,cycles,stall_cycles,utilisation,energy_j\n");
+        for u in &self.units {
+            let e = u.energy_j.map_or(String::new(), |e| format!("{e:.6e}"));
+            out += &format!("unit,{},{:.0},,{:.4},{e}\n", u.name, u.busy_cycles, u.utilisation);
+        }
+        for (p, r) in &self.regions {
+            let q = if p.contains(',') { format!("\"{p}\"") } else { p.clone() };
+            out += &format!("region,{q},{:.0},{:.0},,\n", r.cycles, r.stall_cycles);
+        }
+        out
     }
 }
 

@@ -11,8 +11,12 @@
 //!   window, CraterLake §6 / Osiris GSC);
 //! * window time = max(compute, memory); the excess over compute is a *memory stall*.
 //!
-//! No prefetch crosses a window boundary, so the model is conservative for programs whose
-//! regions are short. Barriers: with Osiris' `limb_interleaving = false` a BConv cannot overlap
+//! HBM is a second, in-order timeline: with `prefetch_windows = p` the loads of window w may
+//! start as soon as window w − p started (double-buffering, CraterLake's decoupled data
+//! orchestration §6, Osiris' next-key fetch under GSC §IV-E, Strix's bsk prefetch §IV-E); a
+//! window then ends at max(its start + compute, the end of its loads). With p = 0 loads start
+//! with their window. On-chip capacity does not limit prefetch yet (no operand identities in the
+//! trace), so keep p small. Barriers: with Osiris' `limb_interleaving = false` a BConv cannot overlap
 //! the INTT before it or the NTT after it (Osiris §IV-B), so BConv kernels get a window of
 //! their own. Without a KSHGen unit (or with `kshgen = false`) `KeyGen` kernels cost nothing
 //! and their keys are loaded in full instead (`memory::kernel_traffic`).
@@ -80,6 +84,10 @@ struct State<'m> {
     fill: f64,
     mem: f64,
     kernels: u64,
+    // timelines
+    now: f64,
+    hbm_free: f64,
+    starts: Vec<f64>,
     // totals
     unit_busy: Vec<f64>,
     cycles: f64,
@@ -101,6 +109,9 @@ impl<'m> State<'m> {
             fill: 0.0,
             mem: 0.0,
             kernels: 0,
+            now: 0.0,
+            hbm_free: 0.0,
+            starts: Vec::new(),
             unit_busy: vec![0.0; m.units.len()],
             cycles: 0.0,
             compute: 0.0,
@@ -146,7 +157,22 @@ impl<'m> State<'m> {
             Overlap::Serial => self.serial,
             Overlap::Chained => self.busy.iter().cloned().fold(0.0, f64::max) + self.fill,
         };
-        let time = compute.max(self.mem);
+        let start = self.now;
+        let p = self.m.schedule.prefetch_windows as usize;
+        let earliest = if p == 0 || self.starts.len() < p {
+            if p == 0 { start } else { 0.0 }
+        } else {
+            self.starts[self.starts.len() - p]
+        };
+        let mut end = start + compute;
+        if self.mem > 0.0 {
+            let load_start = self.hbm_free.max(earliest);
+            self.hbm_free = load_start + self.mem;
+            end = end.max(self.hbm_free);
+        }
+        self.starts.push(start);
+        self.now = end;
+        let time = end - start;
         let stall = time - compute;
         self.cycles += time;
         self.compute += compute;
@@ -285,6 +311,31 @@ mod tests {
     }
 
     #[test]
+    fn prefetch_lets_loads_run_under_the_previous_window() {
+        let mut b = Builder::new();
+        b.region("a", |b| {
+            b.k(Kernel::Ntt { n: N, limbs: 4 }); // 128 cycles, no memory
+        });
+        b.region("b", |b| {
+            b.k(Kernel::Elem {
+                n: N,
+                limbs: 1,
+                op: ElemOp::Add,
+            }); // 32 cycles
+            b.k(Kernel::PlainLoad { n: N, limbs: 1 }); // 262.144 cycles
+        });
+        let t = b.build();
+        let mut m = toy(Overlap::Chained);
+        let r0 = simulate(&m, &t).unwrap();
+        assert!((r0.cycles - (128.0 + 262.144)).abs() < 1e-9);
+        m.schedule.prefetch_windows = 1;
+        let r1 = simulate(&m, &t).unwrap();
+        // The load starts with window "a" and ends at 262.144; window "b" ends then.
+        assert!((r1.cycles - 262.144).abs() < 1e-9, "{}", r1.cycles);
+        assert!((r1.regions["b"].stall_cycles - (262.144 - 128.0 - 32.0)).abs() < 1e-9);
+    }
+
+    #[test]
     fn limb_interleaving_off_isolates_bconv() {
         let mut m = toy(Overlap::Chained);
         let mut bc = unit(UnitClass::Bconv, 1, 2048);
@@ -374,5 +425,10 @@ mod tests {
         assert!((r.unit("rotator").unwrap().busy_cycles / br - 0.5).abs() < 0.01);
         let json = serde_json::to_string(&r).unwrap();
         assert!(json.contains("\"utilisation\""));
+        let summary = r.summary_toml();
+        assert!(summary.contains("machine = \"strix\""), "{summary}");
+        let csv = r.breakdown_csv();
+        assert_eq!(csv.lines().count(), 1 + r.units.len() + r.regions.len());
+        assert!(csv.contains("region,PBS;BlindRotate,"));
     }
 }

@@ -137,3 +137,11 @@ fn unknown_paper_is_an_error() {
         Err(SimError::UnknownPaper(_))
     ));
 }
+
+/// `cargo test --release -p basalt-sim --test reproduce -- --ignored --nocapture` prints the
+/// full reproduction report.
+#[test]
+#[ignore]
+fn print_report() {
+    println!("{}", reproduce(None, &data()).unwrap());
+}

@@ -3,8 +3,11 @@
 //! ```text
 //! cargo run --release -p basalt-tfhe --example pbs_bench -- --set TFHERS_2_2_KS_PBS \
 //!     [--threads 1,2] [--counts 1,8,64,512] [--reps 20] [--failure-trials 10000] \
-//!     [--core-batch B] [--no-stages] [--allow-insecure] [--latency-only]
+//!     [--core-batch B] [--no-stages] [--allow-insecure] [--latency-only] [--noise]
 //! ```
+//!
+//! `--noise` prints the noise model's report only (no keys); `--failure-trials N` adds a measured
+//! failure rate over N encrypt → LUT → decrypt trials (use ≥ 10,000 for sets I–III, 1,000 for IV).
 
 use basalt_tfhe::TfheParams;
 use basalt_tfhe::bench::{BenchOptions, run_pbs_bench_with};
@@ -18,6 +21,7 @@ fn main() {
     let mut set = "TFHERS_2_2_KS_PBS".to_string();
     let mut opts = BenchOptions::default();
     let mut allow_insecure = false;
+    let mut noise_only = false;
     let mut i = 0;
     while i < args.len() {
         let next = args.get(i + 1).cloned().unwrap_or_default();
@@ -30,6 +34,11 @@ fn main() {
             "--core-batch" => opts.core_batch = next.parse().ok(),
             "--no-stages" => {
                 opts.stages = false;
+                i += 1;
+                continue;
+            }
+            "--noise" => {
+                noise_only = true;
                 i += 1;
                 continue;
             }
@@ -57,6 +66,11 @@ fn main() {
             std::process::exit(2);
         }
     };
+    if noise_only {
+        let r = basalt_tfhe::noise::estimate(&params);
+        println!("{}", serde_json::to_string(&r).expect("report serialises"));
+        return;
+    }
     let mut sink = |r: &basalt_tfhe::bench::BenchRecord| {
         println!("{}", serde_json::to_string(r).expect("record serialises"));
     };

@@ -132,6 +132,60 @@ mod tests {
         assert!((ln_erfc(-1.0).exp() - 1.842_700_79).abs() < 1e-6);
     }
 
+    use crate::keys::ClientKey;
+    use crate::lut::{Lut, delta};
+    use crate::params::{AtomicPattern, NoiseDistribution, toy};
+    use crate::random::Csprng;
+    use crate::torus::{Torus, to_real};
+
+    /// The blind-rotation output variance predicted by the model matches the measured one.
+    #[test]
+    fn blind_rotation_variance_matches_measurement() {
+        let params = toy::u64_small();
+        let model = estimate(&params);
+        let mut rng = Csprng::from_seed(51);
+        let ck = ClientKey::<u64>::with_rng(&params, &mut rng).unwrap();
+        let sk = ck.server_key_with(&mut rng);
+        let p = params.plaintext_modulus();
+        let lut = Lut::from_fn(&params, |x| x);
+        let big = ck.glwe_sk.as_lwe_key();
+        let trials = 400;
+        let mut sum2 = 0.0;
+        for t in 0..trials {
+            let m = t as u64 % p;
+            let mu = m.wmul(delta::<u64>(p));
+            let small = ck.lwe_sk.encrypt(mu, params.lwe_noise, &mut rng);
+            let out = sk.bootstrap(&small, &lut);
+            let e = to_real(big.phase(&out).wsub(mu));
+            sum2 += e * e;
+        }
+        let measured = sum2 / trials as f64;
+        let ratio = measured / model.blind_rotate_var;
+        eprintln!("BR variance: measured {measured:e}, model {:e}, ratio {ratio:.3}", model.blind_rotate_var);
+        assert!((0.75..1.33).contains(&ratio), "measured {measured:e} model {:e}", model.blind_rotate_var);
+    }
+
+    /// With deliberately large key-switching noise (p_fail of a few percent), the measured
+    /// failure rate of KS → PBS agrees with the model's erfc.
+    #[test]
+    fn failure_rate_matches_model_on_a_noisy_set() {
+        let mut lit = toy::literal(64, 128, 512, (16, 2), (4, 5), 4, 2, AtomicPattern::KsPbs);
+        lit.lwe_noise = NoiseDistribution::Gaussian { std_dev: 6.0e-5 };
+        let params = TfheParams::from_literal(lit, true).unwrap();
+        let model = estimate(&params);
+        let expected = model.log2_p_fail.exp2();
+        assert!((0.01..0.2).contains(&expected), "p_fail {expected}");
+        let mut rng = Csprng::from_seed(52);
+        let ck = ClientKey::<u64>::with_rng(&params, &mut rng).unwrap();
+        let sk = ck.server_key_with(&mut rng);
+        let trials = 1500u64;
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+        let fails = pool.install(|| crate::bench::failure_rate(&ck, &sk, trials, &mut rng)).unwrap();
+        let rate = fails as f64 / trials as f64;
+        eprintln!("failure rate: measured {rate} ({fails}/{trials}), model {expected}");
+        assert!(rate > expected / 2.0 && rate < expected * 2.0, "measured {rate}, model {expected}");
+    }
+
     #[test]
     fn presets_have_finite_reports_and_2_2_is_reliable() {
         for name in crate::params::preset_names() {

@@ -78,16 +78,25 @@ pub struct ParamsLiteral {
 pub const MIN_SECURE_BITS: u32 = 128;
 
 /// A validated parameter set. Read its fields through `Deref` to [`ParamsLiteral`].
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(transparent)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct TfheParams {
     lit: ParamsLiteral,
+}
+
+impl Serialize for TfheParams {
+    /// Serialised as the literal's canonical JSON text, so that binary formats without
+    /// self-description (bincode) can carry the tagged noise distributions.
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        let text = serde_json::to_string(&self.lit).map_err(serde::ser::Error::custom)?;
+        s.serialize_str(&text)
+    }
 }
 
 impl<'de> Deserialize<'de> for TfheParams {
     /// Deserialising re-validates (insecure sets are accepted: the object already exists).
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
-        let lit = ParamsLiteral::deserialize(d)?;
+        let text = String::deserialize(d)?;
+        let lit: ParamsLiteral = serde_json::from_str(&text).map_err(serde::de::Error::custom)?;
         TfheParams::from_literal(lit, true).map_err(serde::de::Error::custom)
     }
 }

@@ -178,3 +178,29 @@ pub fn deserialize_lut<T: Torus>(bytes: &[u8], params: &TfheParams) -> Result<Lu
     dim("test vector", params.polynomial_size, lut.tv.len())?;
     Ok(lut)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::params::toy;
+
+    #[test]
+    fn oversized_lut_blob_is_rejected() {
+        let params = toy::u64_small();
+        let p = params.plaintext_modulus();
+        let mut lut = Lut::<u64>::from_fn(&params, |x| x);
+        lut.table = (0..2 * p).map(|x| x % p).collect();
+        let blob = serialize_lut(&lut, &params);
+        assert_eq!(
+            deserialize_lut::<u64>(&blob, &params),
+            Err(TfheError::LutTooLarge { max: p as usize, found: 2 * p as usize })
+        );
+        lut.table = vec![p + 3];
+        let blob = serialize_lut(&lut, &params);
+        assert!(matches!(deserialize_lut::<u64>(&blob, &params), Err(TfheError::MessageOutOfRange { .. })));
+        lut.table = vec![0];
+        lut.tv.pop();
+        let blob = serialize_lut(&lut, &params);
+        assert!(matches!(deserialize_lut::<u64>(&blob, &params), Err(TfheError::Dimension { .. })));
+    }
+}

@@ -3,8 +3,8 @@
 //!
 //! Checks, in order: ring degree; Q and P given one way each; bit sizes in 20..=61; primes
 //! generated or checked (prime, `q ≡ 1 mod 2N`, all distinct); `dnum`/`alpha` in range; `P` at
-//! least as large as the largest digit (otherwise key switching would amplify noise instead
-//! of dividing it); secret weight, σ, scale, level layout; and finally security against the
+//! least as large as the largest digit up to [`SLACK_BITS`] (otherwise key switching would
+//! amplify noise instead of dividing it); secret weight, σ, scale, level layout; and finally security against the
 //! HE Standard table unless the caller opted in.
 
 use std::sync::Arc;
@@ -17,6 +17,9 @@ use sha3::{Digest, Sha3_256};
 use super::literal::{ParametersLiteral, SecretDistribution};
 use super::security::{self, SecurityEstimate};
 use crate::error::ParamError;
+
+/// How many bits `P` may fall short of the largest digit before validation rejects the set.
+pub const SLACK_BITS: f64 = 8.0;
 
 /// Validated CKKS parameters with their ring. Cheap to clone (the ring is shared).
 #[derive(Clone)]
@@ -102,16 +105,23 @@ fn generate(
             primes::ntt_primes(b, log_n, cq + cp, exclude)
         }
             .map_err(|e| ParamError::PrimeGeneration(e.to_string()))?;
-        let mut it = got.into_iter();
-        for (i, &x) in log_q.iter().enumerate() {
-            if x == b {
-                q[i] = it.next().ok_or_else(|| ParamError::PrimeGeneration("short".into()))?;
+        // Interleave Q and P in proportion to their counts, so that a size shared by both (a
+        // 1-digit set with P ≈ Q) gives them primes of the same magnitude.
+        let qpos: Vec<usize> = (0..log_q.len()).filter(|&i| log_q[i] == b).collect();
+        let ppos: Vec<usize> = (0..log_p.len()).filter(|&i| log_p[i] == b).collect();
+        let (mut iq, mut ip) = (0usize, 0usize);
+        for prime in got {
+            let take_p = ip < cp && (iq >= cq || (ip + 1) * cq <= (iq + 1) * cp);
+            if take_p {
+                p[ppos[ip]] = prime;
+                ip += 1;
+            } else {
+                q[qpos[iq]] = prime;
+                iq += 1;
             }
         }
-        for (i, &x) in log_p.iter().enumerate() {
-            if x == b {
-                p[i] = it.next().ok_or_else(|| ParamError::PrimeGeneration("short".into()))?;
-            }
+        if iq != cq || ip != cp {
+            return Err(ParamError::PrimeGeneration(format!("too few {b}-bit primes")));
         }
     }
     Ok((q, p))
@@ -193,7 +203,10 @@ impl Parameters {
         let dnum = limbs.div_ceil(alpha);
         let log_p = log2_sum(&p);
         let log_digit = q.chunks(alpha).map(log2_sum).fold(0.0, f64::max);
-        if log_p + 1.0 < log_digit {
+        // P may be slightly smaller than a digit (1-digit sets with P primes generated below
+        // the Q primes): each missing bit costs one bit of key-switching noise. Reject only a
+        // clear mismatch.
+        if log_p + SLACK_BITS < log_digit {
             return Err(ParamError::SpecialModulusTooSmall { log_p, log_digit });
         }
         if let SecretDistribution::Hamming { h } = lit.secret

@@ -77,6 +77,9 @@ pub const STRIX_SETS: [(&str, PbsParams); 4] = [
 /// library that accumulates fully in the frequency domain uses `accum_depth = (k+1)·l_b`.
 /// Finally sample-extract and key-switch (Alg. 2: k·N·l_k digits × (n+1) MACs per LWE).
 ///
+/// `size`/`count` follow basalt-tfhe's own trace emission (`units::pbs` has the table), so a
+/// library trace and this stream time identically.
+///
 /// Each blind-rotation iteration is its own region, because iteration i+1 depends on i. The
 /// iteration's GGSW `bsk[i]` is loaded once and shared by the whole batch (Strix's two-level
 /// batching); it is written as a `KeyLoad` of `(k+1)·l_b` digits × 2 polynomials, which is exact
@@ -105,8 +108,12 @@ pub fn pbs_epoch(p: PbsParams, batch: u32, accum_depth: u32) -> Trace {
     let mut b = Builder::new();
     b.region("PBS", |b| {
         b.region("ModSwitch", |b| {
-            b.k(t(TfheStep::ModSwitch, batch * (n + 1)));
-            b.k(t(TfheStep::Rotate, polys));
+            b.k(Kernel::Tfhe {
+                step: TfheStep::ModSwitch,
+                size: n + 1,
+                count: batch,
+            });
+            b.k(t(TfheStep::Rotate, batch));
         });
         for _ in 0..n {
             b.region("BlindRotate", |b| {
@@ -128,7 +135,7 @@ pub fn pbs_epoch(p: PbsParams, batch: u32, accum_depth: u32) -> Trace {
             });
         }
         b.region("SampleExtract", |b| {
-            b.k(t(TfheStep::SampleExtract, polys));
+            b.k(t(TfheStep::SampleExtract, batch));
         });
     });
     b.region("KeySwitch", |b| {

@@ -14,7 +14,7 @@ pub mod kshgen;
 pub mod ntt;
 pub mod pbs;
 
-use basalt_trace::Kernel;
+use basalt_trace::{Kernel, TfheStep};
 
 use crate::SimError;
 use crate::machine::{Machine, Unit, UnitClass};
@@ -78,8 +78,8 @@ pub(crate) fn check_fits(m: &Machine, k: &Kernel) -> Result<(), SimError> {
         Kernel::KeyLoad { n, limbs, .. } => (n, limbs),
         Kernel::BConv { n, from, to } => (n, from + to),
         Kernel::Tfhe { step, size, .. } => {
-            // Key switching's `size` is an LWE dimension, not a polynomial size.
-            if step == basalt_trace::TfheStep::KeySwitch {
+            // Key switching's and modulus switching's `size` is an LWE size, not a polynomial.
+            if matches!(step, TfheStep::KeySwitch | TfheStep::ModSwitch) {
                 return Ok(());
             }
             (size, 0)

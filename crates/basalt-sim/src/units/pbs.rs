@@ -1,18 +1,20 @@
 //! The TFHE PBS and key-switch clusters of Strix (§IV-B, Fig. 4): rotator, decomposer, I/FFT,
 //! vector multiply-add (VMA), accumulator and the integer key-switch MAC array.
 //!
-//! `Kernel::Tfhe { step, size, count }` is read as follows (the closed-form generator in
-//! `synth::tfhe` emits exactly this; the TFHE library must match it):
+//! `Kernel::Tfhe { step, size, count }` is read as follows — the convention of basalt-tfhe's
+//! `emit_blind_rotate_trace` / `keyswitch_batch`, which the closed-form generator in
+//! `synth::tfhe` follows too:
 //!
 //! | step | `size` | `count` | cycles per item on one instance |
 //! |---|---|---|---|
-//! | ModSwitch | N | coefficients | 1 / lanes |
-//! | Rotate, SampleExtract | N | polynomials | N / lanes |
+//! | ModSwitch | LWE size n+1 | LWE ciphertexts | (n+1) / lanes |
+//! | Rotate | N | polynomials | N / lanes |
+//! | SampleExtract | N | LWE ciphertexts | N / lanes |
 //! | Decompose | N | *output* (decomposed) polynomials | N / lanes |
 //! | Fft, Ifft | N | polynomials | N/2 / lanes folded, N / lanes unfolded |
 //! | MultAdd | N | polynomial products (frequency domain) | N/2 / lanes folded, N / lanes not |
 //! | Accumulate | N | input polynomials (IFFT outputs) | N / lanes |
-//! | KeySwitch | output LWE dimension n | decomposed input digits (k·N·l_k per LWE) | (n+1) / lanes |
+//! | KeySwitch | output LWE size n+1 | decomposed input digits (k·N·l_k per LWE) | (n+1) / lanes |
 //!
 //! For the FFT `lanes` is CLP (complex lanes): Strix's folded FFT handles a polynomial in
 //! N/(2·CLP) cycles (§IV-B, "virtually CLP = 8"); the VMA's `lanes` is complex MACs per cycle.
@@ -30,15 +32,13 @@ pub fn cycles(m: &Machine, u: &Unit, step: TfheStep, size: u32, count: u32) -> O
     let points = if folded { size / 2 } else { size };
     let lanes = u.lanes as u64;
     let per_item = match (u.class, step) {
-        (UnitClass::TfheRotator, TfheStep::ModSwitch) => {
-            return Some(count as f64 / (lanes * u.count as u64) as f64);
-        }
+        (UnitClass::TfheRotator, TfheStep::ModSwitch) => size as f64 / lanes as f64,
         (UnitClass::TfheRotator, TfheStep::Rotate | TfheStep::SampleExtract)
         | (UnitClass::TfheDecomposer, TfheStep::Decompose)
         | (UnitClass::TfheAccumulator, TfheStep::Accumulate) => ceil_div(size as u64, lanes),
         (UnitClass::TfheFft, TfheStep::Fft | TfheStep::Ifft)
         | (UnitClass::TfheVma, TfheStep::MultAdd) => ceil_div(points as u64, lanes),
-        (UnitClass::TfheKs, TfheStep::KeySwitch) => (size as u64 + 1) as f64 / lanes as f64,
+        (UnitClass::TfheKs, TfheStep::KeySwitch) => size as f64 / lanes as f64,
         _ => return None,
     };
     Some(count as f64 / u.count as f64 * per_item)
@@ -83,10 +83,10 @@ mod tests {
             cycles(&folded(true), &r, TfheStep::Rotate, 1024, 2),
             Some(128.0)
         );
-        // KS: k·N·l_k = 8192 digits × (500 + 1) MACs over 64 MACs/cycle = 64,128 cycles.
+        // KS: k·N·l_k = 8192 digits × (n + 1 = 501) MACs over 64 MACs/cycle = 64,128 cycles.
         let ks = unit(UnitClass::TfheKs, 1, 64);
         assert_eq!(
-            cycles(&folded(true), &ks, TfheStep::KeySwitch, 500, 8192),
+            cycles(&folded(true), &ks, TfheStep::KeySwitch, 501, 8192),
             Some(64128.0)
         );
     }

@@ -1,0 +1,364 @@
+//! Serialization with validation (serde + bincode).
+//!
+//! Every object is written as a versioned wire struct carrying its parameter-set id. Loading is
+//! SEAL's `unsafe_load` + `is_valid_for` in one step: after decoding (with a size limit equal to
+//! the input length, so a corrupt length cannot trigger a huge allocation) it checks the
+//! parameter-set id, the degree, the limb counts and shapes, the domain, that every residue is
+//! below its modulus, and object-specific invariants (scale, slots, digits, Galois element).
+//! Any failure is a [`CkksError::Corrupt`] or [`CkksError::WrongParams`]; nothing panics.
+
+use basalt_math::{Domain, RnsPoly};
+use bincode::Options;
+use serde::{Deserialize, Serialize, de::DeserializeOwned};
+
+use crate::ciphertext::{Ciphertext, Plaintext};
+use crate::error::{CkksError, Result};
+use crate::keys::{GaloisKey, KeyMaterial, KeySwitchKey, KeyTag, PublicKey, RelinKey, SecretKey, SeededKeySwitchKey};
+use crate::params::Parameters;
+
+const VERSION: u32 = 1;
+
+#[derive(Serialize, Deserialize)]
+struct PolyWire {
+    n: u32,
+    q_limbs: u32,
+    p_limbs: u32,
+    ntt: bool,
+    data: Vec<u64>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct CtWire {
+    magic: [u8; 4],
+    version: u32,
+    params_id: u64,
+    scale: f64,
+    slots: u64,
+    polys: Vec<PolyWire>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct KeyWire {
+    magic: [u8; 4],
+    version: u32,
+    params_id: u64,
+    tag: KeyTag,
+    galois: u64,
+    seed: [u8; 32],
+    b: Vec<PolyWire>,
+    /// Empty for a seeded key.
+    a: Vec<PolyWire>,
+}
+
+fn opts(limit: usize) -> impl Options {
+    bincode::DefaultOptions::new().with_fixint_encoding().with_limit(limit as u64 + 64)
+}
+
+fn encode<T: Serialize>(what: &'static str, v: &T) -> Result<Vec<u8>> {
+    opts(usize::MAX / 2)
+        .serialize(v)
+        .map_err(|e| CkksError::Corrupt { what, reason: e.to_string() })
+}
+
+fn decode<T: DeserializeOwned>(what: &'static str, bytes: &[u8]) -> Result<T> {
+    opts(bytes.len())
+        .deserialize(bytes)
+        .map_err(|e| CkksError::Corrupt { what, reason: e.to_string() })
+}
+
+fn corrupt(what: &'static str, reason: impl Into<String>) -> CkksError {
+    CkksError::Corrupt { what, reason: reason.into() }
+}
+
+fn poly_out(what: &'static str, p: &RnsPoly) -> Result<PolyWire> {
+    if p.is_symbolic() {
+        return Err(corrupt(what, "cannot serialize a symbolic (trace-only) object"));
+    }
+    Ok(PolyWire {
+        n: p.n() as u32,
+        q_limbs: p.q_limbs() as u32,
+        p_limbs: p.p_limbs() as u32,
+        ntt: p.domain() == Domain::Ntt,
+        data: p.data().to_vec(),
+    })
+}
+
+/// Rebuild and validate one polynomial: expected shape and every residue reduced.
+fn poly_in(
+    what: &'static str,
+    params: &Parameters,
+    w: PolyWire,
+    q_limbs: Option<usize>,
+    p_limbs: usize,
+) -> Result<RnsPoly> {
+    if w.n as usize != params.n() {
+        return Err(corrupt(what, format!("degree {} is not N = {}", w.n, params.n())));
+    }
+    if !w.ntt {
+        return Err(corrupt(what, "polynomial is not in the NTT domain"));
+    }
+    let (ql, pl) = (w.q_limbs as usize, w.p_limbs as usize);
+    if ql == 0 || ql > params.max_level() + 1 || q_limbs.is_some_and(|q| q != ql) || pl != p_limbs {
+        return Err(corrupt(what, format!("limb counts q={ql} p={pl} do not fit the parameter set")));
+    }
+    let p = RnsPoly::from_parts(params.n(), ql, pl, Domain::Ntt, w.data)
+        .ok_or_else(|| corrupt(what, "data length does not match the shape"))?;
+    params.ring().check_poly(&p).map_err(|e| corrupt(what, e))?;
+    Ok(p)
+}
+
+fn check_id(params: &Parameters, found: u64) -> Result<()> {
+    if found != params.id() {
+        return Err(CkksError::WrongParams { expected: params.id(), found });
+    }
+    Ok(())
+}
+
+fn check_meta(what: &'static str, params: &Parameters, magic: [u8; 4], want: &[u8; 4], version: u32) -> Result<()> {
+    if &magic != want {
+        return Err(corrupt(what, "bad magic"));
+    }
+    if version != VERSION {
+        return Err(corrupt(what, format!("unsupported version {version}")));
+    }
+    let _ = params;
+    Ok(())
+}
+
+fn check_scale_slots(what: &'static str, params: &Parameters, scale: f64, slots: u64) -> Result<()> {
+    if !(scale.is_finite() && scale > 0.0) {
+        return Err(corrupt(what, format!("scale {scale} is not positive and finite")));
+    }
+    let s = slots as usize;
+    if s == 0 || !s.is_power_of_two() || s > params.max_slots() {
+        return Err(corrupt(what, format!("slot count {slots} is invalid")));
+    }
+    Ok(())
+}
+
+impl Ciphertext {
+    /// Serialize (bincode). Symbolic ciphertexts cannot be serialized.
+    pub fn to_bytes(&self) -> Result<Vec<u8>> {
+        let polys = self.polys.iter().map(|p| poly_out("ciphertext", p)).collect::<Result<_>>()?;
+        encode(
+            "ciphertext",
+            &CtWire {
+                magic: *b"BCCT",
+                version: VERSION,
+                params_id: self.params_id,
+                scale: self.scale,
+                slots: self.slots as u64,
+                polys,
+            },
+        )
+    }
+
+    /// Load and validate against `params`.
+    pub fn from_bytes(params: &Parameters, bytes: &[u8]) -> Result<Ciphertext> {
+        const W: &str = "ciphertext";
+        let w: CtWire = decode(W, bytes)?;
+        check_meta(W, params, w.magic, b"BCCT", w.version)?;
+        check_id(params, w.params_id)?;
+        check_scale_slots(W, params, w.scale, w.slots)?;
+        if w.polys.len() < 2 || w.polys.len() > 3 {
+            return Err(corrupt(W, format!("{} polynomials (degree must be 1 or 2)", w.polys.len())));
+        }
+        let q = w.polys[0].q_limbs as usize;
+        let polys = w.polys.into_iter().map(|p| poly_in(W, params, p, Some(q), 0)).collect::<Result<_>>()?;
+        Ok(Ciphertext { polys, scale: w.scale, slots: w.slots as usize, params_id: w.params_id })
+    }
+}
+
+impl Plaintext {
+    pub fn to_bytes(&self) -> Result<Vec<u8>> {
+        encode(
+            "plaintext",
+            &CtWire {
+                magic: *b"BCPT",
+                version: VERSION,
+                params_id: self.params_id,
+                scale: self.scale,
+                slots: self.slots as u64,
+                polys: vec![poly_out("plaintext", &self.poly)?],
+            },
+        )
+    }
+
+    pub fn from_bytes(params: &Parameters, bytes: &[u8]) -> Result<Plaintext> {
+        const W: &str = "plaintext";
+        let mut w: CtWire = decode(W, bytes)?;
+        check_meta(W, params, w.magic, b"BCPT", w.version)?;
+        check_id(params, w.params_id)?;
+        check_scale_slots(W, params, w.scale, w.slots)?;
+        if w.polys.len() != 1 {
+            return Err(corrupt(W, "a plaintext has exactly one polynomial"));
+        }
+        let poly = poly_in(W, params, w.polys.remove(0), None, 0)?;
+        Ok(Plaintext { poly, scale: w.scale, slots: w.slots as usize, params_id: w.params_id })
+    }
+}
+
+fn key_out(material: &KeyMaterial, galois: u64) -> Result<Vec<u8>> {
+    let (b, a, seed, tag, id) = match material {
+        KeyMaterial::Full(k) => (&k.b, k.a.as_slice(), k.seed, k.tag, k.params_id),
+        KeyMaterial::Seeded(k) => (&k.b, &[][..], k.seed, k.tag, k.params_id),
+    };
+    encode(
+        "key",
+        &KeyWire {
+            magic: *b"BCKY",
+            version: VERSION,
+            params_id: id,
+            tag,
+            galois,
+            seed,
+            b: b.iter().map(|p| poly_out("key", p)).collect::<Result<_>>()?,
+            a: a.iter().map(|p| poly_out("key", p)).collect::<Result<_>>()?,
+        },
+    )
+}
+
+fn key_in(params: &Parameters, bytes: &[u8]) -> Result<(KeyMaterial, u64)> {
+    const W: &str = "key";
+    let w: KeyWire = decode(W, bytes)?;
+    check_meta(W, params, w.magic, b"BCKY", w.version)?;
+    check_id(params, w.params_id)?;
+    if w.b.len() != params.dnum() || !(w.a.is_empty() || w.a.len() == params.dnum()) {
+        return Err(corrupt(W, format!("{} digits, the parameter set has dnum = {}", w.b.len(), params.dnum())));
+    }
+    if let KeyTag::Galois(g) = w.tag
+        && (g % 2 == 0 || g >= 2 * params.n() as u64 || g != w.galois)
+    {
+        return Err(corrupt(W, format!("invalid Galois element {g}")));
+    }
+    let l1 = Some(params.max_level() + 1);
+    let k = params.k();
+    let b: Vec<RnsPoly> = w.b.into_iter().map(|p| poly_in(W, params, p, l1, k)).collect::<Result<_>>()?;
+    let m = if w.a.is_empty() {
+        KeyMaterial::Seeded(SeededKeySwitchKey { b, seed: w.seed, tag: w.tag, params_id: w.params_id })
+    } else {
+        let a = w.a.into_iter().map(|p| poly_in(W, params, p, l1, k)).collect::<Result<_>>()?;
+        KeyMaterial::Full(KeySwitchKey { b, a, seed: w.seed, tag: w.tag, params_id: w.params_id })
+    };
+    Ok((m, w.galois))
+}
+
+impl KeyMaterial {
+    pub fn to_bytes(&self) -> Result<Vec<u8>> {
+        let g = match self.tag() {
+            KeyTag::Galois(g) => g,
+            _ => 0,
+        };
+        key_out(self, g)
+    }
+    pub fn from_bytes(params: &Parameters, bytes: &[u8]) -> Result<KeyMaterial> {
+        key_in(params, bytes).map(|(m, _)| m)
+    }
+}
+
+impl KeySwitchKey {
+    pub fn to_bytes(&self) -> Result<Vec<u8>> {
+        KeyMaterial::Full(self.clone()).to_bytes()
+    }
+    pub fn from_bytes(params: &Parameters, bytes: &[u8]) -> Result<KeySwitchKey> {
+        match KeyMaterial::from_bytes(params, bytes)? {
+            KeyMaterial::Full(k) => Ok(k),
+            KeyMaterial::Seeded(_) => Err(corrupt("key", "expected a full key, found a seeded one")),
+        }
+    }
+}
+
+impl SeededKeySwitchKey {
+    pub fn to_bytes(&self) -> Result<Vec<u8>> {
+        KeyMaterial::Seeded(self.clone()).to_bytes()
+    }
+    pub fn from_bytes(params: &Parameters, bytes: &[u8]) -> Result<SeededKeySwitchKey> {
+        match KeyMaterial::from_bytes(params, bytes)? {
+            KeyMaterial::Seeded(k) => Ok(k),
+            KeyMaterial::Full(_) => Err(corrupt("key", "expected a seeded key, found a full one")),
+        }
+    }
+}
+
+impl RelinKey {
+    pub fn to_bytes(&self) -> Result<Vec<u8>> {
+        self.key.to_bytes()
+    }
+    pub fn from_bytes(params: &Parameters, bytes: &[u8]) -> Result<RelinKey> {
+        let key = KeyMaterial::from_bytes(params, bytes)?;
+        if key.tag() != KeyTag::Relin {
+            return Err(corrupt("key", "not a relinearization key"));
+        }
+        Ok(RelinKey { key })
+    }
+}
+
+impl GaloisKey {
+    pub fn to_bytes(&self) -> Result<Vec<u8>> {
+        key_out(&self.key, self.galois)
+    }
+    pub fn from_bytes(params: &Parameters, bytes: &[u8]) -> Result<GaloisKey> {
+        let (key, galois) = key_in(params, bytes)?;
+        if key.tag() != KeyTag::Galois(galois) {
+            return Err(corrupt("key", "not a Galois key"));
+        }
+        Ok(GaloisKey { galois, key })
+    }
+}
+
+impl PublicKey {
+    pub fn to_bytes(&self) -> Result<Vec<u8>> {
+        encode(
+            "public key",
+            &CtWire {
+                magic: *b"BCPK",
+                version: VERSION,
+                params_id: self.params_id,
+                scale: 1.0,
+                slots: 1,
+                polys: vec![poly_out("public key", &self.b)?, poly_out("public key", &self.a)?],
+            },
+        )
+    }
+    pub fn from_bytes(params: &Parameters, bytes: &[u8]) -> Result<PublicKey> {
+        const W: &str = "public key";
+        let w: CtWire = decode(W, bytes)?;
+        check_meta(W, params, w.magic, b"BCPK", w.version)?;
+        check_id(params, w.params_id)?;
+        if w.polys.len() != 2 {
+            return Err(corrupt(W, "a public key has two polynomials"));
+        }
+        let l1 = Some(params.max_level() + 1);
+        let mut it = w.polys.into_iter();
+        let b = poly_in(W, params, it.next().expect("two"), l1, 0)?;
+        let a = poly_in(W, params, it.next().expect("two"), l1, 0)?;
+        Ok(PublicKey { b, a, params_id: w.params_id })
+    }
+}
+
+impl SecretKey {
+    pub fn to_bytes(&self) -> Result<Vec<u8>> {
+        encode(
+            "secret key",
+            &CtWire {
+                magic: *b"BCSK",
+                version: VERSION,
+                params_id: self.params_id,
+                scale: 1.0,
+                slots: 1,
+                polys: vec![poly_out("secret key", &self.poly)?],
+            },
+        )
+    }
+    pub fn from_bytes(params: &Parameters, bytes: &[u8]) -> Result<SecretKey> {
+        const W: &str = "secret key";
+        let mut w: CtWire = decode(W, bytes)?;
+        check_meta(W, params, w.magic, b"BCSK", w.version)?;
+        check_id(params, w.params_id)?;
+        if w.polys.len() != 1 {
+            return Err(corrupt(W, "a secret key has one polynomial"));
+        }
+        let poly = poly_in(W, params, w.polys.remove(0), Some(params.max_level() + 1), params.k())?;
+        Ok(SecretKey { poly, params_id: w.params_id })
+    }
+}

@@ -1,0 +1,148 @@
+//! Key switching: every variant against a naive reference and against each other.
+
+mod common;
+use basalt_ckks::keyswitch::{self, hybrid, reordered};
+use basalt_ckks::*;
+use basalt_math::{Domain, RnsPoly};
+use common::*;
+
+/// The first `q` Q limbs of `a` (drops P).
+fn q_part(a: &RnsPoly, q: usize) -> RnsPoly {
+    let n = a.n();
+    RnsPoly::from_parts(n, q, 0, a.domain(), a.data()[..q * n].to_vec()).unwrap()
+}
+
+/// Max |coefficient| (centred) of u0 + u1·s − d·s' over Q_l.
+fn ks_error(params: &Parameters, d: &RnsPoly, u: &(RnsPoly, RnsPoly), s: &SecretKey, s2: &SecretKey) -> f64 {
+    let ring = params.ring();
+    let l1 = d.q_limbs();
+    let mut t = u.1.clone();
+    ring.mul_assign(&mut t, &q_part(s.poly(), l1));
+    ring.add_assign(&mut t, &u.0);
+    let mut ds = d.clone();
+    ring.mul_assign(&mut ds, &q_part(s2.poly(), l1));
+    ring.sub_assign(&mut t, &ds);
+    ring.intt_assign(&mut t);
+    ring.to_f64_centered(&t).iter().fold(0.0f64, |m, x| m.max(x.abs()))
+}
+
+#[test]
+fn keyswitch_matches_the_key_relation_and_all_variants_agree() {
+    for (dnum, k) in [(5usize, 1usize), (3, 2), (2, 3), (1, 5)] {
+        let params = toy(10, 4, k, dnum);
+        let kg = KeyGenerator::new(&params);
+        let s = kg.gen_secret_key();
+        let s2 = kg.gen_secret_key();
+        let ksk = kg.gen_key_switch_key(&s2, &s);
+        let full = KeyMaterial::Full(ksk.clone());
+        let seeded = KeyMaterial::Seeded(ksk.to_seeded());
+        // Expanding the seeded key gives the full key bit for bit, with half the storage.
+        assert_eq!(ksk.to_seeded().expand(&params).unwrap(), ksk);
+        assert_eq!(2 * seeded.size_bytes(), full.size_bytes());
+        let c = setup(params.clone(), &[], false);
+        for level in [4usize, 2, 0] {
+            let ct = c.encrypt(&random_values(8, level as u64), level);
+            let d = &ct.polys()[1];
+            let std = hybrid::keyswitch(&params, d, &full);
+            // Naive reference: u0 + u1·s = d·s' + small.
+            let err = ks_error(&params, d, &std, &s, &s2);
+            println!("dnum={dnum} k={k} level={level}: key-switch error {err}");
+            assert!(err < 2f64.powi(24), "dnum={dnum} level={level}: error {err}");
+            assert!(err > 0.0, "a key switch adds noise");
+            // Reordered (several block sizes) and seeded: bit-identical.
+            for block in [1usize, 3, 64] {
+                assert_eq!(reordered::keyswitch_reordered(&params, d, &full, block), std);
+            }
+            assert_eq!(hybrid::keyswitch(&params, d, &seeded), std);
+            assert_eq!(reordered::keyswitch_reordered(&params, d, &seeded, 2), std);
+            // Lazy + ModDown = plain.
+            let lazy = keyswitch::keyswitch_lazy(&params, d, &full);
+            let ring = params.ring();
+            let down = (basalt_math::rns::mod_down(ring, &lazy.0), basalt_math::rns::mod_down(ring, &lazy.1));
+            assert_eq!(down, std);
+        }
+    }
+}
+
+#[test]
+fn evaluator_variants_and_seeded_keys_are_bit_identical() {
+    let params = toy(10, 3, 2, 2);
+    let kg = KeyGenerator::new(&params);
+    let sk = kg.gen_secret_key();
+    let keys = kg.gen_evaluation_keys(&sk, &[1, 3], true, false);
+    let seeded_keys = EvaluationKeys {
+        relin: keys.relin.as_ref().map(|r| RelinKey {
+            key: match &r.key {
+                KeyMaterial::Full(k) => KeyMaterial::Seeded(k.to_seeded()),
+                s => s.clone(),
+            },
+        }),
+        galois: keys
+            .galois
+            .iter()
+            .map(|(&g, gk)| {
+                let key = match &gk.key {
+                    KeyMaterial::Full(k) => KeyMaterial::Seeded(k.to_seeded()),
+                    s => s.clone(),
+                };
+                (g, GaloisKey { galois: g, key })
+            })
+            .collect(),
+    };
+    let plain = Evaluator::new(&params, keys).unwrap();
+    let reord = plain.clone().with_variant(KsVariant::Reordered, 2);
+    let seeded = Evaluator::new(&params, seeded_keys).unwrap();
+    let enc = Encoder::new(&params);
+    let v = random_values(params.max_slots(), 9);
+    let pt = enc.encode(&v, params.max_slots(), 3, params.default_scale()).unwrap();
+    let ct = basalt_ckks::encryptor::encrypt_sk(&params, &pt, &sk).unwrap();
+    let a = plain.mul_relin(&ct, &ct).unwrap();
+    assert_eq!(reord.mul_relin(&ct, &ct).unwrap(), a);
+    assert_eq!(seeded.mul_relin(&ct, &ct).unwrap(), a);
+    let r = plain.rotate(&ct, 3).unwrap();
+    assert_eq!(reord.rotate(&ct, 3).unwrap(), r);
+    assert_eq!(seeded.rotate(&ct, 3).unwrap(), r);
+    assert_eq!(seeded.conjugate(&ct).unwrap(), plain.conjugate(&ct).unwrap());
+}
+
+#[test]
+fn hoisted_and_double_hoisted_rotations_decrypt_like_plain_rotations() {
+    let rots = [1i64, 2, 3, 5, 8, -1, -4];
+    let c = setup(toy(10, 4, 2, 3), &rots, false);
+    let v = random_values(c.params.max_slots(), 4);
+    let ct = c.encrypt(&v, 3);
+    let hoisted = c.eval.rotate_hoisted(&ct, &rots).unwrap();
+    for (r, h) in rots.iter().zip(&hoisted) {
+        let plain = c.eval.rotate(&ct, *r).unwrap();
+        let (a, b) = (c.decrypt(&plain), c.decrypt(h));
+        let s = PrecisionStats::new(&a, &b);
+        assert!(s.min.l2 > 25.0, "rotation {r}: hoisted vs plain {s}");
+        assert!(c.precision(&rot(&v, *r), h).min.l2 > 20.0);
+    }
+    // k = 0 is the identity and needs no key.
+    assert_eq!(c.eval.rotate_hoisted(&ct, &[0]).unwrap()[0], ct);
+    // Double hoisting: Σ_r rot_r(ct) with one ModDown.
+    let decomp = c.eval.decompose(&ct).unwrap();
+    let lazy = c.eval.rotate_hoisted_lazy(&ct, &decomp, &rots).unwrap();
+    let mut acc = lazy[0].clone();
+    for x in &lazy[1..] {
+        acc.add_assign(&c.params, x);
+    }
+    let sum = c.eval.mod_down(&acc).unwrap();
+    let mut want = vec![Complex64::new(0.0, 0.0); v.len()];
+    for r in rots {
+        for (w, x) in want.iter_mut().zip(rot(&v, r)) {
+            *w += x;
+        }
+    }
+    let s = c.precision(&want, &sum);
+    println!("double-hoisted sum of {} rotations: {s}", rots.len());
+    assert!(s.min.l2 > 20.0);
+    // The lazy path equals the non-lazy hoisted sum up to ModDown rounding.
+    let mut plain_sum = hoisted[0].clone();
+    for h in &hoisted[1..] {
+        plain_sum = c.eval.add(&plain_sum, h).unwrap();
+    }
+    assert!(PrecisionStats::new(&c.decrypt(&plain_sum), &c.decrypt(&sum)).min.l2 > 22.0);
+    let _ = Domain::Ntt;
+}

@@ -1,0 +1,90 @@
+//! Serialization round trips and validation of corrupt input (never a panic).
+
+mod common;
+use basalt_ckks::*;
+use common::*;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha20Rng;
+
+/// Flip random bytes; loading must return an error or a value, never panic. Returns how many
+/// of the corrupted inputs were rejected.
+fn fuzz<T>(bytes: &[u8], trials: usize, load: impl Fn(&[u8]) -> Result<T>) -> usize {
+    let mut rng = ChaCha20Rng::seed_from_u64(7);
+    let mut rejected = 0;
+    for t in 0..trials {
+        let mut b = bytes.to_vec();
+        match t % 4 {
+            // A flipped bit anywhere.
+            0 | 1 => {
+                let i = rng.random_range(0..b.len());
+                b[i] ^= 1 << rng.random_range(0..8);
+            }
+            // A flipped byte in the header (magic, version, id, scale, lengths).
+            2 => {
+                let i = rng.random_range(0..b.len().min(96));
+                b[i] ^= 0xff;
+            }
+            // Truncation: always detected.
+            _ => {
+                let n = rng.random_range(0..b.len());
+                b.truncate(n);
+                assert!(load(&b).is_err(), "truncation to {n} bytes accepted");
+            }
+        }
+        if load(&b).is_err() {
+            rejected += 1;
+        }
+    }
+    rejected
+}
+
+#[test]
+fn ciphertexts_plaintexts_and_keys_round_trip_and_reject_corruption() {
+    let c = setup(toy(10, 3, 2, 2), &[1], false);
+    let p = &c.params;
+    let v = random_values(p.max_slots(), 3);
+    let ct = c.encrypt(&v, 3);
+    let bytes = ct.to_bytes().unwrap();
+    assert_eq!(Ciphertext::from_bytes(p, &bytes).unwrap(), ct);
+    let pt = c.enc.encode(&v, p.max_slots(), 2, p.default_scale()).unwrap();
+    assert_eq!(Plaintext::from_bytes(p, &pt.to_bytes().unwrap()).unwrap(), pt);
+    let kg = KeyGenerator::new(p);
+    let full = kg.gen_relin_key(&c.sk, false);
+    let KeyMaterial::Full(k) = &full.key else { unreachable!() };
+    let seeded = k.to_seeded();
+    assert_eq!(KeySwitchKey::from_bytes(p, &k.to_bytes().unwrap()).unwrap(), *k);
+    let sb = seeded.to_bytes().unwrap();
+    assert!(sb.len() * 2 < k.to_bytes().unwrap().len() + 1024);
+    let back = SeededKeySwitchKey::from_bytes(p, &sb).unwrap();
+    assert_eq!(back.expand(p).unwrap(), *k);
+    assert_eq!(RelinKey::from_bytes(p, &full.to_bytes().unwrap()).unwrap(), full);
+    let gk = kg.gen_rotation_key(&c.sk, 1, true);
+    assert_eq!(GaloisKey::from_bytes(p, &gk.to_bytes().unwrap()).unwrap(), gk);
+    assert_eq!(PublicKey::from_bytes(p, &c.pk.to_bytes().unwrap()).unwrap(), c.pk);
+    assert_eq!(SecretKey::from_bytes(p, &c.sk.to_bytes().unwrap()).unwrap(), c.sk);
+    // Wrong parameter set, wrong kind.
+    let other = toy(10, 3, 2, 4);
+    assert!(matches!(Ciphertext::from_bytes(&other, &bytes), Err(CkksError::WrongParams { .. })));
+    assert!(matches!(Plaintext::from_bytes(p, &bytes), Err(CkksError::Corrupt { .. })));
+    assert!(matches!(RelinKey::from_bytes(p, &gk.to_bytes().unwrap()), Err(CkksError::Corrupt { .. })));
+    assert!(matches!(KeySwitchKey::from_bytes(p, &sb), Err(CkksError::Corrupt { .. })));
+    // A residue ≥ its modulus is rejected: set the last word of the data to all ones.
+    let mut bad = bytes.clone();
+    let n = bad.len();
+    bad[n - 8..].copy_from_slice(&u64::MAX.to_le_bytes());
+    match Ciphertext::from_bytes(p, &bad) {
+        Err(CkksError::Corrupt { reason, .. }) => assert!(reason.contains("not reduced"), "{reason}"),
+        other => panic!("{other:?}"),
+    }
+    // Symbolic objects cannot be written.
+    assert!(Ciphertext::symbolic(p, 1).unwrap().to_bytes().is_err());
+    // Byte flips and truncations: never a panic; truncations always rejected; a flip inside the
+    // data that leaves a residue reduced is undetectable without a MAC, so only a share of the
+    // flips can be caught.
+    let r = fuzz(&bytes, 200, |b| Ciphertext::from_bytes(p, b));
+    assert!(r >= 80, "only {r} of 200 corrupted ciphertexts rejected");
+    let r = fuzz(&sb, 100, |b| SeededKeySwitchKey::from_bytes(p, b));
+    assert!(r >= 30, "only {r} of 100 corrupted keys rejected");
+    fuzz(&gk.to_bytes().unwrap(), 50, |b| GaloisKey::from_bytes(p, b));
+    fuzz(&pt.to_bytes().unwrap(), 50, |b| Plaintext::from_bytes(p, b));
+}

@@ -1,0 +1,98 @@
+//! Trace mode: the same evaluator code on symbolic ciphertexts records the same kernels as a
+//! real run, and the counts equal the closed forms of `keyswitch::cost`.
+
+mod common;
+use basalt_ckks::keyswitch::{self, KsCost};
+use basalt_ckks::*;
+use basalt_trace::{ElemOp, Kernel, KernelKind, Trace, record};
+use common::*;
+
+fn check_ks_counts(t: &Trace, c: &KsCost, extra_mulacc: u64, what: &str) {
+    assert_eq!(t.count(KernelKind::Intt), c.intt_limbs, "{what}: INTT");
+    assert_eq!(t.count(KernelKind::Ntt), c.ntt_limbs, "{what}: NTT");
+    assert_eq!(t.count(KernelKind::BConv), c.bconv_macs, "{what}: BConv");
+    assert_eq!(t.count(KernelKind::Elem(ElemOp::MulAcc)), c.mul_acc_limbs + extra_mulacc, "{what}: MulAcc");
+    assert_eq!(t.count(KernelKind::KeyLoad), c.key_limbs, "{what}: key limbs");
+}
+
+#[test]
+fn real_and_symbolic_traces_are_equal_and_match_closed_forms() {
+    for (dnum, k, seeded) in [(5usize, 1usize, false), (2, 3, true), (1, 5, false), (3, 2, true)] {
+        let c = setup(toy(10, 4, k, dnum), &[1], seeded);
+        for variant in [KsVariant::Hybrid, KsVariant::Reordered] {
+            let e = c.eval.clone().with_variant(variant, 3);
+            for level in [4usize, 2] {
+                let ct = c.encrypt(&random_values(4, 1), level);
+                let sym = Ciphertext::symbolic(&c.params, level).unwrap();
+                let what = format!("dnum={dnum} k={k} seeded={seeded} {variant:?} level={level}");
+                // HMult + relinearization.
+                let (r, real) = record(|| e.mul_relin(&ct, &ct).unwrap());
+                let (s, symb) = record(|| e.mul_relin(&sym, &sym).unwrap());
+                assert!(s.is_symbolic() && !r.is_symbolic());
+                if variant == KsVariant::Hybrid {
+                    assert_eq!(real, symb, "{what}: HMult traces differ");
+                } else {
+                    assert_eq!(real.kernels().collect::<Vec<_>>(), symb.kernels().collect::<Vec<_>>());
+                }
+                let cost = keyswitch::cost(&c.params, level);
+                // The tensor adds one MulAcc of l+1 limbs.
+                check_ks_counts(&real, &cost, (level + 1) as u64, &what);
+                let keygen = if seeded { cost.key_limbs / 2 } else { 0 };
+                assert_eq!(real.count(KernelKind::KeyGen), keygen, "{what}: KeyGen");
+                // Rotation.
+                let (_, real) = record(|| e.rotate(&ct, 1).unwrap());
+                let (_, symb) = record(|| e.rotate(&sym, 1).unwrap());
+                assert_eq!(real, symb, "{what}: rotation traces differ");
+                check_ks_counts(&real, &cost, 0, &what);
+                assert_eq!(real.count(KernelKind::Automorph), 2 * (level + 1) as u64);
+                // Rescale: count INTT, (l) NTT per polynomial.
+                let m = e.mul_relin(&ct, &ct).unwrap();
+                let (_, real) = record(|| e.rescale(&m).unwrap());
+                let (_, symb) = record(|| e.rescale(&Ciphertext::symbolic(&c.params, level).unwrap()).unwrap());
+                assert_eq!(real, symb);
+                assert_eq!(real.count(KernelKind::Intt), 2);
+                assert_eq!(real.count(KernelKind::Ntt), 2 * level as u64);
+            }
+        }
+    }
+}
+
+#[test]
+fn regions_are_named() {
+    let c = setup(toy(10, 3, 2, 2), &[1], false);
+    let sym = Ciphertext::symbolic(&c.params, 3).unwrap();
+    let (_, t) = record(|| c.eval.rescale(&c.eval.mul_relin(&sym, &sym).unwrap()).unwrap());
+    let names: Vec<String> = t
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            basalt_trace::Event::Enter { name } => Some(name.clone()),
+            _ => None,
+        })
+        .collect();
+    for want in ["HMult", "Tensor", "Relinearize", "KeySwitch", "Decompose", "ModUp", "InnerProduct", "ModDown", "Rescale"] {
+        assert!(names.iter().any(|n| n == want), "missing region {want}: {names:?}");
+    }
+    let (_, t) = record(|| c.eval.rotate(&sym, 1).unwrap());
+    assert!(t.events.iter().any(|e| matches!(e, basalt_trace::Event::Enter { name } if name == "Rotate")));
+    assert!(t.kernels().any(|k| matches!(k, Kernel::KeyLoad { seeded: false, .. })));
+}
+
+#[test]
+fn hoisted_rotations_trace_matches_closed_form() {
+    let rots: Vec<i64> = (1..=8).collect();
+    let c = setup(toy(10, 4, 2, 3), &rots, false);
+    let level = 4usize;
+    let ct = c.encrypt(&random_values(4, 1), level);
+    let sym = Ciphertext::symbolic(&c.params, level).unwrap();
+    let (_, real) = record(|| c.eval.rotate_hoisted(&ct, &rots).unwrap());
+    let (_, symb) = record(|| c.eval.rotate_hoisted(&sym, &rots).unwrap());
+    assert_eq!(real, symb);
+    let (l1, k, beta) = ((level + 1) as u64, c.params.k() as u64, c.params.dnum_at(level) as u64);
+    let r = rots.len() as u64;
+    // Decompose once: INTT l+1, ModUp NTT β(l+1+k) − (l+1); per rotation ModDown.
+    assert_eq!(real.count(KernelKind::Intt), l1 + r * 2 * k);
+    assert_eq!(real.count(KernelKind::Ntt), beta * (l1 + k) - l1 + r * 2 * l1);
+    assert_eq!(real.count(KernelKind::Automorph), r * (beta * (l1 + k) + l1));
+    assert_eq!(real.count(KernelKind::Elem(ElemOp::MulAcc)), r * 2 * beta * (l1 + k));
+}

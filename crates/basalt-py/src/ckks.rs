@@ -1,0 +1,217 @@
+//! CKKS bindings: a context holding parameters, keys and an evaluator; ciphertexts as opaque
+//! handles; numpy arrays in and out.
+
+use basalt_ckks::precision::PrecisionStats;
+use basalt_ckks::{
+    Ciphertext, Encoder, Evaluator, KeyGenerator, Parameters, ParametersLiteral, PublicKey,
+    SecretKey, encryptor,
+};
+use num_complex::Complex64;
+use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use crate::err;
+
+/// A CKKS context: parameters, a secret/public key pair, evaluation keys for the requested
+/// rotations, an encoder and an evaluator.
+#[pyclass(module = "basalt._basalt", name = "CkksContext", frozen)]
+pub struct PyCkks {
+    params: Parameters,
+    encoder: Encoder,
+    sk: SecretKey,
+    pk: PublicKey,
+    eval: Evaluator,
+}
+
+/// An encrypted vector (opaque; decrypt it with its context).
+#[pyclass(module = "basalt._basalt", name = "CkksCiphertext", frozen)]
+#[derive(Clone)]
+pub struct PyCiphertext {
+    ct: Ciphertext,
+}
+
+#[pymethods]
+impl PyCiphertext {
+    #[getter]
+    fn level(&self) -> usize {
+        self.ct.level()
+    }
+    #[getter]
+    fn scale(&self) -> f64 {
+        self.ct.scale()
+    }
+    #[getter]
+    fn slots(&self) -> usize {
+        self.ct.slots()
+    }
+    fn __repr__(&self) -> String {
+        format!(
+            "CkksCiphertext(level={}, log2(scale)={:.2}, slots={})",
+            self.ct.level(),
+            self.ct.scale().log2(),
+            self.ct.slots()
+        )
+    }
+}
+
+fn build(params: Parameters, rotations: Vec<i64>, conjugate: bool, seeded: bool) -> PyResult<PyCkks> {
+    let kg = KeyGenerator::new(&params);
+    let sk = kg.gen_secret_key();
+    let pk = kg.gen_public_key(&sk);
+    let keys = kg.gen_evaluation_keys(&sk, &rotations, conjugate, seeded);
+    let eval = Evaluator::new(&params, keys).map_err(err)?;
+    let encoder = Encoder::new(&params);
+    Ok(PyCkks { params, encoder, sk, pk, eval })
+}
+
+#[pymethods]
+impl PyCkks {
+    /// Context for a named preset (`basalt.ckks_presets()` lists them). Presets below 128-bit
+    /// security are refused unless loaded by name from their data file, which opts in.
+    #[staticmethod]
+    #[pyo3(signature = (name, rotations=vec![], conjugate=false, seeded_keys=false))]
+    fn preset(py: Python<'_>, name: &str, rotations: Vec<i64>, conjugate: bool, seeded_keys: bool) -> PyResult<PyCkks> {
+        let params = Parameters::preset(name).map_err(err)?;
+        py.allow_threads(|| build(params, rotations, conjugate, seeded_keys))
+    }
+
+    /// A small, INSECURE context for experiments and tests: N = 2^log_n, `levels` rescaling
+    /// primes of `log_q` bits above a `log_q0`-bit base prime, `k` special primes, `dnum` digits.
+    #[staticmethod]
+    #[pyo3(signature = (log_n=12, levels=4, log_q0=55, log_q=40, log_p=56, k=1, dnum=None, rotations=vec![], conjugate=false))]
+    #[allow(clippy::too_many_arguments)]
+    fn toy_insecure(
+        py: Python<'_>,
+        log_n: u32,
+        levels: usize,
+        log_q0: u32,
+        log_q: u32,
+        log_p: u32,
+        k: usize,
+        dnum: Option<usize>,
+        rotations: Vec<i64>,
+        conjugate: bool,
+    ) -> PyResult<PyCkks> {
+        let dnum = dnum.unwrap_or(levels + 1);
+        let lit = ParametersLiteral::toy(log_n, log_q0, log_q, levels, log_p, k, dnum);
+        let params = Parameters::new_insecure(lit).map_err(err)?;
+        py.allow_threads(|| build(params, rotations, conjugate, false))
+    }
+
+    #[getter]
+    fn slots(&self) -> usize {
+        self.params.n() / 2
+    }
+    #[getter]
+    fn max_level(&self) -> usize {
+        self.params.max_level()
+    }
+    #[getter]
+    fn default_scale(&self) -> f64 {
+        self.params.default_scale()
+    }
+    #[getter]
+    fn name(&self) -> String {
+        self.params.name().to_string()
+    }
+
+    /// Encrypt a complex128 vector (length a power of two, at most N/2) with the public key.
+    #[pyo3(signature = (values, level=None, scale=None))]
+    fn encrypt(
+        &self,
+        py: Python<'_>,
+        values: PyReadonlyArray1<'_, Complex64>,
+        level: Option<usize>,
+        scale: Option<f64>,
+    ) -> PyResult<PyCiphertext> {
+        let v = values.as_slice().map_err(err)?.to_vec();
+        let level = level.unwrap_or(self.params.max_level());
+        let scale = scale.unwrap_or(self.params.default_scale());
+        py.allow_threads(|| {
+            let slots = v.len();
+            let pt = self.encoder.encode(&v, slots, level, scale).map_err(err)?;
+            let ct = encryptor::encrypt_pk(&self.params, &pt, &self.pk).map_err(err)?;
+            Ok(PyCiphertext { ct })
+        })
+    }
+
+    /// Decrypt and decode to a complex128 vector of the ciphertext's slot count.
+    fn decrypt<'py>(&self, py: Python<'py>, ct: &PyCiphertext) -> PyResult<Bound<'py, PyArray1<Complex64>>> {
+        let v = py.allow_threads(|| {
+            let pt = encryptor::decrypt(&self.params, &ct.ct, &self.sk).map_err(err)?;
+            self.encoder.decode(&pt).map_err(err)
+        })?;
+        Ok(v.into_pyarray(py))
+    }
+
+    fn add(&self, a: &PyCiphertext, b: &PyCiphertext) -> PyResult<PyCiphertext> {
+        Ok(PyCiphertext { ct: self.eval.add(&a.ct, &b.ct).map_err(err)? })
+    }
+    fn sub(&self, a: &PyCiphertext, b: &PyCiphertext) -> PyResult<PyCiphertext> {
+        Ok(PyCiphertext { ct: self.eval.sub(&a.ct, &b.ct).map_err(err)? })
+    }
+    fn neg(&self, a: &PyCiphertext) -> PyResult<PyCiphertext> {
+        Ok(PyCiphertext { ct: self.eval.neg(&a.ct).map_err(err)? })
+    }
+    /// Ciphertext product, relinearised (not rescaled: call `rescale`).
+    fn mul(&self, py: Python<'_>, a: &PyCiphertext, b: &PyCiphertext) -> PyResult<PyCiphertext> {
+        py.allow_threads(|| Ok(PyCiphertext { ct: self.eval.mul_relin(&a.ct, &b.ct).map_err(err)? }))
+    }
+    /// Multiply by a real constant (encoded at the ciphertext's top prime's scale; rescale after).
+    fn mul_const(&self, a: &PyCiphertext, c: f64) -> PyResult<PyCiphertext> {
+        Ok(PyCiphertext { ct: self.eval.mul_const(&a.ct, c).map_err(err)? })
+    }
+    fn add_const(&self, a: &PyCiphertext, c: Complex64) -> PyResult<PyCiphertext> {
+        Ok(PyCiphertext { ct: self.eval.add_const(&a.ct, c).map_err(err)? })
+    }
+    fn rescale(&self, py: Python<'_>, a: &PyCiphertext) -> PyResult<PyCiphertext> {
+        py.allow_threads(|| Ok(PyCiphertext { ct: self.eval.rescale(&a.ct).map_err(err)? }))
+    }
+    /// Drop to `level` without rescaling.
+    fn drop_to_level(&self, a: &PyCiphertext, level: usize) -> PyResult<PyCiphertext> {
+        let mut ct = a.ct.clone();
+        ct.drop_to_level(level).map_err(err)?;
+        Ok(PyCiphertext { ct })
+    }
+    /// Rotate the slots left by `k` (needs the rotation key for `k`).
+    fn rotate(&self, py: Python<'_>, a: &PyCiphertext, k: i64) -> PyResult<PyCiphertext> {
+        py.allow_threads(|| Ok(PyCiphertext { ct: self.eval.rotate(&a.ct, k).map_err(err)? }))
+    }
+    fn conjugate(&self, py: Python<'_>, a: &PyCiphertext) -> PyResult<PyCiphertext> {
+        py.allow_threads(|| Ok(PyCiphertext { ct: self.eval.conjugate(&a.ct).map_err(err)? }))
+    }
+
+    /// Precision of `have` against `want` in bits, as Lattigo reports it.
+    #[staticmethod]
+    fn precision<'py>(
+        py: Python<'py>,
+        want: PyReadonlyArray1<'_, Complex64>,
+        have: PyReadonlyArray1<'_, Complex64>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let (w, h) = (want.as_slice().map_err(err)?, have.as_slice().map_err(err)?);
+        if w.len() != h.len() {
+            return Err(err(format!("length mismatch: {} vs {}", w.len(), h.len())));
+        }
+        let s = PrecisionStats::new(w, h);
+        let d = PyDict::new(py);
+        for (k, b) in [("min", s.min), ("max", s.max), ("mean", s.mean), ("median", s.median)] {
+            d.set_item(k, b.l2)?;
+            d.set_item(format!("{k}_real"), b.real)?;
+        }
+        Ok(d)
+    }
+}
+
+/// Names and aliases of the CKKS presets.
+#[pyfunction]
+fn ckks_presets() -> Vec<(String, Vec<String>)> {
+    basalt_ckks::params::presets::names()
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyCkks>()?;
+    m.add_class::<PyCiphertext>()?;
+    m.add_function(wrap_pyfunction!(ckks_presets, m)?)?;
+    Ok(())
+}

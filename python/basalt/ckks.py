@@ -1,0 +1,125 @@
+"""CKKS for numpy users: encrypt complex or real vectors, compute, decrypt.
+
+>>> import numpy as np, basalt
+>>> ctx = basalt.ckks.Context.toy_insecure(log_n=10, levels=3, rotations=[1])
+>>> x = np.linspace(-1, 1, 8)
+>>> ct = ctx.encrypt(x)
+>>> y = ((ct * ct).rescale() + 0.5).rotate(1)
+>>> bool(np.allclose(ctx.decrypt(y).real, np.roll(x * x + 0.5, -1), atol=1e-4))
+True
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import _basalt
+
+BasaltError = _basalt.BasaltError
+
+
+class Ciphertext:
+    """An encrypted vector bound to its context; arithmetic operators run homomorphically."""
+
+    __slots__ = ("_ctx", "_raw")
+
+    def __init__(self, ctx: "Context", raw):
+        self._ctx = ctx
+        self._raw = raw
+
+    level = property(lambda self: self._raw.level, doc="Index of the top prime of Q.")
+    scale = property(lambda self: self._raw.scale, doc="Scale Δ of the encoding.")
+    slots = property(lambda self: self._raw.slots, doc="Number of encrypted slots.")
+
+    def _wrap(self, raw) -> "Ciphertext":
+        return Ciphertext(self._ctx, raw)
+
+    def __add__(self, other):
+        if isinstance(other, Ciphertext):
+            return self._wrap(self._ctx._c.add(self._raw, other._raw))
+        return self._wrap(self._ctx._c.add_const(self._raw, complex(other)))
+
+    __radd__ = __add__
+
+    def __sub__(self, other):
+        if isinstance(other, Ciphertext):
+            return self._wrap(self._ctx._c.sub(self._raw, other._raw))
+        return self._wrap(self._ctx._c.add_const(self._raw, -complex(other)))
+
+    def __neg__(self):
+        return self._wrap(self._ctx._c.neg(self._raw))
+
+    def __mul__(self, other):
+        """Ciphertext × ciphertext (relinearised) or × real constant; call `rescale()` after."""
+        if isinstance(other, Ciphertext):
+            return self._wrap(self._ctx._c.mul(self._raw, other._raw))
+        return self._wrap(self._ctx._c.mul_const(self._raw, float(other)))
+
+    __rmul__ = __mul__
+
+    def rescale(self) -> "Ciphertext":
+        return self._wrap(self._ctx._c.rescale(self._raw))
+
+    def rotate(self, k: int) -> "Ciphertext":
+        """Rotate slots left by k (the context needs a rotation key for k)."""
+        return self._wrap(self._ctx._c.rotate(self._raw, int(k)))
+
+    def conjugate(self) -> "Ciphertext":
+        return self._wrap(self._ctx._c.conjugate(self._raw))
+
+    def drop_to(self, level: int) -> "Ciphertext":
+        """Drop to a lower level without rescaling (exact)."""
+        return self._wrap(self._ctx._c.drop_to_level(self._raw, int(level)))
+
+    def __repr__(self):
+        return repr(self._raw)
+
+
+class Context:
+    """Parameters, keys and evaluator of one CKKS instance.
+
+    Build it from a named preset (`basalt.ckks.presets()`), or `toy_insecure` for small rings.
+    """
+
+    def __init__(self, raw):
+        self._c = raw
+
+    @classmethod
+    def preset(cls, name: str, *, rotations=(), conjugate=False, seeded_keys=False) -> "Context":
+        return cls(_basalt.CkksContext.preset(name, list(rotations), conjugate, seeded_keys))
+
+    @classmethod
+    def toy_insecure(cls, *, log_n=12, levels=4, log_q0=55, log_q=40, log_p=56, k=1, dnum=None,
+                     rotations=(), conjugate=False) -> "Context":
+        return cls(_basalt.CkksContext.toy_insecure(log_n, levels, log_q0, log_q, log_p, k, dnum,
+                                                   list(rotations), conjugate))
+
+    slots = property(lambda self: self._c.slots, doc="Maximum slot count, N/2.")
+    max_level = property(lambda self: self._c.max_level)
+    default_scale = property(lambda self: self._c.default_scale)
+    name = property(lambda self: self._c.name)
+
+    def encrypt(self, values, *, level=None, scale=None) -> Ciphertext:
+        """Encrypt a 1-D array (real or complex; length a power of two ≤ slots)."""
+        v = np.ascontiguousarray(np.asarray(values), dtype=np.complex128)
+        if v.ndim != 1:
+            raise BasaltError(f"expected a 1-D array, got shape {v.shape}")
+        return Ciphertext(self, self._c.encrypt(v, level, scale))
+
+    def decrypt(self, ct: Ciphertext) -> np.ndarray:
+        """Decrypt and decode to a complex128 array."""
+        if not isinstance(ct, Ciphertext) or ct._ctx is not self:
+            raise BasaltError("this ciphertext belongs to another context")
+        return self._c.decrypt(ct._raw)
+
+    @staticmethod
+    def precision(want, have) -> dict:
+        """Precision in bits (−log2 of the error), as Lattigo reports it: min/mean/median/max."""
+        w = np.ascontiguousarray(want, dtype=np.complex128)
+        h = np.ascontiguousarray(have, dtype=np.complex128)
+        return _basalt.CkksContext.precision(w, h)
+
+
+def presets():
+    """[(name, aliases)] of the CKKS presets shipped in data/params/ckks."""
+    return _basalt.ckks_presets()

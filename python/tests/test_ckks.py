@@ -1,0 +1,59 @@
+"""CKKS from Python, checked against numpy."""
+
+import numpy as np
+import pytest
+
+import basalt
+from basalt.ckks import Context
+
+RNG = np.random.default_rng(7)
+
+
+@pytest.fixture(scope="module")
+def ctx():
+    return Context.toy_insecure(log_n=11, levels=3, rotations=[1, -3], conjugate=True)
+
+
+def bits(want, have):
+    return -np.log2(np.max(np.abs(want - have)))
+
+
+def test_round_trip_and_arithmetic_match_numpy(ctx):
+    x = RNG.uniform(-1, 1, 64) + 1j * RNG.uniform(-1, 1, 64)
+    y = RNG.uniform(-1, 1, 64)
+    cx, cy = ctx.encrypt(x), ctx.encrypt(y)
+    assert bits(x, ctx.decrypt(cx)) > 25
+    assert bits(x + y, ctx.decrypt(cx + cy)) > 25
+    prod = (cx * cy).rescale()
+    assert prod.level == cx.level - 1
+    assert bits(x * y, ctx.decrypt(prod)) > 20
+    assert bits(np.roll(x, -1), ctx.decrypt(cx.rotate(1))) > 20
+    assert bits(np.roll(x, 3), ctx.decrypt(cx.rotate(-3))) > 20
+    assert bits(np.conj(x), ctx.decrypt(cx.conjugate())) > 20
+    p = Context.precision(x * y, ctx.decrypt(prod))
+    assert p["min"] > 20 and p["mean"] >= p["min"]
+
+
+def test_bad_input_raises_basalt_error_not_panic(ctx):
+    cx = ctx.encrypt(np.ones(16))
+    with pytest.raises(basalt.BasaltError):
+        cx.rotate(5)  # no key for 5
+    with pytest.raises(basalt.BasaltError):
+        ctx.encrypt(np.ones(3))  # not a power of two
+    with pytest.raises(basalt.BasaltError):
+        ctx.encrypt(np.ones(ctx.slots * 2))  # too many slots
+    with pytest.raises(basalt.BasaltError):
+        cx.drop_to(cx.level + 1)
+    low = cx.drop_to(0)
+    with pytest.raises(basalt.BasaltError):
+        low.rescale()  # no level left
+    other = Context.toy_insecure(log_n=11, levels=3)
+    with pytest.raises(basalt.BasaltError):
+        other.decrypt(cx)
+    with pytest.raises(basalt.BasaltError):
+        basalt.ckks.Context.preset("NO_SUCH_PRESET")
+
+
+def test_presets_are_listed():
+    names = [n for n, _ in basalt.ckks.presets()]
+    assert any("N16" in n for n in names)
