@@ -14,6 +14,8 @@ fn functional(name: &str) {
     let b = random_values(slots, 2);
     let top = c.params.max_level();
     let (ca, cb) = (c.encrypt(&a, top), c.encrypt(&b, top));
+    let fresh = c.precision(&a, &ca);
+    println!("{name}: fresh {fresh}");
     let prod: Vec<_> = a.iter().zip(&b).map(|(x, y)| x * y).collect();
     let m = c.eval.rescale(&c.eval.mul_relin(&ca, &cb).unwrap()).unwrap();
     let sm = c.precision(&prod, &m);

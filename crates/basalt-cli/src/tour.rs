@@ -1,16 +1,18 @@
-//! `basalt tour`: the first thing a newcomer runs. Each step computes for real, checks against
-//! plaintext, and prints precision and time.
+//! `basalt tour`: the first thing a newcomer runs. Each step computes for real, checks the result
+//! against plaintext, and prints precision (bits) and time.
 
 use std::time::Instant;
 
 use clap::Args;
 
-use basalt_math::primes::ntt_primes;
-use basalt_math::{RingContext, RnsPoly};
+use basalt_ckks::precision::PrecisionStats;
+use basalt_ckks::{
+    Complex64, Encoder, Evaluator, KeyGenerator, Parameters, ParametersLiteral, encryptor,
+};
 
 #[derive(Args)]
 pub struct TourArgs {
-    /// Use small rings so the tour finishes in seconds (for CI and impatient readers).
+    /// Use small (insecure) rings so the tour finishes in seconds.
     #[arg(long)]
     quick: bool,
 }
@@ -19,30 +21,94 @@ fn step(title: &str) {
     eprintln!("\n== {title}");
 }
 
-pub fn run(a: &TourArgs) -> Result<(), String> {
-    let log_n = if a.quick { 12 } else { 16 };
-    step(&format!("Math layer: negacyclic product of two polynomials, N = 2^{log_n}, 4 limbs of 60 bits"));
+/// Time a closure, printing `label: ms`.
+fn timed<R>(label: &str, f: impl FnOnce() -> R) -> R {
     let t = Instant::now();
-    let q = ntt_primes(60, log_n, 4, &[]).map_err(|e| e.to_string())?;
-    let ctx = RingContext::new(log_n, &q, &[]).map_err(|e| e.to_string())?;
-    let n = ctx.n();
-    // (1 + X) · (1 − X + X^2 − … ) = 1 + X^n ≡ 0 in the negacyclic ring, a check with a
-    // closed-form answer; plus a random-looking product checked at one coefficient.
-    let a_coeffs: Vec<i64> = (0..n).map(|i| if i < 2 { 1 } else { 0 }).collect();
-    let b_coeffs: Vec<i64> = (0..n).map(|i| if i % 2 == 0 { 1 } else { -1 }).collect();
-    let mut x: RnsPoly = ctx.from_i64(&a_coeffs, 4, 0);
-    let mut y = ctx.from_i64(&b_coeffs, 4, 0);
-    ctx.ntt_assign(&mut x);
-    ctx.ntt_assign(&mut y);
-    ctx.mul_assign(&mut x, &y);
-    ctx.intt_assign(&mut x);
-    let lifted = ctx.to_f64_centered(&x);
-    let want: Vec<f64> = (0..n).map(|i| if i == 0 { 2.0 } else { 0.0 }).collect();
-    let ok = lifted == want;
-    eprintln!("   (1+X)·Σ(−X)^i mod X^n+1 = 2: {} in {:.1} ms", if ok { "correct" } else { "WRONG" }, t.elapsed().as_secs_f64() * 1e3);
-    if !ok {
-        return Err("math-layer check failed".into());
-    }
-    eprintln!("\nThe tour grows with every capability: CKKS, TFHE and the accelerator models come next.");
+    let r = f();
+    eprintln!("   {label:<44} {:>9.1} ms", t.elapsed().as_secs_f64() * 1e3);
+    r
+}
+
+fn check(label: &str, want: &[Complex64], have: &[Complex64], min_bits: f64) -> Result<(), String> {
+    let p = PrecisionStats::new(want, have);
+    // Mean precision is the criterion (as in Lattigo's reports); the worst slot is shown too.
+    let ok = p.mean.l2 >= min_bits;
+    eprintln!(
+        "   {label:<44} precision mean {:5.1} bits, worst {:5.1} bits  {}",
+        p.mean.l2,
+        p.min.l2,
+        if ok { "ok" } else { "TOO LOW" }
+    );
+    if ok { Ok(()) } else { Err(format!("{label}: mean precision {:.1} bits below {min_bits}", p.mean.l2)) }
+}
+
+pub fn run(a: &TourArgs) -> Result<(), String> {
+    ckks(a.quick).map_err(|e| format!("CKKS step failed: {e}"))?;
+    eprintln!("\nTour complete. TFHE and the accelerator models join the tour as they land.");
+    Ok(())
+}
+
+fn ckks(quick: bool) -> Result<(), String> {
+    let params = if quick {
+        Parameters::new_insecure(ParametersLiteral::toy(12, 55, 40, 5, 56, 2, 3)).map_err(|e| e.to_string())?
+    } else {
+        Parameters::preset("LATTIGO_RESIDUAL").map_err(|e| e.to_string())?
+    };
+    let sec = params.security();
+    step(&format!(
+        "CKKS on {}: N = 2^{}, log QP = {:.0}, {} levels, dnum = {}, security ≈ {:.0} bits{}",
+        params.name(),
+        params.log_n(),
+        params.log_qp(),
+        params.max_level(),
+        params.dnum(),
+        sec.bits,
+        if sec.sparse_caveat { " (sparse secret: an upper bound)" } else { "" }
+    ));
+    let slots = params.max_slots();
+    let kg = KeyGenerator::new(&params);
+    let sk = timed("secret + public key", || kg.gen_secret_key());
+    let pk = kg.gen_public_key(&sk);
+    let keys = timed("relinearisation + 2 rotation + conjugation keys", || {
+        kg.gen_evaluation_keys(&sk, &[1, 5], true, false)
+    });
+    let eval = Evaluator::new(&params, keys).map_err(|e| e.to_string())?;
+    let enc = Encoder::new(&params);
+
+    // Deterministic inputs in the unit disc.
+    let x: Vec<Complex64> =
+        (0..slots).map(|i| Complex64::from_polar(0.9, i as f64 * 0.37)).collect();
+    let y: Vec<Complex64> =
+        (0..slots).map(|i| Complex64::new((i as f64 * 0.11).sin(), (i as f64 * 0.05).cos() * 0.5)).collect();
+    let (level, scale) = (params.max_level(), params.default_scale());
+    let err = |e: basalt_ckks::CkksError| e.to_string();
+    let cx = timed(&format!("encode + encrypt {slots} complex slots"), || {
+        enc.encode(&x, slots, level, scale).and_then(|pt| encryptor::encrypt_pk(&params, &pt, &pk))
+    })
+    .map_err(err)?;
+    let cy = encryptor::encrypt_pk(&params, &enc.encode(&y, slots, level, scale).map_err(err)?, &pk)
+        .map_err(err)?;
+    let decrypt = |c: &basalt_ckks::Ciphertext| {
+        encryptor::decrypt(&params, c, &sk).and_then(|pt| enc.decode(&pt))
+    };
+    check("decrypt(encrypt(x)) = x", &x, &decrypt(&cx).map_err(err)?, 20.0)?;
+
+    let prod = timed("x · y: multiply + relinearise", || eval.mul_relin(&cx, &cy)).map_err(err)?;
+    let prod = timed("rescale", || eval.rescale(&prod)).map_err(err)?;
+    let want: Vec<Complex64> = x.iter().zip(&y).map(|(a, b)| a * b).collect();
+    check("x · y", &want, &decrypt(&prod).map_err(err)?, 20.0)?;
+
+    let rot = timed("rotate x by 5 slots", || eval.rotate(&cx, 5)).map_err(err)?;
+    let want: Vec<Complex64> = (0..slots).map(|i| x[(i + 5) % slots]).collect();
+    check("rotate(x, 5)", &want, &decrypt(&rot).map_err(err)?, 20.0)?;
+
+    let conj = timed("conjugate x", || eval.conjugate(&cx)).map_err(err)?;
+    let want: Vec<Complex64> = x.iter().map(|v| v.conj()).collect();
+    check("conj(x)", &want, &decrypt(&conj).map_err(err)?, 20.0)?;
+
+    let hoisted = timed("rotate x by 1 and 5, hoisted (one ModUp)", || eval.rotate_hoisted(&cx, &[1, 5]))
+        .map_err(err)?;
+    let want: Vec<Complex64> = (0..slots).map(|i| x[(i + 1) % slots]).collect();
+    check("hoisted rotate(x, 1)", &want, &decrypt(&hoisted[0]).map_err(err)?, 20.0)?;
     Ok(())
 }

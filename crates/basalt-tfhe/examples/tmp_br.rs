@@ -16,15 +16,15 @@ fn main() {
     let mut acc = vec![0u64; 4096];
     rng.fill_uniform(&mut acc);
     let mut diff = vec![0u64; 4096];
-    for modn in [918usize, 8, 1] {
+    for (modn, pf, dist) in [(918usize, false, 1), (918, true, 1), (918, true, 2), (918, true, 3), (1, false, 1)] {
         let mut best = f64::MAX;
         for _ in 0..8 {
             let t = Instant::now();
             for i in 0..918 {
-                cmux_rotate(&mut acc, &mut diff, bsk.ggsw(i % modn), (i * 7) % 4096, shape, &fft, &mut ws);
+                let nx = if pf { bsk.ggsw((i + dist) % modn) } else { &[] }; cmux_rotate(&mut acc, &mut diff, bsk.ggsw(i % modn), (i * 7) % 4096, shape, &fft, &mut ws, nx);
             }
             best = best.min(t.elapsed().as_secs_f64() * 1e3);
         }
-        println!("ggsw mod {modn}: {best:.2} ms");
+        println!("ggsw mod {modn} prefetch {pf} dist {dist}: {best:.2} ms");
     }
 }

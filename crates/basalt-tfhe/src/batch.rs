@@ -94,8 +94,11 @@ fn pbs_core_batch<T: Torus>(
     let mut ws = ExternalProductWorkspace::new(fft, k, bsk.level);
     for i in 0..bsk.lwe_dim {
         let g = bsk.ggsw(i);
-        for (acc, ms) in accs.chunks_mut(glwe).zip(&ms) {
-            cmux_rotate(acc, &mut diff, g, ms[i], shape, fft, &mut ws);
+        let next = if i + 1 < bsk.lwe_dim { bsk.ggsw(i + 1) } else { &[] };
+        for (j, (acc, ms)) in accs.chunks_mut(glwe).zip(&ms).enumerate() {
+            // The next GGSW is prefetched once per iteration, during the last ciphertext.
+            let nx = if j + 1 == b { next } else { &[] };
+            cmux_rotate(acc, &mut diff, g, ms[i], shape, fft, &mut ws, nx);
         }
     }
     for (acc, out) in accs.chunks(glwe).zip(outs.iter_mut()) {

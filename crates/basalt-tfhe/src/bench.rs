@@ -317,7 +317,7 @@ pub fn stage_times<T: Torus>(sk: &ServerKey<T>) -> Vec<BenchRecord> {
             for c in 0..=k {
                 for r in 0..rows {
                     let gg = &g[(r * (k + 1) + c) * m..(r * (k + 1) + c + 1) * m];
-                    mul_acc(&mut facc, &fdig[r * m..(r + 1) * m], gg, r == 0);
+                    mul_acc(&mut facc, &fdig[r * m..(r + 1) * m], gg, r == 0, &[]);
                 }
             }
         }

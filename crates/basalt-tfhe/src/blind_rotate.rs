@@ -86,7 +86,8 @@ pub fn blind_rotate<T: Torus>(
     let shape = shape_of(bsk);
     for i in 0..bsk.lwe_dim {
         let a = ws.ms[i];
-        cmux_rotate(&mut ws.acc, &mut ws.diff, bsk.ggsw(i), a, shape, fft, &mut ws.ep);
+        let next = if i + 1 < bsk.lwe_dim { bsk.ggsw(i + 1) } else { &[] };
+        cmux_rotate(&mut ws.acc, &mut ws.diff, bsk.ggsw(i), a, shape, fft, &mut ws.ep, next);
     }
 }
 

@@ -52,6 +52,7 @@ pub struct ExternalProductShape {
 }
 
 /// `out += ggsw ⊡ input` (`input`, `out`: GLWE of `(k+1)·N` words; `ggsw`: Fourier GGSW).
+/// `next_ggsw` (or empty) is prefetched while this product runs.
 pub fn external_product_add<T: Torus>(
     out: &mut [T],
     ggsw: &[c64],
@@ -59,6 +60,7 @@ pub fn external_product_add<T: Torus>(
     shape: ExternalProductShape,
     fft: &NegacyclicFft,
     ws: &mut ExternalProductWorkspace<T>,
+    next_ggsw: &[c64],
 ) {
     let n = fft.poly_size();
     let m = n / 2;
@@ -83,9 +85,11 @@ pub fn external_product_add<T: Torus>(
         while r0 < rows {
             let r1 = (r0 + group).min(rows);
             for r in r0..r1 {
-                let g = &ggsw[(r * (k + 1) + c) * m..(r * (k + 1) + c + 1) * m];
+                let off = (r * (k + 1) + c) * m;
+                let g = &ggsw[off..off + m];
                 let a = &ws.fdig[r * m..(r + 1) * m];
-                mul_acc(&mut ws.facc, a, g, r == r0);
+                let nx = next_ggsw.get(off..off + m).unwrap_or(&[]);
+                mul_acc(&mut ws.facc, a, g, r == r0, nx);
             }
             fft.backward_add(&mut out[c * n..(c + 1) * n], &mut ws.facc, stack);
             r0 = r1;
@@ -93,40 +97,66 @@ pub fn external_product_add<T: Torus>(
     }
 }
 
+/// Hint the CPU to bring the cache line at `p` into L2. A no-op off x86-64.
+#[inline(always)]
+fn prefetch_l2(p: &c64) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use core::arch::x86_64::{_MM_HINT_T1, _mm_prefetch};
+        // SAFETY: a prefetch is only a hint: it never faults and has no architectural effect,
+        // and the address comes from a reference into a live slice. Exercised by every PBS test.
+        unsafe { _mm_prefetch::<_MM_HINT_T1>(p as *const c64 as *const i8) }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
 /// `acc = a·b` (if `first`) or `acc += a·b`, element-wise complex, vectorised at run time.
+/// `next` (same length, or empty) is prefetched into L2 along the way: in blind rotation it is
+/// the same block of the *next* GGSW, whose DRAM latency then hides behind this iteration.
 #[inline]
-pub fn mul_acc(acc: &mut [c64], a: &[c64], b: &[c64], first: bool) {
+pub fn mul_acc(acc: &mut [c64], a: &[c64], b: &[c64], first: bool, next: &[c64]) {
     struct Impl<'a> {
         acc: &'a mut [c64],
         a: &'a [c64],
         b: &'a [c64],
         first: bool,
+        next: &'a [c64],
     }
     impl WithSimd for Impl<'_> {
         type Output = ();
         #[inline(always)]
         fn with_simd<S: Simd>(self, simd: S) {
-            let (acc_h, acc_t) = S::as_mut_simd_c64s(self.acc);
-            let (a_h, a_t) = S::as_simd_c64s(self.a);
-            let (b_h, b_t) = S::as_simd_c64s(self.b);
-            if self.first {
-                for ((x, &y), &z) in acc_h.iter_mut().zip(a_h).zip(b_h) {
-                    *x = simd.mul_c64s(y, z);
+            const CHUNK: usize = 64; // 1 KiB of c64 = 16 cache lines
+            let chunks = self.acc.chunks_mut(CHUNK).zip(self.a.chunks(CHUNK)).zip(self.b.chunks(CHUNK));
+            for (ci, ((acc, a), b)) in chunks.enumerate() {
+                if let Some(nx) = self.next.get(ci * CHUNK..) {
+                    for z in nx.iter().take(CHUNK).step_by(4) {
+                        prefetch_l2(z);
+                    }
                 }
-                for ((x, &y), &z) in acc_t.iter_mut().zip(a_t).zip(b_t) {
-                    *x = y * z;
-                }
-            } else {
-                for ((x, &y), &z) in acc_h.iter_mut().zip(a_h).zip(b_h) {
-                    *x = simd.mul_add_c64s(y, z, *x);
-                }
-                for ((x, &y), &z) in acc_t.iter_mut().zip(a_t).zip(b_t) {
-                    *x += y * z;
+                let (acc_h, acc_t) = S::as_mut_simd_c64s(acc);
+                let (a_h, a_t) = S::as_simd_c64s(a);
+                let (b_h, b_t) = S::as_simd_c64s(b);
+                if self.first {
+                    for ((x, &y), &z) in acc_h.iter_mut().zip(a_h).zip(b_h) {
+                        *x = simd.mul_c64s(y, z);
+                    }
+                    for ((x, &y), &z) in acc_t.iter_mut().zip(a_t).zip(b_t) {
+                        *x = y * z;
+                    }
+                } else {
+                    for ((x, &y), &z) in acc_h.iter_mut().zip(a_h).zip(b_h) {
+                        *x = simd.mul_add_c64s(y, z, *x);
+                    }
+                    for ((x, &y), &z) in acc_t.iter_mut().zip(a_t).zip(b_t) {
+                        *x += y * z;
+                    }
                 }
             }
         }
     }
-    pulp::Arch::new().dispatch(Impl { acc, a, b, first });
+    pulp::Arch::new().dispatch(Impl { acc, a, b, first, next });
 }
 
 /// `X^t · p` for a polynomial `p` of size `N` in `Z_q[X]/(X^N+1)`, `t ∈ [0, 2N)`, minus `p`:
@@ -163,7 +193,8 @@ pub fn rotate<T: Torus>(out: &mut [T], p: &[T], t: usize) {
 }
 
 /// CMux: `acc ← acc + ggsw ⊡ (X^t·acc − acc)`, i.e. `X^{t·b}·acc` for `ggsw = GGSW(b)`,
-/// `b ∈ {0,1}`. `diff` is caller scratch of `(k+1)·N` words.
+/// `b ∈ {0,1}`. `diff` is caller scratch of `(k+1)·N` words; `next_ggsw` is prefetched.
+#[allow(clippy::too_many_arguments)]
 pub fn cmux_rotate<T: Torus>(
     acc: &mut [T],
     diff: &mut [T],
@@ -172,12 +203,13 @@ pub fn cmux_rotate<T: Torus>(
     shape: ExternalProductShape,
     fft: &NegacyclicFft,
     ws: &mut ExternalProductWorkspace<T>,
+    next_ggsw: &[c64],
 ) {
     let n = fft.poly_size();
     for c in 0..=shape.k {
         rotate_minus(&mut diff[c * n..(c + 1) * n], &acc[c * n..(c + 1) * n], t);
     }
-    external_product_add(acc, ggsw, diff, shape, fft, ws);
+    external_product_add(acc, ggsw, diff, shape, fft, ws, next_ggsw);
 }
 
 #[cfg(test)]

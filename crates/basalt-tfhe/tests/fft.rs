@@ -134,7 +134,7 @@ fn split_accumulation_matches_exact_external_product() {
         let shape = ExternalProductShape { k, decomposer: dec, group };
         let mut ws = ExternalProductWorkspace::new(&fft, k, level);
         let mut out = vec![0u64; (k + 1) * n];
-        external_product_add(&mut out, &fg, &input, shape, &fft, &mut ws);
+        external_product_add(&mut out, &fg, &input, shape, &fft, &mut ws, &[]);
         let err = max_err(&out, &exact);
         let b = bound64(n, base_log) * rows as f64;
         assert!(err <= b, "group {group}: err 2^{:.1} > 2^{:.1}", err.log2(), b.log2());

@@ -7,8 +7,9 @@ use std::path::Path;
 use basalt_trace::{ElemOp, KernelKind, Trace};
 
 use crate::SimError;
-use crate::reproduce::{Computed, computed, machine};
-use crate::synth::ckks::{KsShape, hybrid_keyswitch, standard_keyswitch};
+use crate::reproduce::{Computed, Traces, computed, machine};
+use crate::synth::Workload;
+use crate::synth::ckks::KsShape;
 
 const N: u32 = 1 << 16;
 const L: u32 = 60;
@@ -32,18 +33,13 @@ fn ntts(t: &Trace) -> f64 {
     (t.count(KernelKind::Ntt) + t.count(KernelKind::Intt)) as f64
 }
 
-pub fn compute(data: &Path) -> Result<Vec<Computed>, SimError> {
-    let boosted = hybrid_keyswitch(KsShape {
-        n: N,
-        limbs: L,
-        dnum: 1,
-        special: L,
-        seeded: true,
-    });
-    let standard = standard_keyswitch(N, L);
+pub fn compute(data: &Path, traces: &Traces) -> Result<Vec<Computed>, SimError> {
+    let shape = KsShape { n: N, limbs: L, dnum: 1, special: L, seeded: true };
+    let (boosted, pb) = traces.get(&Workload::HybridKeySwitch(shape));
+    let (standard, ps) = traces.get(&Workload::StandardKeySwitch { n: N, limbs: L });
     let crb = boosted.count(KernelKind::BConv) as f64 / N as f64;
-    let hb = "kernel counts of synth::ckks::hybrid_keyswitch (Listing 1; N = 64K, L = 60, 1 digit)";
-    let hs = "kernel counts of synth::ckks::standard_keyswitch (N = 64K, L = 60)";
+    let hb = &format!("kernel counts, boosted key switch ({pb}; Listing 1, N = 64K, L = 60)");
+    let hs = &format!("kernel counts, standard key switch ({ps}; N = 64K, L = 60)");
     let mut out = vec![
         computed("1", "boosted CRB L=60", "mult", crb, hb),
         computed("1", "boosted CRB L=60", "add", crb, hb),

@@ -7,12 +7,12 @@ use std::path::Path;
 
 use basalt_trace::Kernel;
 
-use crate::reproduce::{Computed, computed, machine};
-use crate::synth::Builder;
-use crate::synth::ckks::{KsShape, add, mult, rescale, rotate};
+use crate::reproduce::{Computed, Traces, computed, machine};
+use crate::synth::ckks::KsShape;
+use crate::synth::{Builder, Workload};
 use crate::{SimError, simulate};
 
-pub fn compute(data: &Path) -> Result<Vec<Computed>, SimError> {
+pub fn compute(data: &Path, traces: &Traces) -> Result<Vec<Computed>, SimError> {
     let m = machine(data, "fab")?;
     let ks = KsShape {
         n: 1 << 16,
@@ -21,18 +21,20 @@ pub fn compute(data: &Path) -> Result<Vec<Computed>, SimError> {
         special: 8,
         seeded: false,
     };
-    let how = "closed-form stream (synth::ckks) at 24 Q limbs, dnum 3, 8 P limbs on fab.toml";
+    let (n, limbs) = (ks.n, ks.limbs);
     let ops = [
-        ("Add", add(ks.n, ks.limbs), 0.16),
-        ("Mult", mult(ks), 2.96),
-        ("Rescale", rescale(ks.n, ks.limbs), 0.49),
-        ("Rotate", rotate(ks, 5), 2.55),
+        ("Add", Workload::Add { n, limbs }, 0.16),
+        ("Mult", Workload::Mult(ks), 2.96),
+        ("Rescale", Workload::Rescale { n, limbs }, 0.49),
+        ("Rotate", Workload::Rotate(ks), 2.55),
     ];
     let mut out = Vec::new();
     let mut speedups = Vec::new();
-    for (name, trace, gpu_ms) in ops {
+    for (name, w, gpu_ms) in ops {
+        let (trace, prov) = traces.get(&w);
         let ms = simulate(&m, &trace)?.seconds * 1e3;
-        out.push(computed("5", name, "FAB latency", ms, how));
+        let how = format!("{prov} at 24 Q limbs, dnum 3, 8 P limbs on fab.toml");
+        out.push(computed("5", name, "FAB latency", ms, &how));
         let s = gpu_ms / ms;
         out.push(computed(
             "5",

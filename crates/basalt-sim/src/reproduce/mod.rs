@@ -20,6 +20,23 @@ use serde::Serialize;
 use crate::SimError;
 use crate::machine::Machine;
 use crate::papers::{self, PAPERS, PaperRow, Role, Tag};
+use crate::synth::{ClosedForm, TraceSource, Workload};
+use basalt_trace::Trace;
+
+/// Traces for the reproductions, with their provenance.
+pub(crate) struct Traces<'a> {
+    src: &'a dyn TraceSource,
+}
+
+impl Traces<'_> {
+    /// The trace for `w` and a provenance tag (`library trace` or `closed form`).
+    pub(crate) fn get(&self, w: &Workload) -> (Trace, &'static str) {
+        match self.src.trace(w) {
+            Some(t) => (t, "library trace"),
+            None => (w.closed_form(), "closed form"),
+        }
+    }
+}
 
 /// A figure the model computed for one paper row.
 #[derive(Clone, Debug, PartialEq)]
@@ -94,6 +111,17 @@ pub(crate) fn machine(data_dir: &Path, name: &str) -> Result<Machine, SimError> 
 /// Paper data or machine files that fail to load or validate; a model that computes a row the
 /// CSVs do not have (a typo in a key).
 pub fn reproduce(paper: Option<&str>, data_dir: &Path) -> Result<ReproReport, SimError> {
+    reproduce_with(paper, data_dir, &ClosedForm)
+}
+
+/// [`reproduce`] with traces from `src` where it has them (e.g. recorded by the libraries),
+/// falling back to the closed-form generators; each row's `how` says which was used.
+pub fn reproduce_with(
+    paper: Option<&str>,
+    data_dir: &Path,
+    src: &dyn TraceSource,
+) -> Result<ReproReport, SimError> {
+    let traces = Traces { src };
     let list: Vec<&str> = match paper {
         Some(p) if PAPERS.contains(&p) => vec![p],
         Some(p) => return Err(SimError::UnknownPaper(p.into())),
@@ -104,10 +132,10 @@ pub fn reproduce(paper: Option<&str>, data_dir: &Path) -> Result<ReproReport, Si
         let rows = papers::load_paper(data_dir, p)?;
         let comp = match p {
             "osiris" => osiris::compute(data_dir)?,
-            "fab" => fab::compute(data_dir)?,
-            "mxv" => mxv::compute(data_dir)?,
-            "craterlake" => craterlake::compute(data_dir)?,
-            "strix" => strix::compute(data_dir)?,
+            "fab" => fab::compute(data_dir, &traces)?,
+            "mxv" => mxv::compute(data_dir, &traces)?,
+            "craterlake" => craterlake::compute(data_dir, &traces)?,
+            "strix" => strix::compute(data_dir, &traces)?,
             _ => unreachable!("checked against PAPERS"),
         };
         out.rows.extend(join(p, &rows, comp)?);

@@ -7,9 +7,9 @@ use std::path::Path;
 use basalt_trace::{ElemOp, Kernel};
 
 use crate::machine::Machine;
-use crate::reproduce::{Computed, computed, machine};
-use crate::synth::Builder;
-use crate::synth::ckks::{KsShape, hybrid_keyswitch};
+use crate::reproduce::{Computed, Traces, computed, machine};
+use crate::synth::ckks::KsShape;
+use crate::synth::{Builder, Workload};
 use crate::{SimError, simulate};
 
 /// Data entities of HE MxV with their total DRAM read cost without reuse and their size
@@ -84,7 +84,7 @@ fn dsp(m: &Machine) -> f64 {
     17.0 * mults as f64
 }
 
-pub fn compute(data: &Path) -> Result<Vec<Computed>, SimError> {
+pub fn compute(data: &Path, traces: &Traces) -> Result<Vec<Computed>, SimError> {
     let m = machine(data, "mxv_u200")?;
     let pe = one_pe(m.clone());
     let n = 1u32 << 14;
@@ -127,16 +127,10 @@ pub fn compute(data: &Path) -> Result<Vec<Computed>, SimError> {
         "one PE: N/c",
     ));
 
-    let ks = hybrid_keyswitch(KsShape {
-        n,
-        limbs: 7,
-        dnum: 7,
-        special: 1,
-        seeded: false,
-    });
+    let shape = KsShape { n, limbs: 7, dnum: 7, special: 1, seeded: false };
+    let (ks, prov) = traces.get(&Workload::HybridKeySwitch(shape));
     let kps = 1.0 / simulate(&m, &ks)?.seconds;
-    let how =
-        "synth hybrid key switch (l = 7, dnum = l, one special prime; Alg. 2) on mxv_u200.toml";
+    let how = &format!("{prov}: key switch, l = 7, dnum = l, 1 special prime (Alg. 2), mxv_u200");
     out.push(computed(
         "V",
         "Our Design",

@@ -8,8 +8,9 @@
 use std::path::Path;
 
 use crate::machine::{Batching, Machine};
-use crate::reproduce::{Computed, computed, machine};
-use crate::synth::tfhe::{PbsParams, STRIX_SETS, pbs_epoch};
+use crate::reproduce::{Computed, Traces, computed, machine};
+use crate::synth::Workload;
+use crate::synth::tfhe::{PbsParams, STRIX_SETS};
 use crate::{SimError, simulate};
 
 /// Frequency-domain accumulation depth: Strix's VMA adder tree spans PLP = 2 products (§IV-B).
@@ -19,6 +20,8 @@ struct Run {
     throughput: f64,
     /// HBM bytes per second of compute (a "required bandwidth" in the sense of Table VII).
     required_gbps: f64,
+    /// Trace provenance (library or closed form).
+    prov: &'static str,
 }
 
 fn tvlp(m: &Machine) -> u32 {
@@ -28,13 +31,15 @@ fn tvlp(m: &Machine) -> u32 {
         .map_or(1, |u| u.count)
 }
 
-fn run(m: &Machine, p: PbsParams) -> Result<Run, SimError> {
+fn run(m: &Machine, p: PbsParams, traces: &Traces) -> Result<Run, SimError> {
     let core = match m.switches.batching {
         Some(Batching::Device) => 1,
         _ => m.switches.core_batch.unwrap_or(1),
     };
     let batch = tvlp(m) * core;
-    let r = simulate(m, &pbs_epoch(p, batch, PLP))?;
+    let w = Workload::PbsEpoch { params: p, batch, accum_depth: PLP };
+    let (t, prov) = traces.get(&w);
+    let r = simulate(m, &t)?;
     let sum = |prefix: &str, f: fn(&crate::report::RegionStat) -> f64| -> f64 {
         r.regions
             .iter()
@@ -49,6 +54,7 @@ fn run(m: &Machine, p: PbsParams) -> Result<Run, SimError> {
     Ok(Run {
         throughput: batch as f64 * m.hz() / period,
         required_gbps: r.traffic.total() / (br_compute / m.hz()) / 1e9,
+        prov,
     })
 }
 
@@ -86,14 +92,14 @@ fn design_point(mut m: Machine, tvlp: u32, clp: u32) -> Machine {
     m
 }
 
-pub fn compute(data: &Path) -> Result<Vec<Computed>, SimError> {
+pub fn compute(data: &Path, traces: &Traces) -> Result<Vec<Computed>, SimError> {
     let m = machine(data, "strix")?;
     let mut out = Vec::new();
     let how = "closed-form PBS stream (synth::tfhe, batch TvLP x core_batch) on strix.toml; \
                epoch period max(BR, KS)";
     let mut by_set = Vec::new();
     for (name, p) in STRIX_SETS {
-        let r = run(&m, p)?;
+        let r = run(&m, p, traces)?;
         out.push(computed(
             "V",
             &format!("Strix {name}"),
@@ -114,9 +120,9 @@ pub fn compute(data: &Path) -> Result<Vec<Computed>, SimError> {
     }
 
     let fold = by_set[0];
-    let nofold = run(&no_folding(m.clone()), STRIX_SETS[0].1)?.throughput;
+    let nofold = run(&no_folding(m.clone()), STRIX_SETS[0].1, traces)?.throughput;
     let how_nf = "as Table V, folding = false and rotator/decomposer/accumulator at CLP lanes";
-    out.push(computed("VI", "with folding", "throughput", fold, how));
+    out.push(computed("VI", "with folding", "throughput", fold, &how));
     out.push(computed("VI", "no folding", "throughput", nofold, how_nf));
     out.push(computed(
         "VI",
@@ -154,7 +160,7 @@ pub fn compute(data: &Path) -> Result<Vec<Computed>, SimError> {
     // Table VII (validation): set IV at the five TvLP/CLP design points.
     let set_iv = STRIX_SETS[3].1;
     for (tv, clp) in [(16, 2), (8, 4), (4, 8), (2, 16), (1, 32)] {
-        let r = run(&design_point(m.clone(), tv, clp), set_iv)?;
+        let r = run(&design_point(m.clone(), tv, clp), set_iv, traces)?;
         let row = format!("TvLP{tv} CLP{clp}");
         let how = "set IV on strix.toml rescaled to this TvLP/CLP; HBM traffic = bsk only";
         out.push(computed("VII", &row, "throughput", r.throughput, how));

@@ -47,3 +47,60 @@ impl Builder {
         }
     }
 }
+
+use crate::synth::ckks::KsShape;
+use crate::synth::tfhe::PbsParams;
+
+/// A workload a paper reproduction needs, named by its parameters. A [`TraceSource`] may supply
+/// the library's recorded trace for it; otherwise the closed-form generator below is used.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Workload {
+    /// Hybrid key switching of one polynomial ([`ckks::hybrid_keyswitch`]).
+    HybridKeySwitch(KsShape),
+    /// F1-style per-limb key switching ([`ckks::standard_keyswitch`]).
+    StandardKeySwitch { n: u32, limbs: u32 },
+    /// Ciphertext addition at `limbs` limbs.
+    Add { n: u32, limbs: u32 },
+    /// Rescale from `limbs` limbs.
+    Rescale { n: u32, limbs: u32 },
+    /// Multiplication with relinearisation (no rescale).
+    Mult(KsShape),
+    /// Rotation (automorphism + key switching).
+    Rotate(KsShape),
+    /// One epoch of `batch` PBS + KS with frequency-domain accumulation depth `accum_depth`.
+    PbsEpoch { params: PbsParams, batch: u32, accum_depth: u32 },
+}
+
+impl Workload {
+    /// The closed-form kernel stream of this workload.
+    pub fn closed_form(&self) -> Trace {
+        match *self {
+            Workload::HybridKeySwitch(s) => ckks::hybrid_keyswitch(s),
+            Workload::StandardKeySwitch { n, limbs } => ckks::standard_keyswitch(n, limbs),
+            Workload::Add { n, limbs } => ckks::add(n, limbs),
+            Workload::Rescale { n, limbs } => ckks::rescale(n, limbs),
+            Workload::Mult(s) => ckks::mult(s),
+            Workload::Rotate(s) => ckks::rotate(s, 5),
+            Workload::PbsEpoch { params, batch, accum_depth } => {
+                tfhe::pbs_epoch(params, batch, accum_depth)
+            }
+        }
+    }
+}
+
+/// Where reproductions get their traces. The CLI can implement this with the CKKS/TFHE
+/// libraries (recording each workload in shape-only mode), so that `basalt-sim` keeps depending
+/// on `basalt-trace` only.
+pub trait TraceSource {
+    /// The recorded trace for `w`, or `None` to fall back to [`Workload::closed_form`].
+    fn trace(&self, w: &Workload) -> Option<Trace>;
+}
+
+/// Always falls back to the closed-form generators.
+pub struct ClosedForm;
+
+impl TraceSource for ClosedForm {
+    fn trace(&self, _: &Workload) -> Option<Trace> {
+        None
+    }
+}

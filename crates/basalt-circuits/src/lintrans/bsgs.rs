@@ -1,0 +1,250 @@
+//! Baby-step giant-step evaluation of a diagonal transform (baby-step-centric order), with no,
+//! single or double hoisting.
+//!
+//! # Algorithm
+//! Write every non-zero diagonal index as `k = n1·j + i` (`0 ≤ i < n1`). Then
+//! `M·x = Σ_j rot_{n1 j}( Σ_i rot_{−n1 j}(d_k) ⊙ rot_i(x) )`: the diagonals are pre-rotated
+//! in the clear, so only the `|B|−1` distinct baby-step rotations of `x` and the `|G|−1`
+//! giant-step rotations of the partial sums are homomorphic (`n1 + n2 − 2` at most, instead
+//! of `n − 1` for the diagonal method, which is the case `n1 = slots`).
+//! 1. baby steps: `x_i = rot_i(x)` for every baby index `i` — plain rotations, or with
+//!    hoisting all from one Decompose + ModUp of `x` ([`Evaluator::decompose`]);
+//! 2. per giant index `j`: `p_j = Σ_i x_i ⊙ pt_{j,i}`;
+//! 3. `y = p_0 + Σ_{j≠0} rot_{n1 j}(p_j)`; with [`Hoisting::Double`] each `rot_{n1 j}(p_j)` is
+//!    computed lazily in `Q∪P` (`rotate_hoisted_lazy`), summed there, and brought down by a
+//!    single ModDown (ModDown commutes with addition);
+//! 4. one rescale (done by the caller).
+//!
+//! Bossuat et al.'s full double hoisting also keeps the *baby steps* in `Q∪P` and multiplies
+//! them by diagonals encoded over `Q∪P`. The public `basalt-ckks` API has no plaintext product
+//! on `Q∪P` ciphertexts yet, so the baby steps here are ModDown'ed (single-hoisted); the
+//! closed form of the full variant is [`super::cost::predict_full_double_hoisting`].
+//!
+//! # Source
+//! Halevi & Shoup, CRYPTO 2018 (BSGS, hoisting); Bossuat, Mouchet, Troncoso-Pastoriza,
+//! Hubaux, EUROCRYPT 2021, §3 (double hoisting); Osiris Alg. 2.
+//!
+//! # Cost
+//! See [`super::cost::predict`]: `|B|−1` baby and `|G|−1` giant rotations, `n` plaintext
+//! products, one rescale.
+
+use std::collections::BTreeMap;
+
+use basalt_ckks::keyswitch::hoisted::automorphism_hoisted;
+use basalt_ckks::{Ciphertext, CiphertextQP, CkksError, Encoder, Evaluator, HoistedDecomp};
+use num_complex::Complex64;
+
+use super::diagonals::{Diagonals, rotate_slots};
+use super::of_limb::OfLimbDiagonal;
+use super::plan::Plan;
+use super::{DiagStore, GscOrder, Hoisting, LinearTransform};
+use crate::error::{CircuitError, Result};
+
+/// The BSGS index split of a set of diagonals: giant index `j` → its baby indices `i`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Split {
+    pub n1: usize,
+    pub giant: BTreeMap<usize, Vec<usize>>,
+}
+
+impl Split {
+    /// Split `indices` (in `[0, slots)`) with `n1` baby steps.
+    ///
+    /// # Errors
+    /// [`CircuitError::BadBabySteps`] unless `1 ≤ n1 ≤ slots`.
+    pub fn new(indices: &[usize], n1: usize, slots: usize) -> Result<Split> {
+        if n1 == 0 || n1 > slots {
+            return Err(CircuitError::BadBabySteps { n1, slots });
+        }
+        let mut giant: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+        for &k in indices {
+            giant.entry(k / n1).or_default().push(k % n1);
+        }
+        giant.values_mut().for_each(|v| v.sort_unstable());
+        Ok(Split { n1, giant })
+    }
+    /// Distinct baby indices, ascending.
+    pub fn babies(&self) -> Vec<usize> {
+        let mut b: Vec<usize> = self.giant.values().flatten().copied().collect();
+        b.sort_unstable();
+        b.dedup();
+        b
+    }
+    /// Number of giant steps `n2` (partial sums).
+    pub fn n2(&self) -> usize {
+        self.giant.len()
+    }
+    /// Number of diagonals.
+    pub fn diagonals(&self) -> usize {
+        self.giant.values().map(Vec::len).sum()
+    }
+    /// Rotation amounts needed: non-zero baby indices and non-zero giant shifts `n1·j`.
+    pub fn rotations(&self) -> Vec<i64> {
+        let mut r: Vec<i64> = self.babies().into_iter().filter(|&i| i != 0).map(|i| i as i64).collect();
+        r.extend(self.giant.keys().filter(|&&j| j != 0).map(|&j| (j * self.n1) as i64));
+        r.sort_unstable();
+        r.dedup();
+        r
+    }
+}
+
+/// `rot_{−n1 j}(d_{n1 j + i})`: the pre-rotated diagonal of the (giant, baby) pair.
+pub(crate) fn prerotated(diags: &Diagonals, n1: usize, j: usize, i: usize) -> Vec<Complex64> {
+    let d = diags.get(n1 * j + i).expect("split built from these diagonals");
+    rotate_slots(d, -((n1 * j) as i64))
+}
+
+pub(crate) fn prepare_store(
+    encoder: &Encoder,
+    diags: &Diagonals,
+    split: &Split,
+    plan: &Plan,
+    level: usize,
+    pt_scale: f64,
+) -> Result<DiagStore> {
+    let slots = diags.slots();
+    let pairs = split.giant.iter().flat_map(|(&j, is)| is.iter().map(move |&i| (j, i)));
+    Ok(match plan.order {
+        GscOrder::BabyStepCentric => DiagStore::Encoded(
+            pairs
+                .map(|(j, i)| {
+                    let v = prerotated(diags, split.n1, j, i);
+                    Ok(((j, i), encoder.encode(&v, slots, level, pt_scale)?))
+                })
+                .collect::<Result<_>>()?,
+        ),
+        GscOrder::GiantStepCentric { .. } => DiagStore::OfLimb(
+            pairs
+                .map(|(j, i)| {
+                    let v = prerotated(diags, split.n1, j, i);
+                    Ok(((j, i), OfLimbDiagonal::new(encoder, &v, slots, level, pt_scale)?))
+                })
+                .collect::<Result<_>>()?,
+        ),
+    })
+}
+
+/// Fail early, naming the first rotation whose key is missing.
+pub(crate) fn check_keys(eval: &Evaluator, rotations: &[i64]) -> Result<()> {
+    let ring = eval.params().ring();
+    for &k in rotations {
+        let g = ring.galois_element_for_rotation(k);
+        if !eval.keys().galois.contains_key(&g) {
+            return Err(CkksError::MissingRotationKey { rotation: k, galois: g }.into());
+        }
+    }
+    Ok(())
+}
+
+/// Produces baby-step rotations of one ciphertext, sharing a decomposition when hoisted.
+pub(crate) struct BabyRotator<'a> {
+    eval: &'a Evaluator,
+    ct: &'a Ciphertext,
+    decomp: Option<HoistedDecomp>,
+}
+
+impl<'a> BabyRotator<'a> {
+    pub(crate) fn new(eval: &'a Evaluator, ct: &'a Ciphertext, hoisting: Hoisting) -> Result<Self> {
+        let decomp = match hoisting {
+            Hoisting::None => None,
+            Hoisting::Single | Hoisting::Double => Some(eval.decompose(ct)?),
+        };
+        Ok(BabyRotator { eval, ct, decomp })
+    }
+
+    pub(crate) fn rotate(&self, i: usize) -> Result<Ciphertext> {
+        if i == 0 {
+            return Ok(self.ct.clone());
+        }
+        let k = i as i64;
+        match &self.decomp {
+            None => Ok(self.eval.rotate(self.ct, k)?),
+            Some(d) => {
+                let params = self.eval.params();
+                let g = params.ring().galois_element_for_rotation(k);
+                let gk = self.eval.keys().galois.get(&g);
+                let gk = gk.ok_or(CkksError::MissingRotationKey { rotation: k, galois: g })?;
+                Ok(automorphism_hoisted(params, self.ct, d, g, &gk.key))
+            }
+        }
+    }
+}
+
+/// `acc += x` (or `acc = x`).
+pub(crate) fn accumulate(eval: &Evaluator, acc: &mut Option<Ciphertext>, x: Ciphertext) -> Result<()> {
+    *acc = Some(match acc.take() {
+        None => x,
+        Some(a) => eval.add(&a, &x)?,
+    });
+    Ok(())
+}
+
+/// Sums the giant steps `rot_{n1 j}(p_j)` — in `Q` or, with double hoisting, lazily in `Q∪P`.
+pub(crate) struct GiantAccumulator {
+    acc: Option<Ciphertext>,
+    lazy: Option<CiphertextQP>,
+    hoisting: Hoisting,
+    n1: usize,
+}
+
+impl GiantAccumulator {
+    pub(crate) fn new(hoisting: Hoisting, n1: usize) -> Self {
+        GiantAccumulator { acc: None, lazy: None, hoisting, n1 }
+    }
+
+    pub(crate) fn add(&mut self, eval: &Evaluator, j: usize, partial: Ciphertext) -> Result<()> {
+        if j == 0 {
+            return accumulate(eval, &mut self.acc, partial);
+        }
+        let k = (j * self.n1) as i64;
+        match self.hoisting {
+            Hoisting::None | Hoisting::Single => {
+                let r = eval.rotate(&partial, k)?;
+                accumulate(eval, &mut self.acc, r)
+            }
+            Hoisting::Double => {
+                let decomp = eval.decompose(&partial)?;
+                let mut r = eval.rotate_hoisted_lazy(&partial, &decomp, &[k])?;
+                let r = r.pop().expect("one rotation asked");
+                match &mut self.lazy {
+                    None => self.lazy = Some(r),
+                    Some(l) => l.add_assign(eval.params(), &r),
+                }
+                Ok(())
+            }
+        }
+    }
+
+    pub(crate) fn finish(self, eval: &Evaluator) -> Result<Ciphertext> {
+        let mut acc = self.acc;
+        if let Some(l) = self.lazy {
+            let down = eval.mod_down(&l)?;
+            accumulate(eval, &mut acc, down)?;
+        }
+        acc.ok_or(CircuitError::EmptyMatrix)
+    }
+}
+
+/// Baby-step-centric evaluation (all baby steps first), before the final rescale.
+pub(crate) fn eval_baby_step_centric(
+    lt: &LinearTransform,
+    eval: &Evaluator,
+    ct: &Ciphertext,
+) -> Result<Ciphertext> {
+    let DiagStore::Encoded(pts) = &lt.store else {
+        return Err(CircuitError::Invalid("baby-step-centric order needs encoded diagonals".into()));
+    };
+    let rot = BabyRotator::new(eval, ct, lt.plan.hoisting)?;
+    let babies: BTreeMap<usize, Ciphertext> =
+        lt.split.babies().into_iter().map(|i| Ok((i, rot.rotate(i)?))).collect::<Result<_>>()?;
+    let mut giant = GiantAccumulator::new(lt.plan.hoisting, lt.split.n1);
+    for (&j, is) in &lt.split.giant {
+        let mut partial = None;
+        for &i in is {
+            let prod = eval.mul_plain(&babies[&i], &pts[&(j, i)])?;
+            accumulate(eval, &mut partial, prod)?;
+        }
+        giant.add(eval, j, partial.expect("giant steps are non-empty"))?;
+    }
+    giant.finish(eval)
+}

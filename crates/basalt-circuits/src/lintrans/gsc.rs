@@ -1,0 +1,71 @@
+//! Giant-step-centric (GSC) loop order, Osiris §IV.
+//!
+//! # Algorithm
+//! With the input's decomposition computed once and kept (hoisting), iterate over the baby
+//! steps instead of the giant steps:
+//! 1. for each group of at most `max_partials` giant indices (Osiris keeps `n2 ≤ 4` partial
+//!    sums on chip; a larger `n2` is split into groups rather than spilled):
+//! 2. for each baby index `i`: rotate the input by `i` (from the cached decomposition), then
+//!    regenerate the group's diagonals `pt_{j,i}` from their one stored limb (OF-Limb) and
+//!    accumulate `x_i ⊙ pt_{j,i}` into partial sum `p_j` — each rotated input is used for
+//!    every partial sum it feeds, then dropped;
+//! 3. giant steps as in [`super::bsgs`].
+//!
+//! Modular additions are exact and every rotation is a deterministic function of the shared
+//! decomposition, so the result is bit-identical to the baby-step-centric order (tested).
+//!
+//! # Source
+//! Osiris (seed 000) §IV-D and Fig. 8; ARK for OF-Limb.
+//!
+//! # Cost
+//! As [`super::bsgs`], except that the baby-step rotations are recomputed once per group
+//! (`⌈n2/max_partials⌉` groups) and each diagonal costs `l+1` NTTs to regenerate; alive at
+//! once: one rotated input and `min(n2, max_partials)` partial sums.
+
+use std::collections::BTreeMap;
+
+use basalt_ckks::{Ciphertext, Evaluator};
+
+use super::bsgs::{BabyRotator, GiantAccumulator, accumulate};
+use super::{DiagStore, LinearTransform};
+use crate::error::{CircuitError, Result};
+
+/// GSC evaluation before the final rescale.
+pub(crate) fn eval_giant_step_centric(
+    lt: &LinearTransform,
+    eval: &Evaluator,
+    ct: &Ciphertext,
+    max_partials: usize,
+) -> Result<Ciphertext> {
+    let DiagStore::OfLimb(store) = &lt.store else {
+        return Err(CircuitError::Invalid("giant-step-centric order needs OF-Limb diagonals".into()));
+    };
+    if max_partials == 0 {
+        return Err(CircuitError::NoFeasiblePlan("max_partials must be at least 1".into()));
+    }
+    let rot = BabyRotator::new(eval, ct, lt.plan.hoisting)?;
+    let giants: Vec<usize> = lt.split.giant.keys().copied().collect();
+    let mut out = GiantAccumulator::new(lt.plan.hoisting, lt.split.n1);
+    for group in giants.chunks(max_partials) {
+        let mut babies: Vec<usize> =
+            group.iter().flat_map(|j| lt.split.giant[j].iter().copied()).collect();
+        babies.sort_unstable();
+        babies.dedup();
+        let mut partials: BTreeMap<usize, Option<Ciphertext>> =
+            group.iter().map(|&j| (j, None)).collect();
+        for i in babies {
+            let xi = rot.rotate(i)?;
+            for &j in group {
+                if let Some(d) = store.get(&(j, i)) {
+                    let pt = d.regenerate(&lt.encoder, lt.level)?;
+                    let prod = eval.mul_plain(&xi, &pt)?;
+                    accumulate(eval, partials.get_mut(&j).expect("group key"), prod)?;
+                }
+            }
+        }
+        for (j, p) in partials {
+            out.add(eval, j, p.expect("giant steps are non-empty"))?;
+        }
+    }
+    out.finish(eval)
+}
