@@ -9,6 +9,8 @@ use serde_json::{Value, json};
 pub enum Suite {
     /// One-limb and full-polynomial NTT (beside tfhe-ntt), ModDown.
     Ntt,
+    /// CKKS operations (NTT, MulRelin, Rescale, Rotate, 8 hoisted rotations) on `--preset`.
+    Ckks,
     /// Every suite.
     All,
 }
@@ -25,9 +27,21 @@ pub struct BenchArgs {
     /// Seconds of timed repetitions per measurement.
     #[arg(long, default_value_t = 1.0)]
     min_time: f64,
-    /// log2 of the ring degree.
+    /// log2 of the ring degree (ntt suite).
     #[arg(long, default_value_t = 16)]
     log_n: u32,
+    /// CKKS presets to run (names or aliases; `basalt params` lists them).
+    #[arg(long, value_delimiter = ',', default_value = "LATTIGO_RESIDUAL,LATTIGO")]
+    preset: Vec<String>,
+    /// Key-switching datapath: hybrid or reordered (FAB).
+    #[arg(long, default_value = "hybrid")]
+    variant: String,
+    /// Use seeded (KSHGen) key-switching keys.
+    #[arg(long)]
+    seeded: bool,
+    /// Timed repetitions per CKKS operation.
+    #[arg(long, default_value_t = 5)]
+    reps: usize,
 }
 
 fn machine() -> Value {
@@ -65,8 +79,34 @@ pub fn run(a: &BenchArgs) -> Result<(), String> {
         eprintln!("bench ntt: N=2^{} …", a.log_n);
         records.extend(basalt_math::bench::ntt_suite(a.log_n, 25, &a.threads, min_time));
     }
-    for r in records {
+    for r in records.drain(..) {
         emit(r);
+    }
+    if matches!(a.suite, Suite::Ckks | Suite::All) {
+        let variant = match a.variant.as_str() {
+            "hybrid" => basalt_ckks::KsVariant::Hybrid,
+            "reordered" => basalt_ckks::KsVariant::Reordered,
+            v => return Err(format!("unknown key-switching variant {v:?} (hybrid | reordered)")),
+        };
+        for preset in &a.preset {
+            for &threads in &a.threads {
+                eprintln!("bench ckks: {preset}, {threads} thread(s) …");
+                let cfg = basalt_ckks::bench::BenchConfig {
+                    preset: preset.clone(),
+                    threads,
+                    reps: a.reps,
+                    variant,
+                    seeded: a.seeded,
+                    ..Default::default()
+                };
+                let recs = basalt_ckks::bench::run(&cfg).map_err(|e| e.to_string())?;
+                for r in recs {
+                    let mut v = serde_json::to_value(&r).map_err(|e| e.to_string())?;
+                    v["bench"] = json!(format!("ckks/{}", r.op));
+                    emit(v);
+                }
+            }
+        }
     }
     Ok(())
 }

@@ -38,5 +38,6 @@ pub mod units;
 pub use error::SimError;
 pub use machine::Machine;
 pub use report::Report;
-pub use reproduce::{ReproReport, reproduce};
+pub use reproduce::{ReproReport, reproduce, reproduce_with};
 pub use schedule::simulate;
+pub use synth::{ClosedForm, TraceSource, Workload};

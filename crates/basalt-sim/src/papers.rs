@@ -257,7 +257,11 @@ mod tests {
         ] {
             for r in load_paper(&data, paper).unwrap() {
                 let held_out = tables.contains(&r.table.as_str());
-                let want = if held_out { Role::Validation } else { Role::Target };
+                let want = if held_out {
+                    Role::Validation
+                } else {
+                    Role::Target
+                };
                 assert_eq!(r.role, want, "{paper} {:?}", r.key());
             }
         }

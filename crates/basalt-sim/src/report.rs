@@ -77,10 +77,17 @@ impl Report {
         let mut out = String::from("kind,name,cycles,stall_cycles,utilisation,energy_j\n");
         for u in &self.units {
             let e = u.energy_j.map_or(String::new(), |e| format!("{e:.6e}"));
-            out += &format!("unit,{},{:.0},,{:.4},{e}\n", u.name, u.busy_cycles, u.utilisation);
+            out += &format!(
+                "unit,{},{:.0},,{:.4},{e}\n",
+                u.name, u.busy_cycles, u.utilisation
+            );
         }
         for (p, r) in &self.regions {
-            let q = if p.contains(',') { format!("\"{p}\"") } else { p.clone() };
+            let q = if p.contains(',') {
+                format!("\"{p}\"")
+            } else {
+                p.clone()
+            };
             out += &format!("region,{q},{:.0},{:.0},,\n", r.cycles, r.stall_cycles);
         }
         out

@@ -145,3 +145,31 @@ fn unknown_paper_is_an_error() {
 fn print_report() {
     println!("{}", reproduce(None, &data()).unwrap());
 }
+
+/// A trace source standing in for the libraries: it answers one workload with a trace that
+/// doubles the closed-form stream, so the row must move and say where its trace came from.
+struct Doubled;
+
+impl basalt_sim::TraceSource for Doubled {
+    fn trace(&self, w: &basalt_sim::Workload) -> Option<basalt_trace::Trace> {
+        match w {
+            basalt_sim::Workload::StandardKeySwitch { .. } => {
+                let mut t = w.closed_form();
+                t.events.extend(w.closed_form().events);
+                Some(t)
+            }
+            _ => None,
+        }
+    }
+}
+
+#[test]
+fn library_traces_replace_closed_forms_row_by_row() {
+    let r = basalt_sim::reproduce_with(Some("craterlake"), &data(), &Doubled).unwrap();
+    let std = r.get("craterlake", "1", "standard L=60", "ntt").unwrap();
+    assert_eq!(std.ours, Some(7200.0));
+    assert!(std.how.contains("library trace"), "{}", std.how);
+    let boosted = r.get("craterlake", "1", "boosted L=60", "ntt").unwrap();
+    assert_eq!(boosted.ours, Some(360.0));
+    assert!(boosted.how.contains("closed form"), "{}", boosted.how);
+}

@@ -34,7 +34,13 @@ fn ntts(t: &Trace) -> f64 {
 }
 
 pub fn compute(data: &Path, traces: &Traces) -> Result<Vec<Computed>, SimError> {
-    let shape = KsShape { n: N, limbs: L, dnum: 1, special: L, seeded: true };
+    let shape = KsShape {
+        n: N,
+        limbs: L,
+        dnum: 1,
+        special: L,
+        seeded: true,
+    };
     let (boosted, pb) = traces.get(&Workload::HybridKeySwitch(shape));
     let (standard, ps) = traces.get(&Workload::StandardKeySwitch { n: N, limbs: L });
     let crb = boosted.count(KernelKind::BConv) as f64 / N as f64;

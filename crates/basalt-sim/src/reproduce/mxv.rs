@@ -127,7 +127,13 @@ pub fn compute(data: &Path, traces: &Traces) -> Result<Vec<Computed>, SimError> 
         "one PE: N/c",
     ));
 
-    let shape = KsShape { n, limbs: 7, dnum: 7, special: 1, seeded: false };
+    let shape = KsShape {
+        n,
+        limbs: 7,
+        dnum: 7,
+        special: 1,
+        seeded: false,
+    };
     let (ks, prov) = traces.get(&Workload::HybridKeySwitch(shape));
     let kps = 1.0 / simulate(&m, &ks)?.seconds;
     let how = &format!("{prov}: key switch, l = 7, dnum = l, 1 special prime (Alg. 2), mxv_u200");

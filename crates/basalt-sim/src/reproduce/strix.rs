@@ -37,7 +37,11 @@ fn run(m: &Machine, p: PbsParams, traces: &Traces) -> Result<Run, SimError> {
         _ => m.switches.core_batch.unwrap_or(1),
     };
     let batch = tvlp(m) * core;
-    let w = Workload::PbsEpoch { params: p, batch, accum_depth: PLP };
+    let w = Workload::PbsEpoch {
+        params: p,
+        batch,
+        accum_depth: PLP,
+    };
     let (t, prov) = traces.get(&w);
     let r = simulate(m, &t)?;
     let sum = |prefix: &str, f: fn(&crate::report::RegionStat) -> f64| -> f64 {
@@ -95,18 +99,16 @@ fn design_point(mut m: Machine, tvlp: u32, clp: u32) -> Machine {
 pub fn compute(data: &Path, traces: &Traces) -> Result<Vec<Computed>, SimError> {
     let m = machine(data, "strix")?;
     let mut out = Vec::new();
-    let how = "closed-form PBS stream (synth::tfhe, batch TvLP x core_batch) on strix.toml; \
-               epoch period max(BR, KS)";
     let mut by_set = Vec::new();
+    let mut how = String::new();
     for (name, p) in STRIX_SETS {
         let r = run(&m, p, traces)?;
-        out.push(computed(
-            "V",
-            &format!("Strix {name}"),
-            "throughput",
-            r.throughput,
-            how,
-        ));
+        how = format!(
+            "{}: PBS epoch of TvLP x core_batch LWEs; period max(BR, KS)",
+            r.prov
+        );
+        let row = format!("Strix {name}");
+        out.push(computed("V", &row, "throughput", r.throughput, &how));
         by_set.push(r.throughput);
     }
     for (row, base, i) in [

@@ -68,7 +68,11 @@ pub enum Workload {
     /// Rotation (automorphism + key switching).
     Rotate(KsShape),
     /// One epoch of `batch` PBS + KS with frequency-domain accumulation depth `accum_depth`.
-    PbsEpoch { params: PbsParams, batch: u32, accum_depth: u32 },
+    PbsEpoch {
+        params: PbsParams,
+        batch: u32,
+        accum_depth: u32,
+    },
 }
 
 impl Workload {
@@ -81,9 +85,11 @@ impl Workload {
             Workload::Rescale { n, limbs } => ckks::rescale(n, limbs),
             Workload::Mult(s) => ckks::mult(s),
             Workload::Rotate(s) => ckks::rotate(s, 5),
-            Workload::PbsEpoch { params, batch, accum_depth } => {
-                tfhe::pbs_epoch(params, batch, accum_depth)
-            }
+            Workload::PbsEpoch {
+                params,
+                batch,
+                accum_depth,
+            } => tfhe::pbs_epoch(params, batch, accum_depth),
         }
     }
 }
