@@ -58,7 +58,7 @@ fn keyswitch_matches_the_key_relation_and_all_variants_agree() {
             // Lazy + ModDown = plain.
             let lazy = keyswitch::keyswitch_lazy(&params, d, &full);
             let ring = params.ring();
-            let down = (basalt_math::rns::mod_down(ring, &lazy.0), basalt_math::rns::mod_down(ring, &lazy.1));
+            let down = (keyswitch::mod_down_exact(ring, &lazy.0), keyswitch::mod_down_exact(ring, &lazy.1));
             assert_eq!(down, std);
         }
     }
@@ -145,4 +145,48 @@ fn hoisted_and_double_hoisted_rotations_decrypt_like_plain_rotations() {
     }
     assert!(PrecisionStats::new(&c.decrypt(&plain_sum), &c.decrypt(&sum)).min.l2 > 22.0);
     let _ = Domain::Ntt;
+}
+
+#[test]
+fn exact_mod_down_rounds_x_over_p() {
+    use num_bigint::BigInt;
+    let params = toy(10, 3, 3, 2);
+    let ring = params.ring();
+    let n = params.n();
+    // Random x over Q ∪ P from the XOF, in the coefficient domain.
+    let mut xof = basalt_math::sampler::Xof::new([3u8; 32], b"test");
+    let mut x = basalt_math::sampler::uniform_ntt(ring, &mut xof, 4, 3);
+    x.set_domain(Domain::Coeff);
+    // Compare in the NTT domain against basalt-math's ModDown: they differ by the overshoot
+    // only, i.e. by a polynomial with coefficients in [0, k).
+    let mut xn = x.clone();
+    ring.ntt_assign(&mut xn);
+    let exact = keyswitch::mod_down_exact(ring, &xn);
+    let approx = basalt_math::rns::mod_down(ring, &xn);
+    let mut d = exact.clone();
+    ring.sub_assign(&mut d, &approx);
+    ring.intt_assign(&mut d);
+    let diff = ring.to_f64_centered(&d);
+    assert!(diff.iter().all(|&v| (0.0..3.0).contains(&v)), "overshoot out of range");
+    assert!(diff.iter().any(|&v| v > 0.0), "the approximate conversion overshoots somewhere");
+    // Exactness: P·out − x ≡ r with |r| ≤ P/2, checked limb-wise through big integers on Q.
+    let mut e = exact.clone();
+    ring.intt_assign(&mut e);
+    let out = ring.to_bigint_centered(&e);
+    let p: BigInt = params.p().iter().map(|&v| BigInt::from(v)).product();
+    let q: BigInt = params.q().iter().map(|&v| BigInt::from(v)).product();
+    // x as an integer in [0, QP): CRT over all limbs via a ring that has them all as Q.
+    let all: Vec<u64> = params.q().iter().chain(params.p()).copied().collect();
+    let big = basalt_math::RingContext::new(10, &all, &[]).unwrap();
+    let xx = RnsPoly::from_parts(n, 7, 0, Domain::Coeff, x.data().to_vec()).unwrap();
+    let xv = big.to_bigint_centered(&xx);
+    for t in 0..n {
+        // round(x/P) mod Q, centred, must equal out[t] mod Q.
+        // Shift by Q·P so the numerator is positive and `/` is a floor.
+        let xt = &xv[t] + &q * &p;
+        let r: BigInt = (xt * 2 + &p) / (&p * 2);
+        let want = ((r % &q) + &q) % &q;
+        let got = ((&out[t] % &q) + &q) % &q;
+        assert_eq!(want, got, "coefficient {t}");
+    }
 }

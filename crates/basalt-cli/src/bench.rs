@@ -31,7 +31,7 @@ pub struct BenchArgs {
     #[arg(long, default_value_t = 16)]
     log_n: u32,
     /// CKKS presets to run (names or aliases; `basalt params` lists them).
-    #[arg(long, value_delimiter = ',', default_value = "LATTIGO_RESIDUAL,LATTIGO")]
+    #[arg(long, value_delimiter = ',', default_value = "LATTIGO_RESIDUAL,N16QP1546H192H32")]
     preset: Vec<String>,
     /// Key-switching datapath: hybrid or reordered (FAB).
     #[arg(long, default_value = "hybrid")]

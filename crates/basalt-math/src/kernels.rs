@@ -158,8 +158,13 @@ impl RingContext {
         );
         self.elem(a, ElemOp::Mul);
         if !a.is_symbolic() {
-            self.par_limbs2(a, b, |_, m, x, y| {
-                x.iter_mut().zip(y).for_each(|(x, &y)| *x = m.mul(*x, y))
+            // tfhe-ntt's vectorised multiply-accumulate into a zeroed scratch limb is 2.5–6×
+            // faster than scalar Barrett (`cargo run --release -p basalt-math --example
+            // elemwise_probe`).
+            self.par_limbs2(a, b, |g, _, x, y| {
+                let mut t = vec![0u64; x.len()];
+                self.ntt_table(g).mul_acc(&mut t, x, y);
+                x.copy_from_slice(&t);
             });
         }
     }
@@ -301,6 +306,32 @@ mod tests {
             let mut a_ntt = a.clone();
             c.ntt_assign(&mut a_ntt);
             assert_eq!(c.automorphism(&a_ntt, g), via_coeff, "galois {g}");
+        }
+    }
+
+    #[test]
+    fn elementwise_kernels_match_scalar_arithmetic() {
+        let c = ctx();
+        let x: Vec<i64> = (0..32).map(|i| i * 12_345_678_901 - 7).collect();
+        let y: Vec<i64> = (0..32).map(|i| 98_765_432_109 - i * i * 31).collect();
+        let (a, b) = (c.from_i64(&x, 3, 1), c.from_i64(&y, 3, 1));
+        let (mut an, mut bn) = (a.clone(), b.clone());
+        an.set_domain(Domain::Ntt); // pointwise kernels do not care what the values mean
+        bn.set_domain(Domain::Ntt);
+        let mut prod = an.clone();
+        c.mul_assign(&mut prod, &bn);
+        let mut acc = an.clone();
+        c.mul_acc(&mut acc, &an, &bn);
+        let mut sum = a.clone();
+        c.add_assign(&mut sum, &b);
+        for i in 0..a.limbs() {
+            let m = c.modulus_of(&a, i);
+            for j in 0..32 {
+                let (u, v) = (a.limb(i)[j], b.limb(i)[j]);
+                assert_eq!(prod.limb(i)[j], m.mul(u, v));
+                assert_eq!(acc.limb(i)[j], m.add(u, m.mul(u, v)));
+                assert_eq!(sum.limb(i)[j], m.add(u, v));
+            }
         }
     }
 

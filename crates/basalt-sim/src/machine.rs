@@ -417,10 +417,11 @@ impl Machine {
         self.units.iter_mut().find(|u| u.name == name)
     }
 
-    /// Whether the on-chip key-hint generator is used (CraterLake `kshgen`). Machines without
-    /// the switch regenerate nothing: seeded keys are loaded in full.
+    /// Whether seeded keys are regenerated on chip: the machine has a `kshgen`-class unit
+    /// (CraterLake's KSHGen, Osiris' PRNG) and `switches.kshgen` does not turn it off. Otherwise
+    /// seeded keys are loaded in full.
     pub fn kshgen_enabled(&self) -> bool {
-        self.switches.kshgen.unwrap_or(false)
+        self.switches.kshgen != Some(false)
             && self.units.iter().any(|u| u.class == UnitClass::Kshgen)
     }
 

@@ -5,7 +5,7 @@
 //!   choice);
 //! * role — `target` (may be used to fit a constant, which must then name the row) or
 //!   `validation` (never tuned on);
-//! * tolerance — relative, e.g. `0.01` for ±1 %.
+//! * tolerance — relative, e.g. `0.01` for ±1 %; absolute when the paper's value is 0.
 
 use std::path::{Path, PathBuf};
 

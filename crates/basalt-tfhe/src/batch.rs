@@ -48,13 +48,20 @@ pub struct BatchConfig {
 
 impl Default for BatchConfig {
     fn default() -> Self {
-        BatchConfig { core_batch: None, cache_bytes: 2 << 20, ks_tile: 16 }
+        BatchConfig {
+            core_batch: None,
+            cache_bytes: 2 << 20,
+            ks_tile: 16,
+        }
     }
 }
 
 impl BatchConfig {
     pub fn unbatched() -> Self {
-        BatchConfig { core_batch: Some(1), ..Self::default() }
+        BatchConfig {
+            core_batch: Some(1),
+            ..Self::default()
+        }
     }
 }
 
@@ -94,7 +101,11 @@ fn pbs_core_batch<T: Torus>(
     let mut ws = ExternalProductWorkspace::new(fft, k, bsk.level);
     for i in 0..bsk.lwe_dim {
         let g = bsk.ggsw(i);
-        let next = if i + 1 < bsk.lwe_dim { bsk.ggsw(i + 1) } else { &[] };
+        let next = if i + 1 < bsk.lwe_dim {
+            bsk.ggsw(i + 1)
+        } else {
+            &[]
+        };
         for (j, (acc, ms)) in accs.chunks_mut(glwe).zip(&ms).enumerate() {
             // The next GGSW is prefetched once per iteration, during the last ciphertext.
             let nx = if j + 1 == b { next } else { &[] };
@@ -124,10 +135,16 @@ pub fn pbs_batch<T: Torus>(
     let fft = fft_for(bsk.n);
     let _r = basalt_trace::region("PBS");
     emit_blind_rotate_trace(bsk, inputs.len());
-    emit(Kernel::Tfhe { step: TfheStep::SampleExtract, size: bsk.n as u32, count: inputs.len() as u32 });
+    emit(Kernel::Tfhe {
+        step: TfheStep::SampleExtract,
+        size: bsk.n as u32,
+        count: inputs.len() as u32,
+    });
     let threads = rayon::current_num_threads().max(1);
     let per_thread = inputs.len().div_ceil(threads);
-    let cb = cfg.core_batch.unwrap_or_else(|| core_batch_for_cache::<T>(bsk, cfg.cache_bytes));
+    let cb = cfg
+        .core_batch
+        .unwrap_or_else(|| core_batch_for_cache::<T>(bsk, cfg.cache_bytes));
     let cb = cb.min(per_thread).max(1);
     outs.par_chunks_mut(cb)
         .zip(inputs.par_chunks(cb))

@@ -80,8 +80,16 @@ impl Default for BenchOptions {
 }
 
 /// The CLI entry point: all measurements with default options for the given threads/counts.
-pub fn run_pbs_bench(params: &TfheParams, threads: &[usize], counts: &[usize]) -> Result<Vec<BenchRecord>> {
-    let opts = BenchOptions { threads: threads.to_vec(), counts: counts.to_vec(), ..Default::default() };
+pub fn run_pbs_bench(
+    params: &TfheParams,
+    threads: &[usize],
+    counts: &[usize],
+) -> Result<Vec<BenchRecord>> {
+    let opts = BenchOptions {
+        threads: threads.to_vec(),
+        counts: counts.to_vec(),
+        ..Default::default()
+    };
     run_pbs_bench_with(params, &opts, &mut |_| {})
 }
 
@@ -133,7 +141,11 @@ fn run<T: Torus>(
     };
     let model = estimate(params);
     push(
-        BenchRecord { measurement: "noise_model".into(), log2_p_fail_model: Some(model.log2_p_fail), ..base.clone() },
+        BenchRecord {
+            measurement: "noise_model".into(),
+            log2_p_fail_model: Some(model.log2_p_fail),
+            ..base.clone()
+        },
         &mut out,
     );
     let mut rng = Csprng::from_os();
@@ -141,8 +153,20 @@ fn run<T: Torus>(
     let t = Instant::now();
     let sk = ck.server_key_with(&mut rng);
     let ms = t.elapsed().as_secs_f64() * 1e3;
-    push(BenchRecord { measurement: "keygen".into(), median_ms: ms, min_ms: ms, reps: 1, ..base.clone() }, &mut out);
-    for (stage, bytes) in [("bsk_fourier", sk.bsk.size_bytes()), ("ksk", sk.ksk.size_bytes())] {
+    push(
+        BenchRecord {
+            measurement: "keygen".into(),
+            median_ms: ms,
+            min_ms: ms,
+            reps: 1,
+            ..base.clone()
+        },
+        &mut out,
+    );
+    for (stage, bytes) in [
+        ("bsk_fourier", sk.bsk.size_bytes()),
+        ("ksk", sk.ksk.size_bytes()),
+    ] {
         push(
             BenchRecord {
                 measurement: "key_size".into(),
@@ -157,7 +181,10 @@ fn run<T: Torus>(
     let lut = Lut::from_fn(params, |x| (x + 1) % p);
     let ct = ck.encrypt_with(1, &mut rng)?;
     // Single-thread latencies (PBS alone, KS alone, KS+PBS in the set's order).
-    let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().expect("rayon pool");
+    let one = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .expect("rayon pool");
     let small = match params.atomic_pattern {
         AtomicPattern::KsPbs => sk.keyswitch(&ct.lwe),
         AtomicPattern::PbsKs => ct.lwe.clone(),
@@ -165,14 +192,49 @@ fn run<T: Torus>(
     let big = sk.bootstrap(&small, &lut);
     let reps = opts.latency_reps;
     let (med, min) = one.install(|| time_ms(reps, || drop(sk.bootstrap(&small, &lut))));
-    push(BenchRecord { measurement: "pbs_latency".into(), reps, median_ms: med, min_ms: min, ..base.clone() }, &mut out);
+    push(
+        BenchRecord {
+            measurement: "pbs_latency".into(),
+            reps,
+            median_ms: med,
+            min_ms: min,
+            ..base.clone()
+        },
+        &mut out,
+    );
     let (med, min) = one.install(|| time_ms(reps, || drop(sk.keyswitch(&big))));
-    push(BenchRecord { measurement: "ks_latency".into(), reps, median_ms: med, min_ms: min, ..base.clone() }, &mut out);
-    let (med, min) = one.install(|| time_ms(reps, || drop(sk.apply_lut(&ct, &lut).expect("valid"))));
-    push(BenchRecord { measurement: "ks_pbs_latency".into(), reps, median_ms: med, min_ms: min, ..base.clone() }, &mut out);
+    push(
+        BenchRecord {
+            measurement: "ks_latency".into(),
+            reps,
+            median_ms: med,
+            min_ms: min,
+            ..base.clone()
+        },
+        &mut out,
+    );
+    let (med, min) =
+        one.install(|| time_ms(reps, || drop(sk.apply_lut(&ct, &lut).expect("valid"))));
+    push(
+        BenchRecord {
+            measurement: "ks_pbs_latency".into(),
+            reps,
+            median_ms: med,
+            min_ms: min,
+            ..base.clone()
+        },
+        &mut out,
+    );
     if opts.stages {
         for r in stage_times(&sk) {
-            push(BenchRecord { measurement: "stage".into(), reps, ..base.clone().merge(r) }, &mut out);
+            push(
+                BenchRecord {
+                    measurement: "stage".into(),
+                    reps,
+                    ..base.clone().merge(r)
+                },
+                &mut out,
+            );
         }
     }
     // Throughput: KS+PBS of `count` ciphertexts on `threads` cores, unbatched vs batched.
@@ -180,19 +242,29 @@ fn run<T: Torus>(
         .map(|i| ck.encrypt_with(i as u64 % p, &mut rng))
         .collect::<Result<_>>()?;
     for &th in &opts.threads {
-        let pool = rayon::ThreadPoolBuilder::new().num_threads(th).build().expect("rayon pool");
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(th)
+            .build()
+            .expect("rayon pool");
         for &count in &opts.counts {
             for batched in [false, true] {
                 let cfg = if batched {
-                    BatchConfig { core_batch: opts.core_batch, ..BatchConfig::default() }
+                    BatchConfig {
+                        core_batch: opts.core_batch,
+                        ..BatchConfig::default()
+                    }
                 } else {
                     BatchConfig::unbatched()
                 };
-                let cb = cfg.core_batch.unwrap_or_else(|| core_batch_for_cache::<T>(&sk.bsk, cfg.cache_bytes));
+                let cb = cfg
+                    .core_batch
+                    .unwrap_or_else(|| core_batch_for_cache::<T>(&sk.bsk, cfg.cache_bytes));
                 let r = if count <= 64 { opts.throughput_reps } else { 1 };
                 let batch = &cts[..count];
                 let (med, min) = pool.install(|| {
-                    time_ms(r, || drop(sk.apply_lut_batch(batch, &lut, &cfg).expect("valid")))
+                    time_ms(r, || {
+                        drop(sk.apply_lut_batch(batch, &lut, &cfg).expect("valid"))
+                    })
                 });
                 push(
                     BenchRecord {
@@ -254,7 +326,10 @@ pub fn failure_rate<T: Torus>(
     while done < trials {
         let n = (trials - done).min(256) as usize;
         let msgs: Vec<u64> = (0..n).map(|_| rng.next_u64() % p).collect();
-        let cts = msgs.iter().map(|&m| ck.encrypt_with(m, rng)).collect::<Result<Vec<_>>>()?;
+        let cts = msgs
+            .iter()
+            .map(|&m| ck.encrypt_with(m, rng))
+            .collect::<Result<Vec<_>>>()?;
         let outs = sk.apply_lut_batch(&cts, &lut, &BatchConfig::default())?;
         for (o, &m) in outs.iter().zip(&msgs) {
             failures += (ck.decrypt(o)? != (m * 5 + 3) % p) as u64;
@@ -285,51 +360,87 @@ pub fn stage_times<T: Torus>(sk: &ServerKey<T>) -> Vec<BenchRecord> {
     let dec = StreamingDecomposer::new(bsk.base_log, l);
     let iters = bsk.lwe_dim;
     let reps = 200;
-    let per_pbs = |(med, min): (f64, f64)| (med / reps as f64 * iters as f64, min / reps as f64 * iters as f64);
+    let per_pbs = |(med, min): (f64, f64)| {
+        (
+            med / reps as f64 * iters as f64,
+            min / reps as f64 * iters as f64,
+        )
+    };
     let mut recs = Vec::new();
     let mut rec = |name: &str, t: (f64, f64)| {
-        recs.push(BenchRecord { stage: Some(name.into()), median_ms: t.0, min_ms: t.1, ..Default::default() })
+        recs.push(BenchRecord {
+            stage: Some(name.into()),
+            median_ms: t.0,
+            min_ms: t.1,
+            ..Default::default()
+        })
     };
-    rec("rotate", per_pbs(time_ms(5, || {
-        for r in 0..reps {
-            for c in 0..=k {
-                rotate_minus(&mut diff[c * n..(c + 1) * n], &acc[c * n..(c + 1) * n], (r * 37) % (2 * n));
-            }
-        }
-    })));
-    rec("decompose", per_pbs(time_ms(5, || {
-        for _ in 0..reps {
-            for c in 0..=k {
-                dec.decompose_poly(&diff[c * n..(c + 1) * n], &mut digits[c * l * n..(c + 1) * l * n]);
-            }
-        }
-    })));
-    rec("fft", per_pbs(time_ms(5, || {
-        for _ in 0..reps {
-            for r in 0..rows {
-                fft.forward(&mut fdig[r * m..(r + 1) * m], &digits[r * n..(r + 1) * n], stack);
-            }
-        }
-    })));
-    let g = bsk.ggsw(0);
-    rec("mult_add", per_pbs(time_ms(5, || {
-        for _ in 0..reps {
-            for c in 0..=k {
-                for r in 0..rows {
-                    let gg = &g[(r * (k + 1) + c) * m..(r * (k + 1) + c + 1) * m];
-                    mul_acc(&mut facc, &fdig[r * m..(r + 1) * m], gg, r == 0, &[]);
+    rec(
+        "rotate",
+        per_pbs(time_ms(5, || {
+            for r in 0..reps {
+                for c in 0..=k {
+                    rotate_minus(
+                        &mut diff[c * n..(c + 1) * n],
+                        &acc[c * n..(c + 1) * n],
+                        (r * 37) % (2 * n),
+                    );
                 }
             }
-        }
-    })));
-    rec("ifft_accumulate", per_pbs(time_ms(5, || {
-        for _ in 0..reps {
-            for c in 0..=k {
-                facc.copy_from_slice(&fdig[..m]);
-                fft.backward_add(&mut acc[c * n..(c + 1) * n], &mut facc, stack);
+        })),
+    );
+    rec(
+        "decompose",
+        per_pbs(time_ms(5, || {
+            for _ in 0..reps {
+                for c in 0..=k {
+                    dec.decompose_poly(
+                        &diff[c * n..(c + 1) * n],
+                        &mut digits[c * l * n..(c + 1) * l * n],
+                    );
+                }
             }
-        }
-    })));
+        })),
+    );
+    rec(
+        "fft",
+        per_pbs(time_ms(5, || {
+            for _ in 0..reps {
+                for r in 0..rows {
+                    fft.forward(
+                        &mut fdig[r * m..(r + 1) * m],
+                        &digits[r * n..(r + 1) * n],
+                        stack,
+                    );
+                }
+            }
+        })),
+    );
+    let g = bsk.ggsw(0);
+    rec(
+        "mult_add",
+        per_pbs(time_ms(5, || {
+            for _ in 0..reps {
+                for c in 0..=k {
+                    for r in 0..rows {
+                        let gg = &g[(r * (k + 1) + c) * m..(r * (k + 1) + c + 1) * m];
+                        mul_acc(&mut facc, &fdig[r * m..(r + 1) * m], gg, r == 0, &[]);
+                    }
+                }
+            }
+        })),
+    );
+    rec(
+        "ifft_accumulate",
+        per_pbs(time_ms(5, || {
+            for _ in 0..reps {
+                for c in 0..=k {
+                    facc.copy_from_slice(&fdig[..m]);
+                    fft.backward_add(&mut acc[c * n..(c + 1) * n], &mut facc, stack);
+                }
+            }
+        })),
+    );
     let mut input = vec![T::ZERO; sk.ksk.in_dim + 1];
     rng.fill_uniform(&mut input);
     let mut o = vec![T::ZERO; sk.ksk.out_dim + 1];

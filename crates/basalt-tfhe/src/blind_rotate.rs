@@ -86,8 +86,21 @@ pub fn blind_rotate<T: Torus>(
     let shape = shape_of(bsk);
     for i in 0..bsk.lwe_dim {
         let a = ws.ms[i];
-        let next = if i + 1 < bsk.lwe_dim { bsk.ggsw(i + 1) } else { &[] };
-        cmux_rotate(&mut ws.acc, &mut ws.diff, bsk.ggsw(i), a, shape, fft, &mut ws.ep, next);
+        let next = if i + 1 < bsk.lwe_dim {
+            bsk.ggsw(i + 1)
+        } else {
+            &[]
+        };
+        cmux_rotate(
+            &mut ws.acc,
+            &mut ws.diff,
+            bsk.ggsw(i),
+            a,
+            shape,
+            fft,
+            &mut ws.ep,
+            next,
+        );
     }
 }
 
@@ -102,15 +115,47 @@ pub fn emit_blind_rotate_trace(bsk: &FourierBsk, batch: usize) {
     let rows = (k + 1) * bsk.level as u32;
     let b = batch as u32;
     let ifft_per_col = rows.div_ceil(shape_of(bsk).group as u32);
-    emit(Kernel::Tfhe { step: TfheStep::ModSwitch, size: bsk.lwe_dim as u32 + 1, count: b });
-    emit(Kernel::Tfhe { step: TfheStep::Rotate, size: n, count: b });
+    emit(Kernel::Tfhe {
+        step: TfheStep::ModSwitch,
+        size: bsk.lwe_dim as u32 + 1,
+        count: b,
+    });
+    emit(Kernel::Tfhe {
+        step: TfheStep::Rotate,
+        size: n,
+        count: b,
+    });
     let _g = basalt_trace::region("BlindRotate");
     for _ in 0..bsk.lwe_dim {
-        emit(Kernel::Tfhe { step: TfheStep::Rotate, size: n, count: b * (k + 1) });
-        emit(Kernel::Tfhe { step: TfheStep::Decompose, size: n, count: b * rows });
-        emit(Kernel::Tfhe { step: TfheStep::Fft, size: n, count: b * rows });
-        emit(Kernel::Tfhe { step: TfheStep::MultAdd, size: n, count: b * rows * (k + 1) });
-        emit(Kernel::Tfhe { step: TfheStep::Ifft, size: n, count: b * (k + 1) * ifft_per_col });
-        emit(Kernel::Tfhe { step: TfheStep::Accumulate, size: n, count: b * (k + 1) * ifft_per_col });
+        emit(Kernel::Tfhe {
+            step: TfheStep::Rotate,
+            size: n,
+            count: b * (k + 1),
+        });
+        emit(Kernel::Tfhe {
+            step: TfheStep::Decompose,
+            size: n,
+            count: b * rows,
+        });
+        emit(Kernel::Tfhe {
+            step: TfheStep::Fft,
+            size: n,
+            count: b * rows,
+        });
+        emit(Kernel::Tfhe {
+            step: TfheStep::MultAdd,
+            size: n,
+            count: b * rows * (k + 1),
+        });
+        emit(Kernel::Tfhe {
+            step: TfheStep::Ifft,
+            size: n,
+            count: b * (k + 1) * ifft_per_col,
+        });
+        emit(Kernel::Tfhe {
+            step: TfheStep::Accumulate,
+            size: n,
+            count: b * (k + 1) * ifft_per_col,
+        });
     }
 }

@@ -37,7 +37,12 @@ impl Gate {
 
 impl<T: Torus> ServerKey<T> {
     /// The linear part of a gate (before bootstrapping).
-    pub fn gate_linear(&self, gate: Gate, a: &Ciphertext<T>, b: &Ciphertext<T>) -> Result<Ciphertext<T>> {
+    pub fn gate_linear(
+        &self,
+        gate: Gate,
+        a: &Ciphertext<T>,
+        b: &Ciphertext<T>,
+    ) -> Result<Ciphertext<T>> {
         self.check(a)?;
         self.check(b)?;
         let eighth = T::ONE.shl(T::BITS - 3);

@@ -58,14 +58,23 @@ impl<T: Torus> GlweSecretKey<T> {
         }
         let mut prod = vec![T::ZERO; n];
         for c in 0..k {
-            fft.mul_exact_small(&mask[c * n..(c + 1) * n], &self.s[c * n..(c + 1) * n], &mut prod);
+            fft.mul_exact_small(
+                &mask[c * n..(c + 1) * n],
+                &self.s[c * n..(c + 1) * n],
+                &mut prod,
+            );
             for (b, &p) in body.iter_mut().zip(&prod) {
                 *b = b.wadd(p);
             }
         }
     }
 
-    pub fn encrypt(&self, m: &[T], noise: NoiseDistribution, rng: &mut Csprng) -> GlweCiphertext<T> {
+    pub fn encrypt(
+        &self,
+        m: &[T],
+        noise: NoiseDistribution,
+        rng: &mut Csprng,
+    ) -> GlweCiphertext<T> {
         let mut c = GlweCiphertext::zero(self.k, self.n);
         self.encrypt_into(&mut c, m, noise, rng);
         c
@@ -78,7 +87,11 @@ impl<T: Torus> GlweSecretKey<T> {
         let mut out = ct.data[k * n..].to_vec();
         let mut prod = vec![T::ZERO; n];
         for c in 0..k {
-            fft.mul_exact_small(&ct.data[c * n..(c + 1) * n], &self.s[c * n..(c + 1) * n], &mut prod);
+            fft.mul_exact_small(
+                &ct.data[c * n..(c + 1) * n],
+                &self.s[c * n..(c + 1) * n],
+                &mut prod,
+            );
             for (o, &p) in out.iter_mut().zip(&prod) {
                 *o = o.wsub(p);
             }
@@ -98,7 +111,11 @@ pub struct GlweCiphertext<T: Torus> {
 
 impl<T: Torus> GlweCiphertext<T> {
     pub fn zero(k: usize, n: usize) -> Self {
-        GlweCiphertext { k, n, data: vec![T::ZERO; (k + 1) * n] }
+        GlweCiphertext {
+            k,
+            n,
+            data: vec![T::ZERO; (k + 1) * n],
+        }
     }
 
     /// Noiseless `(0, .., 0, M)`: the initial accumulator of blind rotation.

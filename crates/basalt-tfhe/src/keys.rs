@@ -53,7 +53,10 @@ pub struct ClientKey<T: Torus> {
 
 pub(crate) fn check_bits<T: Torus>(params: &TfheParams) -> Result<()> {
     if params.torus_bits != T::BITS {
-        return Err(TfheError::TorusMismatch { expected: params.torus_bits, found: T::BITS });
+        return Err(TfheError::TorusMismatch {
+            expected: params.torus_bits,
+            found: T::BITS,
+        });
     }
     Ok(())
 }
@@ -69,7 +72,12 @@ impl<T: Torus> ClientKey<T> {
         check_bits::<T>(params)?;
         let lwe_sk = LweSecretKey::generate(params.lwe_dimension, rng);
         let glwe_sk = GlweSecretKey::generate(params.glwe_dimension, params.polynomial_size, rng);
-        Ok(ClientKey { params: params.clone(), key_id: rng.next_u64(), lwe_sk, glwe_sk })
+        Ok(ClientKey {
+            params: params.clone(),
+            key_id: rng.next_u64(),
+            lwe_sk,
+            glwe_sk,
+        })
     }
 
     pub fn params(&self) -> &TfheParams {
@@ -91,7 +99,11 @@ impl<T: Torus> ClientKey<T> {
     /// Encrypt a plaintext torus value directly (advanced; no range check).
     pub fn encrypt_raw(&self, mu: T, rng: &mut Csprng) -> Ciphertext<T> {
         let (key, noise) = self.input_key();
-        Ciphertext { params_id: self.params.id(), key_id: self.key_id, lwe: key.encrypt(mu, noise, rng) }
+        Ciphertext {
+            params_id: self.params.id(),
+            key_id: self.key_id,
+            lwe: key.encrypt(mu, noise, rng),
+        }
     }
 
     /// Encrypt `m ∈ [0, message_modulus · carry_modulus)`.
@@ -102,7 +114,10 @@ impl<T: Torus> ClientKey<T> {
     pub fn encrypt_with(&self, m: u64, rng: &mut Csprng) -> Result<Ciphertext<T>> {
         let p = self.params.plaintext_modulus();
         if m >= p {
-            return Err(TfheError::MessageOutOfRange { message: m, modulus: p });
+            return Err(TfheError::MessageOutOfRange {
+                message: m,
+                modulus: p,
+            });
         }
         Ok(self.encrypt_raw(T::from_u64(m).wmul(delta(p)), rng))
     }
@@ -134,7 +149,10 @@ impl<T: Torus> ClientKey<T> {
     /// Encrypt a boolean with the gate encoding `±1/8`.
     pub fn encrypt_bool(&self, b: bool) -> Ciphertext<T> {
         let eighth = T::ONE.shl(T::BITS - 3);
-        self.encrypt_raw(if b { eighth } else { eighth.wneg() }, &mut Csprng::from_os())
+        self.encrypt_raw(
+            if b { eighth } else { eighth.wneg() },
+            &mut Csprng::from_os(),
+        )
     }
 
     /// Decrypt a gate-encoded boolean: phase in `(0, 1/2)` is true.
@@ -169,7 +187,12 @@ impl<T: Torus> ClientKey<T> {
             p.lwe_noise,
             rng,
         );
-        ServerKey { params: p.clone(), key_id: self.key_id, bsk, ksk }
+        ServerKey {
+            params: p.clone(),
+            key_id: self.key_id,
+            bsk,
+            ksk,
+        }
     }
 }
 
@@ -181,7 +204,10 @@ pub(crate) fn check_ids<T: Torus>(params_id: u64, key_id: u64, ct: &Ciphertext<T
         });
     }
     if ct.key_id != key_id {
-        return Err(TfheError::KeyMismatch { expected: key_id, found: ct.key_id });
+        return Err(TfheError::KeyMismatch {
+            expected: key_id,
+            found: ct.key_id,
+        });
     }
     Ok(())
 }
@@ -276,6 +302,10 @@ impl<T: Torus> ServerKey<T> {
             AtomicPattern::KsPbs => self.bootstrap(&self.keyswitch(&ct.lwe), lut),
             AtomicPattern::PbsKs => self.keyswitch(&self.bootstrap(&ct.lwe, lut)),
         };
-        Ok(Ciphertext { params_id: ct.params_id, key_id: ct.key_id, lwe })
+        Ok(Ciphertext {
+            params_id: ct.params_id,
+            key_id: ct.key_id,
+            lwe,
+        })
     }
 }

@@ -28,6 +28,10 @@ pub fn programmable_bootstrap<T: Torus>(
     let _r = basalt_trace::region("PBS");
     emit_blind_rotate_trace(bsk, 1);
     blind_rotate(lwe, tv, bsk, fft, ws);
-    emit(Kernel::Tfhe { step: TfheStep::SampleExtract, size: bsk.n as u32, count: 1 });
+    emit(Kernel::Tfhe {
+        step: TfheStep::SampleExtract,
+        size: bsk.n as u32,
+        count: 1,
+    });
     sample_extract(&ws.acc, bsk.k, bsk.n, out);
 }

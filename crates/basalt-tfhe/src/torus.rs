@@ -121,12 +121,24 @@ pub fn f64_to_u64_wrapping(x: f64) -> u64 {
     let exp = ((bits >> 52) & 0x7ff) as i64;
     let mant = (bits & ((1u64 << 52) - 1)) | (1u64 << 52);
     let shift = exp - 1075;
-    let up = if shift < 64 { mant.wrapping_shl(shift as u32) } else { 0 };
+    let up = if shift < 64 {
+        mant.wrapping_shl(shift as u32)
+    } else {
+        0
+    };
     let s = (-shift).clamp(1, 63) as u32;
-    let down = if -shift <= 54 { ((mant >> (s - 1)) + 1) >> 1 } else { 0 };
+    let down = if -shift <= 54 {
+        ((mant >> (s - 1)) + 1) >> 1
+    } else {
+        0
+    };
     let v = if shift >= 0 { up } else { down };
     let v = if exp == 0 { 0 } else { v };
-    if (bits >> 63) != 0 { v.wrapping_neg() } else { v }
+    if (bits >> 63) != 0 {
+        v.wrapping_neg()
+    } else {
+        v
+    }
 }
 
 /// Maps a torus element to a real in `[-1/2, 1/2)` (for noise measurements).
@@ -159,7 +171,7 @@ mod tests {
             -3.0e19,
             1.2345e25,
             -9.87e30,
-            9.223372036854775808e18,
+            9.223_372_036_854_776e18, // 2^63
         ];
         for &x in &cases {
             let r = x.round() as i128;

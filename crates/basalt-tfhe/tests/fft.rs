@@ -47,7 +47,10 @@ fn bound64(n: usize, base_log: u32) -> f64 {
 }
 
 fn max_err<T: Torus>(x: &[T], y: &[T]) -> f64 {
-    x.iter().zip(y).map(|(a, b)| a.wsub(*b).to_signed_f64().abs()).fold(0.0, f64::max)
+    x.iter()
+        .zip(y)
+        .map(|(a, b)| a.wsub(*b).to_signed_f64().abs())
+        .fold(0.0, f64::max)
 }
 
 #[test]
@@ -64,8 +67,17 @@ fn folded_fft_product_u64_within_bound_1024_to_16384() {
             let want = schoolbook_negacyclic(&a, &d);
             let err = max_err(&got, &want);
             let b = bound64(n, base_log);
-            assert!(err <= b, "N={n} B=2^{base_log}: max err 2^{:.1} > bound 2^{:.1}", err.log2(), b.log2());
-            eprintln!("T4 N={n} B=2^{base_log}: max err 2^{:.1}, bound 2^{:.1}", err.max(1.0).log2(), b.log2());
+            assert!(
+                err <= b,
+                "N={n} B=2^{base_log}: max err 2^{:.1} > bound 2^{:.1}",
+                err.log2(),
+                b.log2()
+            );
+            eprintln!(
+                "T4 N={n} B=2^{base_log}: max err 2^{:.1}, bound 2^{:.1}",
+                err.max(1.0).log2(),
+                b.log2()
+            );
         }
     }
 }
@@ -81,7 +93,11 @@ fn folded_fft_product_u32_is_exact() {
         let mut a = vec![0u32; n];
         rng.fill_uniform(&mut a);
         let d: Vec<u32> = random_digits(&mut rng, n, 10);
-        assert_eq!(fft_product(&fft, &a, &d), schoolbook_negacyclic(&a, &d), "N={n}");
+        assert_eq!(
+            fft_product(&fft, &a, &d),
+            schoolbook_negacyclic(&a, &d),
+            "N={n}"
+        );
     }
 }
 
@@ -106,7 +122,14 @@ fn split_accumulation_matches_exact_external_product() {
     let mut rng = Csprng::from_seed(24);
     let (k, n, base_log, level) = (1usize, 1024usize, 15u32, 2usize);
     let sk = GlweSecretKey::<u64>::generate(k, n, &mut rng);
-    let ggsw = GgswCiphertext::encrypt(&sk, 1, base_log, level, NoiseDistribution::TUniform { bound_log2: 17 }, &mut rng);
+    let ggsw = GgswCiphertext::encrypt(
+        &sk,
+        1,
+        base_log,
+        level,
+        NoiseDistribution::TUniform { bound_log2: 17 },
+        &mut rng,
+    );
     let fft = NegacyclicFft::new(n);
     let mut fg = vec![c64::default(); (k + 1) * level * (k + 1) * n / 2];
     ggsw.to_fourier(&fft, &mut fg);
@@ -117,7 +140,10 @@ fn split_accumulation_matches_exact_external_product() {
     let rows = (k + 1) * level;
     let mut digits = vec![0u64; rows * n];
     for c in 0..=k {
-        dec.decompose_poly(&input[c * n..(c + 1) * n], &mut digits[c * level * n..(c + 1) * level * n]);
+        dec.decompose_poly(
+            &input[c * n..(c + 1) * n],
+            &mut digits[c * level * n..(c + 1) * level * n],
+        );
     }
     let mut exact = vec![0u64; (k + 1) * n];
     for r in 0..rows {
@@ -131,14 +157,27 @@ fn split_accumulation_matches_exact_external_product() {
     }
     let mut results = Vec::new();
     for group in [1, 2, rows] {
-        let shape = ExternalProductShape { k, decomposer: dec, group };
+        let shape = ExternalProductShape {
+            k,
+            decomposer: dec,
+            group,
+        };
         let mut ws = ExternalProductWorkspace::new(&fft, k, level);
         let mut out = vec![0u64; (k + 1) * n];
         external_product_add(&mut out, &fg, &input, shape, &fft, &mut ws, &[]);
         let err = max_err(&out, &exact);
         let b = bound64(n, base_log) * rows as f64;
-        assert!(err <= b, "group {group}: err 2^{:.1} > 2^{:.1}", err.log2(), b.log2());
-        eprintln!("T5 group={group}: IFFTs/product = {}, max err vs exact 2^{:.1}", (k + 1) * rows.div_ceil(group), err.max(1.0).log2());
+        assert!(
+            err <= b,
+            "group {group}: err 2^{:.1} > 2^{:.1}",
+            err.log2(),
+            b.log2()
+        );
+        eprintln!(
+            "T5 group={group}: IFFTs/product = {}, max err vs exact 2^{:.1}",
+            (k + 1) * rows.div_ceil(group),
+            err.max(1.0).log2()
+        );
         results.push(out);
     }
     // Strix's PLP = 2 for k = 1: (k+1)·l FFTs and (k+1)·⌈(k+1)l/2⌉ = 2·l IFFTs — a 1:1 ratio.

@@ -34,10 +34,10 @@ use basalt_ckks::keyswitch::hoisted::automorphism_hoisted;
 use basalt_ckks::{Ciphertext, CiphertextQP, CkksError, Encoder, Evaluator, HoistedDecomp};
 use num_complex::Complex64;
 
-use super::diagonals::{Diagonals, rotate_slots};
+use super::diagonals::rotate_slots;
 use super::of_limb::OfLimbDiagonal;
 use super::plan::Plan;
-use super::{DiagStore, GscOrder, Hoisting, LinearTransform};
+use super::{DiagStore, GscOrder, Hoisting, LinearTransform, Source};
 use crate::error::{CircuitError, Result};
 
 /// The BSGS index split of a set of diagonals: giant index `j` → its baby indices `i`.
@@ -89,20 +89,23 @@ impl Split {
 }
 
 /// `rot_{−n1 j}(d_{n1 j + i})`: the pre-rotated diagonal of the (giant, baby) pair.
-pub(crate) fn prerotated(diags: &Diagonals, n1: usize, j: usize, i: usize) -> Vec<Complex64> {
-    let d = diags.get(n1 * j + i).expect("split built from these diagonals");
-    rotate_slots(d, -((n1 * j) as i64))
+pub(crate) fn prerotated(source: &Source, n1: usize, j: usize, i: usize) -> Vec<Complex64> {
+    rotate_slots(&source.diagonal(n1 * j + i), -((n1 * j) as i64))
 }
 
 pub(crate) fn prepare_store(
     encoder: &Encoder,
-    diags: &Diagonals,
+    source: &Source,
     split: &Split,
     plan: &Plan,
     level: usize,
     pt_scale: f64,
 ) -> Result<DiagStore> {
-    let slots = diags.slots();
+    if matches!(source, Source::Generated { .. }) {
+        return Ok(DiagStore::OnTheFly);
+    }
+    let diags = source;
+    let slots = source.slots();
     let pairs = split.giant.iter().flat_map(|(&j, is)| is.iter().map(move |&i| (j, i)));
     Ok(match plan.order {
         GscOrder::BabyStepCentric => DiagStore::Encoded(
@@ -231,9 +234,6 @@ pub(crate) fn eval_baby_step_centric(
     eval: &Evaluator,
     ct: &Ciphertext,
 ) -> Result<Ciphertext> {
-    let DiagStore::Encoded(pts) = &lt.store else {
-        return Err(CircuitError::Invalid("baby-step-centric order needs encoded diagonals".into()));
-    };
     let rot = BabyRotator::new(eval, ct, lt.plan.hoisting)?;
     let babies: BTreeMap<usize, Ciphertext> =
         lt.split.babies().into_iter().map(|i| Ok((i, rot.rotate(i)?))).collect::<Result<_>>()?;
@@ -241,7 +241,7 @@ pub(crate) fn eval_baby_step_centric(
     for (&j, is) in &lt.split.giant {
         let mut partial = None;
         for &i in is {
-            let prod = eval.mul_plain(&babies[&i], &pts[&(j, i)])?;
+            let prod = eval.mul_plain(&babies[&i], lt.plaintext(j, i)?.as_ref())?;
             accumulate(eval, &mut partial, prod)?;
         }
         giant.add(eval, j, partial.expect("giant steps are non-empty"))?;

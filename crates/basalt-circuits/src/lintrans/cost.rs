@@ -86,7 +86,7 @@ impl Primitives {
                 rotations: 1,
                 key_switches: 1,
                 automorph_limbs: ext + l1,
-                mul_limbs: 2 * ext,
+                mul_limbs: 2 * ext + 2 * l1,
                 ..mod_down_pair
             }),
             lazy_rotation: f(OpCounts {
@@ -146,8 +146,15 @@ pub fn baby_rotations(split: &Split, order: GscOrder) -> u64 {
         .sum()
 }
 
-/// Predicted counts of `LinearTransform::evaluate` with `plan` on `split` at `level`.
-pub fn predict(params: &Parameters, split: &Split, plan: &Plan, level: usize) -> OpCounts {
+/// Predicted counts of `LinearTransform::evaluate` with `plan` on `split` at `level`;
+/// `regenerate`: diagonals are encoded at use (OF-Limb or generated), not stored.
+pub fn predict(
+    params: &Parameters,
+    split: &Split,
+    plan: &Plan,
+    level: usize,
+    regenerate: bool,
+) -> OpCounts {
     let p = Primitives::at(params, level);
     let mut c = OpCounts::default();
     let babies = baby_rotations(split, plan.order);
@@ -169,7 +176,7 @@ pub fn predict(params: &Parameters, split: &Split, plan: &Plan, level: usize) ->
         }
     }
     c.add_scaled(&p.mul_plain, diags);
-    if matches!(plan.order, GscOrder::GiantStepCentric { .. }) {
+    if regenerate {
         c.add_scaled(&p.of_limb, diags);
     }
     c.add_scaled(&p.rescale, 1);

@@ -27,7 +27,7 @@ use std::collections::BTreeMap;
 use basalt_ckks::{Ciphertext, Evaluator};
 
 use super::bsgs::{BabyRotator, GiantAccumulator, accumulate};
-use super::{DiagStore, LinearTransform};
+use super::LinearTransform;
 use crate::error::{CircuitError, Result};
 
 /// GSC evaluation before the final rescale.
@@ -37,9 +37,6 @@ pub(crate) fn eval_giant_step_centric(
     ct: &Ciphertext,
     max_partials: usize,
 ) -> Result<Ciphertext> {
-    let DiagStore::OfLimb(store) = &lt.store else {
-        return Err(CircuitError::Invalid("giant-step-centric order needs OF-Limb diagonals".into()));
-    };
     if max_partials == 0 {
         return Err(CircuitError::NoFeasiblePlan("max_partials must be at least 1".into()));
     }
@@ -56,9 +53,8 @@ pub(crate) fn eval_giant_step_centric(
         for i in babies {
             let xi = rot.rotate(i)?;
             for &j in group {
-                if let Some(d) = store.get(&(j, i)) {
-                    let pt = d.regenerate(&lt.encoder, lt.level)?;
-                    let prod = eval.mul_plain(&xi, &pt)?;
+                if lt.split.giant[&j].binary_search(&i).is_ok() {
+                    let prod = eval.mul_plain(&xi, lt.plaintext(j, i)?.as_ref())?;
                     accumulate(eval, partials.get_mut(&j).expect("group key"), prod)?;
                 }
             }

@@ -25,7 +25,11 @@ pub mod mxv_hybrid;
 pub mod of_limb;
 pub mod plan;
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use num_complex::Complex64;
 
 use basalt_ckks::{Ciphertext, CkksError, Encoder, Evaluator, Parameters, Plaintext};
 use serde::{Deserialize, Serialize};
@@ -82,12 +86,61 @@ pub(crate) enum DiagStore {
     Encoded(BTreeMap<(usize, usize), Plaintext>),
     /// One limb's worth per diagonal, re-encoded at every use (OF-Limb).
     OfLimb(BTreeMap<(usize, usize), of_limb::OfLimbDiagonal>),
+    /// Nothing stored: each diagonal is computed from its generator and encoded at use.
+    OnTheFly,
+}
+
+/// A generator of diagonal `k` (values over the slots), for matrices too large to store
+/// as diagonals (the HE-MxV layers).
+pub type DiagonalFn = Arc<dyn Fn(usize) -> Vec<Complex64> + Send + Sync>;
+
+/// The matrix of a transform: stored diagonals, or a generator with its non-zero indices.
+#[derive(Clone)]
+pub enum Source {
+    Stored(Diagonals),
+    Generated { slots: usize, indices: Vec<usize>, f: DiagonalFn },
+}
+
+impl std::fmt::Debug for Source {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Source::Stored(d) => write!(f, "Stored({} diagonals)", d.len()),
+            Source::Generated { slots, indices, .. } => {
+                write!(f, "Generated({} diagonals over {slots} slots)", indices.len())
+            }
+        }
+    }
+}
+
+impl Source {
+    pub fn slots(&self) -> usize {
+        match self {
+            Source::Stored(d) => d.slots(),
+            Source::Generated { slots, .. } => *slots,
+        }
+    }
+    pub fn indices(&self) -> Vec<usize> {
+        match self {
+            Source::Stored(d) => d.indices(),
+            Source::Generated { indices, .. } => indices.clone(),
+        }
+    }
+    /// Diagonal `k` (zeros if absent).
+    pub fn diagonal(&self, k: usize) -> Vec<Complex64> {
+        match self {
+            Source::Stored(d) => d
+                .get(k)
+                .map(<[Complex64]>::to_vec)
+                .unwrap_or_else(|| vec![Complex64::new(0.0, 0.0); d.slots()]),
+            Source::Generated { f, .. } => f(k),
+        }
+    }
 }
 
 /// A plaintext matrix prepared for one parameter set, level and strategy.
 #[derive(Clone, Debug)]
 pub struct LinearTransform {
-    pub(crate) diags: Diagonals,
+    pub(crate) source: Source,
     pub(crate) plan: Plan,
     pub(crate) split: Split,
     pub(crate) level: usize,
@@ -109,7 +162,28 @@ impl LinearTransform {
         strategy: Strategy,
         level: usize,
     ) -> Result<LinearTransform> {
-        let slots = diags.slots();
+        Self::from_source(params, Source::Stored(diags), strategy, level)
+    }
+
+    /// As [`LinearTransform::new`] for any [`Source`]; a generated source stores nothing and
+    /// encodes each diagonal when it is used.
+    ///
+    /// # Errors
+    /// As [`LinearTransform::new`]; [`CircuitError::DiagonalOutOfRange`] for a generator index
+    /// outside the slots.
+    pub fn from_source(
+        params: &Parameters,
+        source: Source,
+        strategy: Strategy,
+        level: usize,
+    ) -> Result<LinearTransform> {
+        let slots = source.slots();
+        if let Some(&k) = source.indices().iter().find(|&&k| k >= slots) {
+            return Err(CircuitError::DiagonalOutOfRange { index: k as i64, slots });
+        }
+        if source.indices().is_empty() {
+            return Err(CircuitError::EmptyMatrix);
+        }
         if slots > params.max_slots() {
             return Err(CkksError::BadSlots { slots, max: params.max_slots() }.into());
         }
@@ -120,13 +194,13 @@ impl LinearTransform {
         if level + 1 < drop + params.base_primes() {
             return Err(CircuitError::NotEnoughLevels { needed: 1, available: 0, level });
         }
-        let plan = plan::resolve(params, &diags, strategy, level)?;
-        let split = Split::new(&diags.indices(), plan.n1, slots)?;
+        let plan = plan::resolve(params, &source.indices(), slots, strategy, level)?;
+        let split = Split::new(&source.indices(), plan.n1, slots)?;
         let pt_scale: f64 = params.q()[level + 1 - drop..=level].iter().map(|&q| q as f64).product();
         let encoder = Encoder::new(params);
-        let store = bsgs::prepare_store(&encoder, &diags, &split, &plan, level, pt_scale)?;
+        let store = bsgs::prepare_store(&encoder, &source, &split, &plan, level, pt_scale)?;
         Ok(LinearTransform {
-            diags,
+            source,
             plan,
             split,
             level,
@@ -143,8 +217,8 @@ impl LinearTransform {
     /// # Errors
     /// A missing rotation key (named, before any work), a slot or level mismatch.
     pub fn evaluate(&self, eval: &Evaluator, ct: &Ciphertext) -> Result<Ciphertext> {
-        if ct.slots() != self.diags.slots() {
-            return Err(CircuitError::SlotMismatch { expected: self.diags.slots(), found: ct.slots() });
+        if ct.slots() != self.source.slots() {
+            return Err(CircuitError::SlotMismatch { expected: self.source.slots(), found: ct.slots() });
         }
         if ct.level() != self.level {
             return Err(CkksError::LevelMismatch { left: ct.level(), right: self.level }.into());
@@ -167,8 +241,8 @@ impl LinearTransform {
     pub fn plan(&self) -> Plan {
         self.plan
     }
-    pub fn diagonals(&self) -> &Diagonals {
-        &self.diags
+    pub fn source(&self) -> &Source {
+        &self.source
     }
     pub fn level(&self) -> usize {
         self.level
@@ -181,15 +255,30 @@ impl LinearTransform {
     /// OF-Limb).
     pub fn stored_plaintext_bytes(&self) -> u64 {
         let per_limb = self.params.n() as u64 * 8;
-        let n = self.diags.len() as u64;
+        let n = self.split.diagonals() as u64;
         match &self.store {
             DiagStore::Encoded(_) => n * (self.level as u64 + 1) * per_limb,
             DiagStore::OfLimb(_) => n * per_limb,
+            DiagStore::OnTheFly => 0,
+        }
+    }
+
+    /// The plaintext of pre-rotated diagonal `(j, i)` at the transform's level.
+    pub(crate) fn plaintext(&self, j: usize, i: usize) -> Result<Cow<'_, Plaintext>> {
+        match &self.store {
+            DiagStore::Encoded(m) => Ok(Cow::Borrowed(&m[&(j, i)])),
+            DiagStore::OfLimb(m) => Ok(Cow::Owned(m[&(j, i)].regenerate(&self.encoder, self.level)?)),
+            DiagStore::OnTheFly => {
+                let v = bsgs::prerotated(&self.source, self.split.n1, j, i);
+                let slots = self.source.slots();
+                Ok(Cow::Owned(self.encoder.encode(&v, slots, self.level, self.pt_scale)?))
+            }
         }
     }
     /// Closed-form counts of [`LinearTransform::evaluate`] (see [`cost`]).
     pub fn predicted_cost(&self) -> OpCounts {
-        cost::predict(&self.params, &self.split, &self.plan, self.level)
+        let regenerate = !matches!(self.store, DiagStore::Encoded(_));
+        cost::predict(&self.params, &self.split, &self.plan, self.level, regenerate)
     }
 }
 
@@ -203,6 +292,6 @@ pub fn rotations_for(
     strategy: Strategy,
     level: usize,
 ) -> Result<Vec<i64>> {
-    let plan = plan::resolve(params, diags, strategy, level)?;
+    let plan = plan::resolve(params, &diags.indices(), diags.slots(), strategy, level)?;
     Ok(Split::new(&diags.indices(), plan.n1, diags.slots())?.rotations())
 }

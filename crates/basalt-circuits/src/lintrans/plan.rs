@@ -19,7 +19,6 @@ use serde::{Deserialize, Serialize};
 
 use super::bsgs::Split;
 use super::cost::predict;
-use super::diagonals::Diagonals;
 use super::{GscOrder, Hoisting, Strategy};
 use crate::error::{CircuitError, Result};
 
@@ -35,8 +34,13 @@ pub struct Plan {
 ///
 /// # Errors
 /// [`CircuitError::BadBabySteps`], [`CircuitError::NoFeasiblePlan`] (a zero memory bound).
-pub fn resolve(params: &Parameters, diags: &Diagonals, strategy: Strategy, level: usize) -> Result<Plan> {
-    let slots = diags.slots();
+pub fn resolve(
+    params: &Parameters,
+    indices: &[usize],
+    slots: usize,
+    strategy: Strategy,
+    level: usize,
+) -> Result<Plan> {
     let check_partials = |m: usize| {
         if m == 0 {
             Err(CircuitError::NoFeasiblePlan("max_partials must be at least 1".into()))
@@ -62,15 +66,15 @@ pub fn resolve(params: &Parameters, diags: &Diagonals, strategy: Strategy, level
         Strategy::Auto { max_partials } => {
             check_partials(max_partials)?;
             let order = GscOrder::GiantStepCentric { max_partials };
-            let idx = diags.indices();
+            let idx = indices;
             let mut best: Option<(u64, u64, Plan)> = None;
             let mut n1 = 1;
             while n1 <= slots {
-                let split = Split::new(&idx, n1, slots)?;
+                let split = Split::new(idx, n1, slots)?;
                 if split.n2() <= max_partials {
                     for hoisting in [Hoisting::Single, Hoisting::Double] {
                         let plan = Plan { n1, hoisting, order };
-                        let c = predict(params, &split, &plan, level);
+                        let c = predict(params, &split, &plan, level, true);
                         let key = (c.modmults, c.rotations);
                         if best.as_ref().is_none_or(|b| key < (b.0, b.1)) {
                             best = Some((key.0, key.1, plan));

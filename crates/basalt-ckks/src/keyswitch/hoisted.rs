@@ -23,7 +23,7 @@
 //! `β(l+1+k)` + `l+1` limbs, inner product `2β(l+1+k)` MulAcc, and (non-lazy) ModDown
 //! `2k` INTT + `2(l+1)` NTT.
 
-use basalt_math::{RnsPoly, rns};
+use basalt_math::RnsPoly;
 use basalt_trace::region;
 
 use super::decompose::HoistedDecomp;
@@ -60,7 +60,7 @@ impl CiphertextQP {
     pub fn mod_down(&self, params: &Parameters) -> Ciphertext {
         let ring = params.ring();
         Ciphertext {
-            polys: vec![rns::mod_down(ring, &self.c0), rns::mod_down(ring, &self.c1)],
+            polys: vec![super::mod_down::mod_down_exact(ring, &self.c0), super::mod_down::mod_down_exact(ring, &self.c1)],
             scale: self.scale,
             slots: self.slots,
             params_id: self.params_id,
@@ -112,7 +112,7 @@ pub fn automorphism_hoisted(
     let (u0, u1) = {
         let _r = region("KeySwitch");
         let (v0, v1) = inner_product(params, &rotated, key);
-        (rns::mod_down(ring, &v0), rns::mod_down(ring, &v1))
+        (super::mod_down::mod_down_exact(ring, &v0), super::mod_down::mod_down_exact(ring, &v1))
     };
     let mut c0 = ring.automorphism(&ct.polys[0], galois);
     ring.add_assign(&mut c0, &u0);

@@ -73,7 +73,8 @@ pub struct ReproRow {
     /// ours / theirs.
     pub ratio: Option<f64>,
     pub tolerance: f64,
-    /// |ratio − 1| ≤ tolerance (with a 1e-9 slack for exact counts).
+    /// |ratio − 1| ≤ tolerance (with a 1e-9 slack for exact counts); |ours| ≤ tolerance when
+    /// the paper's value is 0.
     pub within: Option<bool>,
     /// How the figure was computed, or why it is not (yet).
     pub how: String,
@@ -131,7 +132,7 @@ pub fn reproduce_with(
     for p in list {
         let rows = papers::load_paper(data_dir, p)?;
         let comp = match p {
-            "osiris" => osiris::compute(data_dir)?,
+            "osiris" => osiris::compute(data_dir, &traces)?,
             "fab" => fab::compute(data_dir, &traces)?,
             "mxv" => mxv::compute(data_dir, &traces)?,
             "craterlake" => craterlake::compute(data_dir, &traces)?,
@@ -166,13 +167,13 @@ fn join(paper: &str, rows: &[PaperRow], comp: Vec<Computed>) -> Result<Vec<Repro
                 .iter()
                 .find(|c| r.key() == (&*c.table, &*c.row, &*c.metric));
             let ours = c.map(|c| c.value);
-            let ratio = ours.map(|o| {
-                if r.value == 0.0 {
-                    f64::NAN
-                } else {
-                    o / r.value
-                }
-            });
+            // A zero paper value has no ratio; its tolerance is absolute.
+            let ratio = ours.filter(|_| r.value != 0.0).map(|o| o / r.value);
+            let within = match (ours, ratio) {
+                (Some(o), None) => Some(o.abs() <= r.tolerance + 1e-9),
+                (_, Some(q)) => Some((q - 1.0).abs() <= r.tolerance + 1e-9),
+                _ => None,
+            };
             ReproRow {
                 paper: paper.into(),
                 table: r.table.clone(),
@@ -185,7 +186,7 @@ fn join(paper: &str, rows: &[PaperRow], comp: Vec<Computed>) -> Result<Vec<Repro
                 ours,
                 ratio,
                 tolerance: r.tolerance,
-                within: ratio.map(|q| (q - 1.0).abs() <= r.tolerance + 1e-9),
+                within,
                 how: c.map_or_else(|| "not yet modelled".into(), |c| c.how.clone()),
             }
         })
@@ -239,13 +240,13 @@ impl fmt::Display for ReproReport {
                     };
                     writeln!(
                         f,
-                        "{:<6} {:<26} {:<26} {:>12} {:>12} {:>8.4} {:>6}  {}",
+                        "{:<6} {:<26} {:<26} {:>12} {:>12} {:>8} {:>6}  {}",
                         r.table,
                         r.row,
                         r.metric,
                         num(r.theirs),
                         num(r.ours.unwrap_or(f64::NAN)),
-                        r.ratio.unwrap_or(f64::NAN),
+                        r.ratio.map_or("-".to_string(), |q| format!("{q:.4}")),
                         ok,
                         r.how
                     )?;

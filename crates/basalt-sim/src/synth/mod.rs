@@ -8,6 +8,7 @@
 //! and the generator becomes a cross-check (equal kernel counts).
 
 pub mod ckks;
+pub mod lintrans;
 pub mod tfhe;
 
 use basalt_trace::{Event, Kernel, Trace};
@@ -49,6 +50,7 @@ impl Builder {
 }
 
 use crate::synth::ckks::KsShape;
+use crate::synth::lintrans::BsgsShape;
 use crate::synth::tfhe::PbsParams;
 
 /// A workload a paper reproduction needs, named by its parameters. A [`TraceSource`] may supply
@@ -73,6 +75,8 @@ pub enum Workload {
         batch: u32,
         accum_depth: u32,
     },
+    /// Double-hoisted BSGS matrix–vector product, in Osiris' GSC order or the plain order.
+    BsgsMatVec { shape: BsgsShape, gsc: bool },
 }
 
 impl Workload {
@@ -90,6 +94,7 @@ impl Workload {
                 batch,
                 accum_depth,
             } => tfhe::pbs_epoch(params, batch, accum_depth),
+            Workload::BsgsMatVec { shape, gsc } => lintrans::bsgs_double_hoisted(shape, gsc),
         }
     }
 }

@@ -1,0 +1,97 @@
+#!/usr/bin/env python3
+"""Put Basalt's benchmark records beside the peers' from the same run directory.
+
+Usage: scripts/compare_peers.py bench-out/<date>   (prints Markdown tables)
+"""
+
+import json
+import pathlib
+import sys
+
+
+def load(path):
+    rows = []
+    if path.exists():
+        for line in path.read_text().splitlines():
+            line = line.strip()
+            if line.startswith("{"):
+                rows.append(json.loads(line))
+    return rows
+
+
+def table(title, header, rows):
+    print(f"\n### {title}\n")
+    print("| " + " | ".join(header) + " |")
+    print("|" + "---|" * len(header))
+    for r in rows:
+        print("| " + " | ".join(r) + " |")
+
+
+def fmt(x):
+    return "—" if x is None else (f"{x:,.2f}" if x < 100 else f"{x:,.0f}")
+
+
+def ratio(ours, theirs):
+    return "—" if ours is None or theirs is None else f"{theirs / ours:.2f}×"
+
+
+def ckks(d):
+    ours = load(d / "basalt-ckks.jsonl")
+    lat = {g: load(d / f"lattigo-ops-gomaxprocs{g}.jsonl") for g in (1, 2)}
+    preset_of = {"N16QP1546H192H32/btp-full": "N16QP1546H192H32", "N16QP1546H192H32/residual": "LATTIGO_RESIDUAL"}
+    op_map = {"mul_relin": "mul_relin", "rescale": "rescale", "rotate": "rotate_1", "rotate_hoisted_8": "rotate_hoisted_8"}
+    rows = []
+    for r in ours:
+        lop = op_map.get(r.get("op"))
+        if lop is None:
+            continue
+        name = "N16QP1546H192H32" if r["limbs"] == 25 else "LATTIGO_RESIDUAL" if r["limbs"] == 10 else None
+        peer = None
+        for p in lat.get(r["threads"], []):
+            if p.get("bench") == lop and preset_of.get(p.get("params")) == name:
+                peer = p.get("median_ms")
+        rows.append([r["op"], r["preset"], str(r["level"]), str(r["dnum"]), str(r["threads"]),
+                     fmt(r["median_ms"]), fmt(peer), ratio(r["median_ms"], peer)])
+    table("CKKS, N = 2^16 (median ms; ratio = Lattigo / Basalt, > 1 means Basalt is faster)",
+          ["op", "Basalt preset", "level", "dnum", "threads", "Basalt", "Lattigo v6.2", "ratio"], rows)
+
+    ntt = load(d / "basalt-ntt.jsonl")
+    rows = []
+    for r in ntt:
+        if r["bench"] == "ntt/forward":
+            rows.append([r["impl"], str(r["q_bits"]), fmt(r["stats"]["median_ms"]), fmt(r["stats"]["min_ms"])])
+    for p in lat.get(1, []):
+        if p.get("bench") == "ntt_one_limb" and p.get("params", "").endswith("btp-full"):
+            rows.append(["Lattigo v6.2", "60", fmt(p["median_ms"]), fmt(p["min_ms"])])
+    table("NTT of one limb, N = 2^16, one thread (ms)", ["implementation", "prime bits", "median", "min"], rows)
+
+
+def tfhe(d):
+    ours = load(d / "basalt-pbs.jsonl")
+    peer = load(d / "tfhe-rs.jsonl")
+    if not ours and not peer:
+        return
+    rows = []
+    for r in ours:
+        rows.append(["Basalt", str(r.get("params", r.get("set"))), str(r.get("bench")), str(r.get("threads")),
+                     fmt(r.get("median_ms")), fmt(r.get("pbs_per_s"))])
+    for p in peer:
+        if p.get("params", "").startswith("PARAM_MESSAGE_2_CARRY_2_KS_PBS") and p.get("bench") in (
+                "ks_pbs_latency", "pbs_only", "keyswitch_only", "ks_pbs_batch64"):
+            rows.append(["TFHE-rs 1.8.2", "2_2 KS_PBS", p["bench"], str(p["threads"]), fmt(p["median_ms"]),
+                         fmt(p.get("pbs_per_s_at_median"))])
+    table("TFHE PBS (median ms; PBS/s for batches)", ["library", "set", "bench", "threads", "median ms", "PBS/s"], rows)
+
+
+def main():
+    d = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else "bench-out")
+    print(f"# Basalt vs peers, {d.name}\n")
+    m = d / "machine.txt"
+    if m.exists():
+        print("```\n" + m.read_text().strip() + "\n```")
+    ckks(d)
+    tfhe(d)
+
+
+if __name__ == "__main__":
+    main()
