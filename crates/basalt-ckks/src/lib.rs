@@ -27,10 +27,13 @@ mod util;
 
 pub use ciphertext::{Ciphertext, Plaintext};
 pub use encoder::Encoder;
-pub use eval::Evaluator;
-pub use keys::{EvaluationKeys, GaloisKey, KeyGenerator, KeyMaterial, KeySwitchKey, PublicKey, RelinKey, SecretKey, SeededKeySwitchKey};
-pub use keyswitch::{CiphertextQP, HoistedDecomp, KsVariant};
 pub use error::{CkksError, ParamError, Result};
+pub use eval::Evaluator;
+pub use keys::{
+    EvaluationKeys, GaloisKey, KeyGenerator, KeyMaterial, KeySwitchKey, PublicKey, RelinKey,
+    SecretKey, SeededKeySwitchKey,
+};
+pub use keyswitch::{CiphertextQP, HoistedDecomp, KsVariant};
 pub use num_complex::Complex64;
 pub use params::{Parameters, ParametersLiteral, SecretDistribution};
 pub use precision::PrecisionStats;

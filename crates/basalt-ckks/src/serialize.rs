@@ -13,7 +13,10 @@ use serde::{Deserialize, Serialize, de::DeserializeOwned};
 
 use crate::ciphertext::{Ciphertext, Plaintext};
 use crate::error::{CkksError, Result};
-use crate::keys::{GaloisKey, KeyMaterial, KeySwitchKey, KeyTag, PublicKey, RelinKey, SecretKey, SeededKeySwitchKey};
+use crate::keys::{
+    GaloisKey, KeyMaterial, KeySwitchKey, KeyTag, PublicKey, RelinKey, SecretKey,
+    SeededKeySwitchKey,
+};
 use crate::params::Parameters;
 
 const VERSION: u32 = 1;
@@ -51,28 +54,42 @@ struct KeyWire {
 }
 
 fn opts(limit: usize) -> impl Options {
-    bincode::DefaultOptions::new().with_fixint_encoding().with_limit(limit as u64 + 64)
+    bincode::DefaultOptions::new()
+        .with_fixint_encoding()
+        .with_limit(limit as u64 + 64)
 }
 
 fn encode<T: Serialize>(what: &'static str, v: &T) -> Result<Vec<u8>> {
     opts(usize::MAX / 2)
         .serialize(v)
-        .map_err(|e| CkksError::Corrupt { what, reason: e.to_string() })
+        .map_err(|e| CkksError::Corrupt {
+            what,
+            reason: e.to_string(),
+        })
 }
 
 fn decode<T: DeserializeOwned>(what: &'static str, bytes: &[u8]) -> Result<T> {
     opts(bytes.len())
         .deserialize(bytes)
-        .map_err(|e| CkksError::Corrupt { what, reason: e.to_string() })
+        .map_err(|e| CkksError::Corrupt {
+            what,
+            reason: e.to_string(),
+        })
 }
 
 fn corrupt(what: &'static str, reason: impl Into<String>) -> CkksError {
-    CkksError::Corrupt { what, reason: reason.into() }
+    CkksError::Corrupt {
+        what,
+        reason: reason.into(),
+    }
 }
 
 fn poly_out(what: &'static str, p: &RnsPoly) -> Result<PolyWire> {
     if p.is_symbolic() {
-        return Err(corrupt(what, "cannot serialize a symbolic (trace-only) object"));
+        return Err(corrupt(
+            what,
+            "cannot serialize a symbolic (trace-only) object",
+        ));
     }
     Ok(PolyWire {
         n: p.n() as u32,
@@ -92,14 +109,20 @@ fn poly_in(
     p_limbs: usize,
 ) -> Result<RnsPoly> {
     if w.n as usize != params.n() {
-        return Err(corrupt(what, format!("degree {} is not N = {}", w.n, params.n())));
+        return Err(corrupt(
+            what,
+            format!("degree {} is not N = {}", w.n, params.n()),
+        ));
     }
     if !w.ntt {
         return Err(corrupt(what, "polynomial is not in the NTT domain"));
     }
     let (ql, pl) = (w.q_limbs as usize, w.p_limbs as usize);
     if ql == 0 || ql > params.max_level() + 1 || q_limbs.is_some_and(|q| q != ql) || pl != p_limbs {
-        return Err(corrupt(what, format!("limb counts q={ql} p={pl} do not fit the parameter set")));
+        return Err(corrupt(
+            what,
+            format!("limb counts q={ql} p={pl} do not fit the parameter set"),
+        ));
     }
     let p = RnsPoly::from_parts(params.n(), ql, pl, Domain::Ntt, w.data)
         .ok_or_else(|| corrupt(what, "data length does not match the shape"))?;
@@ -109,12 +132,21 @@ fn poly_in(
 
 fn check_id(params: &Parameters, found: u64) -> Result<()> {
     if found != params.id() {
-        return Err(CkksError::WrongParams { expected: params.id(), found });
+        return Err(CkksError::WrongParams {
+            expected: params.id(),
+            found,
+        });
     }
     Ok(())
 }
 
-fn check_meta(what: &'static str, params: &Parameters, magic: [u8; 4], want: &[u8; 4], version: u32) -> Result<()> {
+fn check_meta(
+    what: &'static str,
+    params: &Parameters,
+    magic: [u8; 4],
+    want: &[u8; 4],
+    version: u32,
+) -> Result<()> {
     if &magic != want {
         return Err(corrupt(what, "bad magic"));
     }
@@ -125,9 +157,17 @@ fn check_meta(what: &'static str, params: &Parameters, magic: [u8; 4], want: &[u
     Ok(())
 }
 
-fn check_scale_slots(what: &'static str, params: &Parameters, scale: f64, slots: u64) -> Result<()> {
+fn check_scale_slots(
+    what: &'static str,
+    params: &Parameters,
+    scale: f64,
+    slots: u64,
+) -> Result<()> {
     if !(scale.is_finite() && scale > 0.0) {
-        return Err(corrupt(what, format!("scale {scale} is not positive and finite")));
+        return Err(corrupt(
+            what,
+            format!("scale {scale} is not positive and finite"),
+        ));
     }
     let s = slots as usize;
     if s == 0 || !s.is_power_of_two() || s > params.max_slots() {
@@ -139,7 +179,11 @@ fn check_scale_slots(what: &'static str, params: &Parameters, scale: f64, slots:
 impl Ciphertext {
     /// Serialize (bincode). Symbolic ciphertexts cannot be serialized.
     pub fn to_bytes(&self) -> Result<Vec<u8>> {
-        let polys = self.polys.iter().map(|p| poly_out("ciphertext", p)).collect::<Result<_>>()?;
+        let polys = self
+            .polys
+            .iter()
+            .map(|p| poly_out("ciphertext", p))
+            .collect::<Result<_>>()?;
         encode(
             "ciphertext",
             &CtWire {
@@ -161,11 +205,23 @@ impl Ciphertext {
         check_id(params, w.params_id)?;
         check_scale_slots(W, params, w.scale, w.slots)?;
         if w.polys.len() < 2 || w.polys.len() > 3 {
-            return Err(corrupt(W, format!("{} polynomials (degree must be 1 or 2)", w.polys.len())));
+            return Err(corrupt(
+                W,
+                format!("{} polynomials (degree must be 1 or 2)", w.polys.len()),
+            ));
         }
         let q = w.polys[0].q_limbs as usize;
-        let polys = w.polys.into_iter().map(|p| poly_in(W, params, p, Some(q), 0)).collect::<Result<_>>()?;
-        Ok(Ciphertext { polys, scale: w.scale, slots: w.slots as usize, params_id: w.params_id })
+        let polys = w
+            .polys
+            .into_iter()
+            .map(|p| poly_in(W, params, p, Some(q), 0))
+            .collect::<Result<_>>()?;
+        Ok(Ciphertext {
+            polys,
+            scale: w.scale,
+            slots: w.slots as usize,
+            params_id: w.params_id,
+        })
     }
 }
 
@@ -194,7 +250,12 @@ impl Plaintext {
             return Err(corrupt(W, "a plaintext has exactly one polynomial"));
         }
         let poly = poly_in(W, params, w.polys.remove(0), None, 0)?;
-        Ok(Plaintext { poly, scale: w.scale, slots: w.slots as usize, params_id: w.params_id })
+        Ok(Plaintext {
+            poly,
+            scale: w.scale,
+            slots: w.slots as usize,
+            params_id: w.params_id,
+        })
     }
 }
 
@@ -212,8 +273,12 @@ fn key_out(material: &KeyMaterial, galois: u64) -> Result<Vec<u8>> {
             tag,
             galois,
             seed,
-            b: b.iter().map(|p| poly_out("key", p)).collect::<Result<_>>()?,
-            a: a.iter().map(|p| poly_out("key", p)).collect::<Result<_>>()?,
+            b: b.iter()
+                .map(|p| poly_out("key", p))
+                .collect::<Result<_>>()?,
+            a: a.iter()
+                .map(|p| poly_out("key", p))
+                .collect::<Result<_>>()?,
         },
     )
 }
@@ -224,7 +289,14 @@ fn key_in(params: &Parameters, bytes: &[u8]) -> Result<(KeyMaterial, u64)> {
     check_meta(W, params, w.magic, b"BCKY", w.version)?;
     check_id(params, w.params_id)?;
     if w.b.len() != params.dnum() || !(w.a.is_empty() || w.a.len() == params.dnum()) {
-        return Err(corrupt(W, format!("{} digits, the parameter set has dnum = {}", w.b.len(), params.dnum())));
+        return Err(corrupt(
+            W,
+            format!(
+                "{} digits, the parameter set has dnum = {}",
+                w.b.len(),
+                params.dnum()
+            ),
+        ));
     }
     if let KeyTag::Galois(g) = w.tag
         && (g % 2 == 0 || g >= 2 * params.n() as u64 || g != w.galois)
@@ -233,12 +305,29 @@ fn key_in(params: &Parameters, bytes: &[u8]) -> Result<(KeyMaterial, u64)> {
     }
     let l1 = Some(params.max_level() + 1);
     let k = params.k();
-    let b: Vec<RnsPoly> = w.b.into_iter().map(|p| poly_in(W, params, p, l1, k)).collect::<Result<_>>()?;
+    let b: Vec<RnsPoly> =
+        w.b.into_iter()
+            .map(|p| poly_in(W, params, p, l1, k))
+            .collect::<Result<_>>()?;
     let m = if w.a.is_empty() {
-        KeyMaterial::Seeded(SeededKeySwitchKey { b, seed: w.seed, tag: w.tag, params_id: w.params_id })
+        KeyMaterial::Seeded(SeededKeySwitchKey {
+            b,
+            seed: w.seed,
+            tag: w.tag,
+            params_id: w.params_id,
+        })
     } else {
-        let a = w.a.into_iter().map(|p| poly_in(W, params, p, l1, k)).collect::<Result<_>>()?;
-        KeyMaterial::Full(KeySwitchKey { b, a, seed: w.seed, tag: w.tag, params_id: w.params_id })
+        let a =
+            w.a.into_iter()
+                .map(|p| poly_in(W, params, p, l1, k))
+                .collect::<Result<_>>()?;
+        KeyMaterial::Full(KeySwitchKey {
+            b,
+            a,
+            seed: w.seed,
+            tag: w.tag,
+            params_id: w.params_id,
+        })
     };
     Ok((m, w.galois))
 }
@@ -263,7 +352,9 @@ impl KeySwitchKey {
     pub fn from_bytes(params: &Parameters, bytes: &[u8]) -> Result<KeySwitchKey> {
         match KeyMaterial::from_bytes(params, bytes)? {
             KeyMaterial::Full(k) => Ok(k),
-            KeyMaterial::Seeded(_) => Err(corrupt("key", "expected a full key, found a seeded one")),
+            KeyMaterial::Seeded(_) => {
+                Err(corrupt("key", "expected a full key, found a seeded one"))
+            }
         }
     }
 }
@@ -316,7 +407,10 @@ impl PublicKey {
                 params_id: self.params_id,
                 scale: 1.0,
                 slots: 1,
-                polys: vec![poly_out("public key", &self.b)?, poly_out("public key", &self.a)?],
+                polys: vec![
+                    poly_out("public key", &self.b)?,
+                    poly_out("public key", &self.a)?,
+                ],
             },
         )
     }
@@ -332,7 +426,11 @@ impl PublicKey {
         let mut it = w.polys.into_iter();
         let b = poly_in(W, params, it.next().expect("two"), l1, 0)?;
         let a = poly_in(W, params, it.next().expect("two"), l1, 0)?;
-        Ok(PublicKey { b, a, params_id: w.params_id })
+        Ok(PublicKey {
+            b,
+            a,
+            params_id: w.params_id,
+        })
     }
 }
 
@@ -358,7 +456,16 @@ impl SecretKey {
         if w.polys.len() != 1 {
             return Err(corrupt(W, "a secret key has one polynomial"));
         }
-        let poly = poly_in(W, params, w.polys.remove(0), Some(params.max_level() + 1), params.k())?;
-        Ok(SecretKey { poly, params_id: w.params_id })
+        let poly = poly_in(
+            W,
+            params,
+            w.polys.remove(0),
+            Some(params.max_level() + 1),
+            params.k(),
+        )?;
+        Ok(SecretKey {
+            poly,
+            params_id: w.params_id,
+        })
     }
 }

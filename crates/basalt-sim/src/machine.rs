@@ -61,6 +61,10 @@ pub struct Memory {
     /// Off-chip access energy; omitted when the paper gives none.
     #[serde(default)]
     pub hbm_pj_per_byte: Option<f64>,
+    /// Fraction of the HBM channels dedicated to key traffic, the rest serving everything else
+    /// (Strix §IV-A: 8 of 16 channels for the bsk). Absent = all channels shared.
+    #[serde(default)]
+    pub key_share: Option<f64>,
     pub source: String,
 }
 
@@ -306,6 +310,10 @@ impl Machine {
         if let Some(e) = self.memory.hbm_pj_per_byte {
             pos("memory.hbm_pj_per_byte", e)?;
         }
+        if let Some(k) = self.memory.key_share {
+            pos("memory.key_share", k)?;
+            pos("1 - memory.key_share", 1.0 - k)?;
+        }
         if self.units.is_empty() {
             return Err(SimError::BadUnit {
                 machine: self.name.clone(),
@@ -491,6 +499,11 @@ source = "test"
             ("hbm_gbps = 1000.0", "hbm_gbps = -1.0", "memory.hbm_gbps"),
             ("hbm_gbps = 1000.0", "hbm_gbps = 0.0", "memory.hbm_gbps"),
             ("clock_ghz = 1.0", "clock_ghz = 0.0", "clock_ghz"),
+            (
+                "eviction = \"lru\"",
+                "eviction = \"lru\"\nkey_share = 1.0",
+                "1 - memory.key_share",
+            ),
         ] {
             match load(&MINIMAL.replace(from, to)) {
                 Err(SimError::NonPositive { field: f, .. }) => assert_eq!(f, field),

@@ -8,7 +8,8 @@
 //!   group's Σ busy plus the deepest pipeline fill (vector chaining, CraterLake §5.4; Strix's
 //!   fully pipelined PBS cluster, §IV-B);
 //! * memory time — Σ bytes / HBM bandwidth (loads are decoupled and prefetched within the
-//!   window, CraterLake §6 / Osiris GSC);
+//!   window, CraterLake §6 / Osiris GSC); with `memory.key_share` keys and other data stream
+//!   over disjoint channel groups (Strix §IV-A: 8 of 16 HBM channels carry the bsk);
 //! * window time = max(compute, memory); the excess over compute is a *memory stall*.
 //!
 //! HBM is a second, in-order timeline: with `prefetch_windows = p` the loads of window w may
@@ -27,7 +28,7 @@ use basalt_trace::{Event, Kernel, Trace};
 
 use crate::SimError;
 use crate::machine::{Machine, Overlap};
-use crate::memory::{Traffic, kernel_traffic};
+use crate::memory::{DataKind, Traffic, kernel_traffic};
 use crate::report::{RegionStat, Report, UnitStat};
 use crate::units;
 
@@ -82,7 +83,8 @@ struct State<'m> {
     busy: Vec<f64>,
     serial: f64,
     fill: f64,
-    mem: f64,
+    key_bytes: f64,
+    other_bytes: f64,
     kernels: u64,
     // timelines
     now: f64,
@@ -107,7 +109,8 @@ impl<'m> State<'m> {
             busy: vec![0.0; m.units.len()],
             serial: 0.0,
             fill: 0.0,
-            mem: 0.0,
+            key_bytes: 0.0,
+            other_bytes: 0.0,
             kernels: 0,
             now: 0.0,
             hbm_free: 0.0,
@@ -128,7 +131,11 @@ impl<'m> State<'m> {
             // Loads still have to fit the machine (a key for N = 2^17 on a 2^16 machine).
             units::check_fits(self.m, k)?;
             self.traffic.add(kind, bytes);
-            self.mem += bytes / self.bytes_per_cycle;
+            if kind == DataKind::Keys {
+                self.key_bytes += bytes;
+            } else {
+                self.other_bytes += bytes;
+            }
             return Ok(());
         }
         if matches!(k, Kernel::KeyGen { .. }) && !self.m.kshgen_enabled() {
@@ -159,15 +166,26 @@ impl<'m> State<'m> {
         };
         let start = self.now;
         let p = self.m.schedule.prefetch_windows as usize;
-        let earliest = if p == 0 || self.starts.len() < p {
-            if p == 0 { start } else { 0.0 }
-        } else {
-            self.starts[self.starts.len() - p]
+        // Loads of this window may start when the window `p` before it started (or at time 0
+        // for the first windows); with p = 0, when this window starts.
+        let earliest = match p {
+            0 => start,
+            _ => self
+                .starts
+                .len()
+                .checked_sub(p)
+                .map_or(0.0, |i| self.starts[i]),
+        };
+        // With `key_share`, keys and everything else stream over disjoint channel groups.
+        let bpc = self.bytes_per_cycle;
+        let mem = match self.m.memory.key_share {
+            Some(k) => (self.key_bytes / (bpc * k)).max(self.other_bytes / (bpc * (1.0 - k))),
+            None => (self.key_bytes + self.other_bytes) / bpc,
         };
         let mut end = start + compute;
-        if self.mem > 0.0 {
+        if mem > 0.0 {
             let load_start = self.hbm_free.max(earliest);
-            self.hbm_free = load_start + self.mem;
+            self.hbm_free = load_start + mem;
             end = end.max(self.hbm_free);
         }
         self.starts.push(start);
@@ -192,7 +210,8 @@ impl<'m> State<'m> {
         }
         self.serial = 0.0;
         self.fill = 0.0;
-        self.mem = 0.0;
+        self.key_bytes = 0.0;
+        self.other_bytes = 0.0;
         self.kernels = 0;
     }
 
@@ -333,6 +352,24 @@ mod tests {
         // The load starts with window "a" and ends at 262.144; window "b" ends then.
         assert!((r1.cycles - 262.144).abs() < 1e-9, "{}", r1.cycles);
         assert!((r1.regions["b"].stall_cycles - (262.144 - 128.0 - 32.0)).abs() < 1e-9);
+    }
+
+    #[test]
+    fn key_share_splits_channels() {
+        let mut b = Builder::new();
+        b.k(Kernel::KeyLoad {
+            n: N,
+            limbs: 1,
+            digits: 1,
+            seeded: false,
+        }); // 524,288 B
+        b.k(Kernel::PlainLoad { n: N, limbs: 1 }); // 262,144 B
+        let t = b.build();
+        let mut m = toy(Overlap::Chained);
+        assert!((simulate(&m, &t).unwrap().cycles - 786.432).abs() < 1e-9);
+        // Half the channels for keys: max(524.288 / 0.5, 262.144 / 0.5) cycles.
+        m.memory.key_share = Some(0.5);
+        assert!((simulate(&m, &t).unwrap().cycles - 1048.576).abs() < 1e-9);
     }
 
     #[test]

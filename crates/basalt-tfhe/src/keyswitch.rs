@@ -110,25 +110,22 @@ impl<T: Torus> KeySwitchKey<T> {
             .for_each(|(o, inp)| {
                 let dec = self.decomposer();
                 let l = self.level;
-                // Digits of the whole tile, [ct][i·l + j].
-                let mut digits = vec![0i64; inp.len() * self.in_dim * l];
-                for (c, x) in inp.iter().enumerate() {
-                    assert_eq!(x.len(), self.in_dim + 1);
-                    for i in 0..self.in_dim {
-                        let base = (c * self.in_dim + i) * l;
-                        dec.decompose_one(x[i], &mut digits[base..base + l]);
-                    }
-                }
                 for (c, out) in o.iter_mut().enumerate() {
+                    assert_eq!(inp[c].len(), self.in_dim + 1);
                     out.clear();
                     out.resize(row, T::ZERO);
                     out[self.out_dim] = inp[c][self.in_dim];
                 }
+                // Digits of input coefficient i for the whole tile, [ct][level].
+                let mut digits = vec![0i64; inp.len() * l];
                 for i in 0..self.in_dim {
+                    for (c, x) in inp.iter().enumerate() {
+                        dec.decompose_one(x[i], &mut digits[c * l..(c + 1) * l]);
+                    }
                     for j in 0..l {
                         let r = &self.data[(i * l + j) * row..(i * l + j + 1) * row];
                         for (c, out) in o.iter_mut().enumerate() {
-                            let d = digits[(c * self.in_dim + i) * l + j];
+                            let d = digits[c * l + j];
                             if d != 0 {
                                 sub_scaled(out, r, T::from_i64(d));
                             }

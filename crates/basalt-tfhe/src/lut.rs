@@ -63,9 +63,9 @@ impl<T: Torus> Lut<T> {
         }
         let half = boxed / 2;
         let mut tv = vec![T::ZERO; n];
-        for j in 0..n {
+        for (j, t) in tv.iter_mut().enumerate() {
             let src = j + half;
-            tv[j] = if src < n {
+            *t = if src < n {
                 raw[src]
             } else {
                 raw[src - n].wneg()

@@ -68,7 +68,10 @@ impl Evaluator {
     pub fn add_plain(&self, ct: &Ciphertext, pt: &Plaintext) -> Result<Ciphertext> {
         let p = self.plain_at(ct, pt)?;
         if !scales_match(ct.scale, pt.scale) {
-            return Err(CkksError::ScaleMismatch { left: ct.scale.log2(), right: pt.scale.log2() });
+            return Err(CkksError::ScaleMismatch {
+                left: ct.scale.log2(),
+                right: pt.scale.log2(),
+            });
         }
         let mut out = ct.clone();
         self.params.ring().add_assign(&mut out.polys[0], &p);
@@ -79,7 +82,10 @@ impl Evaluator {
     pub fn sub_plain(&self, ct: &Ciphertext, pt: &Plaintext) -> Result<Ciphertext> {
         let p = self.plain_at(ct, pt)?;
         if !scales_match(ct.scale, pt.scale) {
-            return Err(CkksError::ScaleMismatch { left: ct.scale.log2(), right: pt.scale.log2() });
+            return Err(CkksError::ScaleMismatch {
+                left: ct.scale.log2(),
+                right: pt.scale.log2(),
+            });
         }
         let mut out = ct.clone();
         self.params.ring().sub_assign(&mut out.polys[0], &p);
@@ -125,7 +131,12 @@ impl Evaluator {
     /// Multiply every slot by the real constant `c`, scaled by `const_scale` (the result's scale
     /// is `ct.scale · const_scale`). Use the top prime `q_l` as `const_scale` to have the next
     /// rescale restore the scale exactly ([`Evaluator::mul_const`] does).
-    pub fn mul_const_scaled(&self, ct: &Ciphertext, c: f64, const_scale: f64) -> Result<Ciphertext> {
+    pub fn mul_const_scaled(
+        &self,
+        ct: &Ciphertext,
+        c: f64,
+        const_scale: f64,
+    ) -> Result<Ciphertext> {
         self.check_ct(ct)?;
         let v = (c * const_scale).round();
         let s: Vec<u64> = self.params.q()[..=ct.level()]
@@ -134,7 +145,9 @@ impl Evaluator {
             .collect::<Result<_>>()?;
         let ring = self.params.ring();
         let mut out = ct.clone();
-        out.polys.iter_mut().for_each(|p| ring.mul_scalar_assign(p, &s));
+        out.polys
+            .iter_mut()
+            .for_each(|p| ring.mul_scalar_assign(p, &s));
         out.scale = ct.scale * const_scale;
         Ok(out)
     }
@@ -142,7 +155,11 @@ impl Evaluator {
     /// Multiply by the real constant `c` with `const_scale = q_l` (or 1 at level 0, rounding
     /// `c` to an integer).
     pub fn mul_const(&self, ct: &Ciphertext, c: f64) -> Result<Ciphertext> {
-        let s = if ct.level() == 0 { 1.0 } else { self.params.q()[ct.level()] as f64 };
+        let s = if ct.level() == 0 {
+            1.0
+        } else {
+            self.params.q()[ct.level()] as f64
+        };
         self.mul_const_scaled(ct, c, s)
     }
 
@@ -151,7 +168,11 @@ impl Evaluator {
         if c.im == 0.0 {
             return self.mul_const(ct, c.re);
         }
-        let s = if ct.level() == 0 { 1.0 } else { self.params.q()[ct.level()] as f64 };
+        let s = if ct.level() == 0 {
+            1.0
+        } else {
+            self.params.q()[ct.level()] as f64
+        };
         let pt = if ct.is_symbolic() {
             let mut p = Plaintext::symbolic(&self.params, ct.level())?;
             p.scale = s;

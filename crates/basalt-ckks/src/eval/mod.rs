@@ -44,7 +44,10 @@ impl Evaluator {
     pub fn new(params: &Parameters, keys: EvaluationKeys) -> Result<Evaluator> {
         let check = |id: u64| {
             if id != params.id() {
-                Err(CkksError::WrongParams { expected: params.id(), found: id })
+                Err(CkksError::WrongParams {
+                    expected: params.id(),
+                    found: id,
+                })
             } else {
                 Ok(())
             }
@@ -87,41 +90,63 @@ impl Evaluator {
     pub fn keyswitch(&self, d: &RnsPoly, key: &KeyMaterial) -> (RnsPoly, RnsPoly) {
         match self.variant {
             KsVariant::Hybrid => keyswitch::keyswitch(&self.params, d, key),
-            KsVariant::Reordered => keyswitch::keyswitch_reordered(&self.params, d, key, self.block),
+            KsVariant::Reordered => {
+                keyswitch::keyswitch_reordered(&self.params, d, key, self.block)
+            }
         }
     }
 
     pub(crate) fn check_ct(&self, ct: &Ciphertext) -> Result<()> {
         if ct.params_id != self.params.id() {
-            return Err(CkksError::WrongParams { expected: self.params.id(), found: ct.params_id });
+            return Err(CkksError::WrongParams {
+                expected: self.params.id(),
+                found: ct.params_id,
+            });
         }
         Ok(())
     }
 
     pub(crate) fn check_pt(&self, ct: &Ciphertext, pt: &Plaintext) -> Result<()> {
         if pt.params_id != self.params.id() {
-            return Err(CkksError::WrongParams { expected: self.params.id(), found: pt.params_id });
+            return Err(CkksError::WrongParams {
+                expected: self.params.id(),
+                found: pt.params_id,
+            });
         }
         if ct.is_symbolic() != pt.is_symbolic() {
             return Err(CkksError::SymbolicMix);
         }
         if pt.level() < ct.level() {
-            return Err(CkksError::LevelMismatch { left: ct.level(), right: pt.level() });
+            return Err(CkksError::LevelMismatch {
+                left: ct.level(),
+                right: pt.level(),
+            });
         }
         Ok(())
     }
 
-    pub(crate) fn check_pair(&self, a: &Ciphertext, b: &Ciphertext, same_scale: bool) -> Result<()> {
+    pub(crate) fn check_pair(
+        &self,
+        a: &Ciphertext,
+        b: &Ciphertext,
+        same_scale: bool,
+    ) -> Result<()> {
         self.check_ct(a)?;
         self.check_ct(b)?;
         if a.is_symbolic() != b.is_symbolic() {
             return Err(CkksError::SymbolicMix);
         }
         if a.level() != b.level() {
-            return Err(CkksError::LevelMismatch { left: a.level(), right: b.level() });
+            return Err(CkksError::LevelMismatch {
+                left: a.level(),
+                right: b.level(),
+            });
         }
         if same_scale && !scales_match(a.scale, b.scale) {
-            return Err(CkksError::ScaleMismatch { left: a.scale.log2(), right: b.scale.log2() });
+            return Err(CkksError::ScaleMismatch {
+                left: a.scale.log2(),
+                right: b.scale.log2(),
+            });
         }
         Ok(())
     }

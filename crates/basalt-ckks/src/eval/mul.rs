@@ -17,7 +17,10 @@ impl Evaluator {
         self.check_pair(a, b, false)?;
         for c in [a, b] {
             if c.degree() != 1 {
-                return Err(CkksError::Degree { degree: c.degree(), expected: 1 });
+                return Err(CkksError::Degree {
+                    degree: c.degree(),
+                    expected: 1,
+                });
             }
         }
         let _r = region("Tensor");
@@ -49,7 +52,10 @@ impl Evaluator {
             return Ok(ct.clone());
         }
         if ct.degree() != 2 {
-            return Err(CkksError::Degree { degree: ct.degree(), expected: 2 });
+            return Err(CkksError::Degree {
+                degree: ct.degree(),
+                expected: 2,
+            });
         }
         let rlk = self.keys.relin.as_ref().ok_or(CkksError::MissingRelinKey)?;
         if rlk.key.tag() != KeyTag::Relin {
@@ -65,7 +71,12 @@ impl Evaluator {
         let mut c1 = ct.polys[1].clone();
         ring.add_assign(&mut c0, &u0);
         ring.add_assign(&mut c1, &u1);
-        Ok(Ciphertext { polys: vec![c0, c1], scale: ct.scale, slots: ct.slots, params_id: ct.params_id })
+        Ok(Ciphertext {
+            polys: vec![c0, c1],
+            scale: ct.scale,
+            slots: ct.slots,
+            params_id: ct.params_id,
+        })
     }
 
     /// `relinearize(mul(a, b))`.

@@ -11,7 +11,10 @@ use crate::keyswitch::{self, CiphertextQP, HoistedDecomp, hoisted};
 impl Evaluator {
     fn galois_key(&self, galois: u64, rotation: Option<i64>) -> Result<&GaloisKey> {
         let gk = self.keys.galois.get(&galois).ok_or(match rotation {
-            Some(k) => CkksError::MissingRotationKey { rotation: k, galois },
+            Some(k) => CkksError::MissingRotationKey {
+                rotation: k,
+                galois,
+            },
             None => CkksError::MissingConjugationKey { galois },
         })?;
         if gk.key.tag() != KeyTag::Galois(galois) {
@@ -25,13 +28,21 @@ impl Evaluator {
 
     fn check_degree1(ct: &Ciphertext) -> Result<()> {
         if ct.degree() != 1 {
-            return Err(CkksError::Degree { degree: ct.degree(), expected: 1 });
+            return Err(CkksError::Degree {
+                degree: ct.degree(),
+                expected: 1,
+            });
         }
         Ok(())
     }
 
     /// Apply `X → X^galois` and switch back to `s` (the key must be present).
-    pub fn automorphism(&self, ct: &Ciphertext, galois: u64, rotation: Option<i64>) -> Result<Ciphertext> {
+    pub fn automorphism(
+        &self,
+        ct: &Ciphertext,
+        galois: u64,
+        rotation: Option<i64>,
+    ) -> Result<Ciphertext> {
         self.check_ct(ct)?;
         Self::check_degree1(ct)?;
         let gk = self.galois_key(galois, rotation)?;
@@ -39,11 +50,19 @@ impl Evaluator {
         let ring = self.params.ring();
         let (mut c0, c1) = {
             let _r = region("Automorph");
-            (ring.automorphism(&ct.polys[0], galois), ring.automorphism(&ct.polys[1], galois))
+            (
+                ring.automorphism(&ct.polys[0], galois),
+                ring.automorphism(&ct.polys[1], galois),
+            )
         };
         let (u0, u1) = self.keyswitch(&c1, &gk.key);
         ring.add_assign(&mut c0, &u0);
-        Ok(Ciphertext { polys: vec![c0, u1], scale: ct.scale, slots: ct.slots, params_id: ct.params_id })
+        Ok(Ciphertext {
+            polys: vec![c0, u1],
+            scale: ct.scale,
+            slots: ct.slots,
+            params_id: ct.params_id,
+        })
     }
 
     /// Rotate the slots left by `k` (right for `k < 0`).
@@ -74,7 +93,11 @@ impl Evaluator {
             .iter()
             .map(|&k| {
                 let g = self.params.ring().galois_element_for_rotation(k);
-                if g == 1 { Ok((g, None)) } else { self.galois_key(g, Some(k)).map(|gk| (g, Some(gk))) }
+                if g == 1 {
+                    Ok((g, None))
+                } else {
+                    self.galois_key(g, Some(k)).map(|gk| (g, Some(gk)))
+                }
             })
             .collect::<Result<_>>()?;
         let decomp = self.decompose(ct)?;
@@ -97,13 +120,23 @@ impl Evaluator {
     ) -> Result<Vec<CiphertextQP>> {
         self.check_ct(ct)?;
         if decomp.level() != ct.level() {
-            return Err(CkksError::LevelMismatch { left: ct.level(), right: decomp.level() });
+            return Err(CkksError::LevelMismatch {
+                left: ct.level(),
+                right: decomp.level(),
+            });
         }
         ks.iter()
             .map(|&k| {
                 let g = self.params.ring().galois_element_for_rotation(k);
                 let gk = self.galois_key(g, Some(k))?;
-                Ok(hoisted::automorphism_hoisted_lazy(&self.params, ct, decomp, g, &gk.key, &self.p_mod_q))
+                Ok(hoisted::automorphism_hoisted_lazy(
+                    &self.params,
+                    ct,
+                    decomp,
+                    g,
+                    &gk.key,
+                    &self.p_mod_q,
+                ))
             })
             .collect()
     }
@@ -111,7 +144,10 @@ impl Evaluator {
     /// ModDown of a (sum of) lazy rotation result(s).
     pub fn mod_down(&self, ct: &CiphertextQP) -> Result<Ciphertext> {
         if ct.params_id != self.params.id() {
-            return Err(CkksError::WrongParams { expected: self.params.id(), found: ct.params_id });
+            return Err(CkksError::WrongParams {
+                expected: self.params.id(),
+                found: ct.params_id,
+            });
         }
         Ok(ct.mod_down(&self.params))
     }

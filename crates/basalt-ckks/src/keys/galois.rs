@@ -47,7 +47,13 @@ impl KeyMaterial {
         }
     }
     /// `a_j`: the stored one (over `Q_L ∪ P`), or regenerated on `Q_l ∪ P` for a seeded key.
-    pub(crate) fn a(&self, params: &Parameters, j: usize, q_limbs: usize, symbolic: bool) -> Cow<'_, RnsPoly> {
+    pub(crate) fn a(
+        &self,
+        params: &Parameters,
+        j: usize,
+        q_limbs: usize,
+        symbolic: bool,
+    ) -> Cow<'_, RnsPoly> {
         match self {
             KeyMaterial::Full(k) => Cow::Borrowed(&k.a[j]),
             KeyMaterial::Seeded(k) => Cow::Owned(k.a_at(params, j, q_limbs, symbolic)),

@@ -58,7 +58,12 @@ pub(crate) fn p_mod_q(params: &Parameters) -> Vec<u64> {
     let ring = params.ring();
     ring.q()
         .iter()
-        .map(|m| params.p().iter().fold(1u64, |acc, &p| m.mul(acc, m.reduce(p))))
+        .map(|m| {
+            params
+                .p()
+                .iter()
+                .fold(1u64, |acc, &p| m.mul(acc, m.reduce(p)))
+        })
         .collect()
 }
 
@@ -88,15 +93,21 @@ pub(crate) fn sample_a_limb(q: u64, seed: [u8; 32], digit: usize, g: usize, out:
 }
 
 /// `a_j` on `Q_{q_limbs-1} ∪ P_{p_limbs}` regenerated from `seed` (no trace event).
-pub(crate) fn sample_a(params: &Parameters, seed: [u8; 32], digit: usize, q_limbs: usize) -> RnsPoly {
+pub(crate) fn sample_a(
+    params: &Parameters,
+    seed: [u8; 32],
+    digit: usize,
+    q_limbs: usize,
+) -> RnsPoly {
     let ring = params.ring();
     let k = params.k();
     let mut a = RnsPoly::zero(params.n(), q_limbs, k, basalt_math::Domain::Ntt);
     let globals = ring.global_indices(&a);
     use rayon::prelude::*;
-    a.data_mut().par_chunks_mut(params.n()).zip(globals).for_each(|(limb, g)| {
-        sample_a_limb(ring.moduli()[g].value(), seed, digit, g, limb)
-    });
+    a.data_mut()
+        .par_chunks_mut(params.n())
+        .zip(globals)
+        .for_each(|(limb, g)| sample_a_limb(ring.moduli()[g].value(), seed, digit, g, limb));
     a
 }
 
@@ -137,7 +148,13 @@ impl KeySwitchKey {
             bs.push(b);
             as_.push(a);
         }
-        KeySwitchKey { b: bs, a: as_, seed, tag, params_id: params.id() }
+        KeySwitchKey {
+            b: bs,
+            a: as_,
+            seed,
+            tag,
+            params_id: params.id(),
+        }
     }
 
     pub fn digits(&self) -> usize {
@@ -154,6 +171,10 @@ impl KeySwitchKey {
     }
     /// Bytes of key material (both halves).
     pub fn size_bytes(&self) -> usize {
-        self.b.iter().chain(&self.a).map(|p| p.data().len() * 8).sum()
+        self.b
+            .iter()
+            .chain(&self.a)
+            .map(|p| p.data().len() * 8)
+            .sum()
     }
 }

@@ -24,7 +24,12 @@ pub struct SeededKeySwitchKey {
 impl KeySwitchKey {
     /// Drop the uniform halves, keeping the seed.
     pub fn to_seeded(&self) -> SeededKeySwitchKey {
-        SeededKeySwitchKey { b: self.b.clone(), seed: self.seed, tag: self.tag, params_id: self.params_id }
+        SeededKeySwitchKey {
+            b: self.b.clone(),
+            seed: self.seed,
+            tag: self.tag,
+            params_id: self.params_id,
+        }
     }
 }
 
@@ -35,17 +40,37 @@ impl SeededKeySwitchKey {
     /// [`CkksError::WrongParams`] if `params` is not the key's parameter set.
     pub fn expand(&self, params: &Parameters) -> Result<KeySwitchKey> {
         if params.id() != self.params_id {
-            return Err(CkksError::WrongParams { expected: params.id(), found: self.params_id });
+            return Err(CkksError::WrongParams {
+                expected: params.id(),
+                found: self.params_id,
+            });
         }
         let l1 = params.max_level() + 1;
-        let a = (0..self.b.len()).map(|j| sample_a(params, self.seed, j, l1)).collect();
-        Ok(KeySwitchKey { b: self.b.clone(), a, seed: self.seed, tag: self.tag, params_id: self.params_id })
+        let a = (0..self.b.len())
+            .map(|j| sample_a(params, self.seed, j, l1))
+            .collect();
+        Ok(KeySwitchKey {
+            b: self.b.clone(),
+            a,
+            seed: self.seed,
+            tag: self.tag,
+            params_id: self.params_id,
+        })
     }
 
     /// `a_j` on `Q_{q_limbs−1} ∪ P`, regenerated (emits `Kernel::KeyGen`). Shape only when
     /// `symbolic`.
-    pub(crate) fn a_at(&self, params: &Parameters, j: usize, q_limbs: usize, symbolic: bool) -> RnsPoly {
-        emit(Kernel::KeyGen { n: params.n() as u32, limbs: (q_limbs + params.k()) as u32 });
+    pub(crate) fn a_at(
+        &self,
+        params: &Parameters,
+        j: usize,
+        q_limbs: usize,
+        symbolic: bool,
+    ) -> RnsPoly {
+        emit(Kernel::KeyGen {
+            n: params.n() as u32,
+            limbs: (q_limbs + params.k()) as u32,
+        });
         if symbolic {
             return RnsPoly::symbolic(params.n(), q_limbs, params.k(), basalt_math::Domain::Ntt);
         }

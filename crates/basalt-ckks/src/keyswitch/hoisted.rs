@@ -60,7 +60,10 @@ impl CiphertextQP {
     pub fn mod_down(&self, params: &Parameters) -> Ciphertext {
         let ring = params.ring();
         Ciphertext {
-            polys: vec![super::mod_down::mod_down_exact(ring, &self.c0), super::mod_down::mod_down_exact(ring, &self.c1)],
+            polys: vec![
+                super::mod_down::mod_down_exact(ring, &self.c0),
+                super::mod_down::mod_down_exact(ring, &self.c1),
+            ],
             scale: self.scale,
             slots: self.slots,
             params_id: self.params_id,
@@ -81,9 +84,16 @@ pub fn automorphism_hoisted_lazy(
     let ring = params.ring();
     let digits = {
         let _r = region("Automorph");
-        decomp.digits.iter().map(|d| ring.automorphism(d, galois)).collect()
+        decomp
+            .digits
+            .iter()
+            .map(|d| ring.automorphism(d, galois))
+            .collect()
     };
-    let rotated = HoistedDecomp { digits, level: decomp.level };
+    let rotated = HoistedDecomp {
+        digits,
+        level: decomp.level,
+    };
     let (mut v0, v1) = {
         let _r = region("KeySwitch");
         inner_product(params, &rotated, key)
@@ -91,7 +101,13 @@ pub fn automorphism_hoisted_lazy(
     let c0 = ring.automorphism(&ct.polys[0], galois);
     let pc0 = lift_times_p(ring, &c0, params.k(), p_mod_q);
     ring.add_assign(&mut v0, &pc0);
-    CiphertextQP { c0: v0, c1: v1, scale: ct.scale, slots: ct.slots, params_id: ct.params_id }
+    CiphertextQP {
+        c0: v0,
+        c1: v1,
+        scale: ct.scale,
+        slots: ct.slots,
+        params_id: ct.params_id,
+    }
 }
 
 /// Non-lazy hoisted rotation: ModDown right away and add `φ_g(c_0)` in `Q_l`.
@@ -106,15 +122,30 @@ pub fn automorphism_hoisted(
     let ring = params.ring();
     let digits = {
         let _r = region("Automorph");
-        decomp.digits.iter().map(|d| ring.automorphism(d, galois)).collect()
+        decomp
+            .digits
+            .iter()
+            .map(|d| ring.automorphism(d, galois))
+            .collect()
     };
-    let rotated = HoistedDecomp { digits, level: decomp.level };
+    let rotated = HoistedDecomp {
+        digits,
+        level: decomp.level,
+    };
     let (u0, u1) = {
         let _r = region("KeySwitch");
         let (v0, v1) = inner_product(params, &rotated, key);
-        (super::mod_down::mod_down_exact(ring, &v0), super::mod_down::mod_down_exact(ring, &v1))
+        (
+            super::mod_down::mod_down_exact(ring, &v0),
+            super::mod_down::mod_down_exact(ring, &v1),
+        )
     };
     let mut c0 = ring.automorphism(&ct.polys[0], galois);
     ring.add_assign(&mut c0, &u0);
-    Ciphertext { polys: vec![c0, u1], scale: ct.scale, slots: ct.slots, params_id: ct.params_id }
+    Ciphertext {
+        polys: vec![c0, u1],
+        scale: ct.scale,
+        slots: ct.slots,
+        params_id: ct.params_id,
+    }
 }

@@ -10,7 +10,11 @@ use crate::keys::KeyMaterial;
 use crate::params::Parameters;
 
 /// `Σ_j d̃_j·(b_j, a_j)` over `Q_l ∪ P` for the digits of `decomp` (no ModDown).
-pub fn inner_product(params: &Parameters, decomp: &HoistedDecomp, key: &KeyMaterial) -> (RnsPoly, RnsPoly) {
+pub fn inner_product(
+    params: &Parameters,
+    decomp: &HoistedDecomp,
+    key: &KeyMaterial,
+) -> (RnsPoly, RnsPoly) {
     let _r = region("InnerProduct");
     let l1 = decomp.level + 1;
     let k = params.k();
@@ -46,5 +50,8 @@ pub fn keyswitch(params: &Parameters, d: &RnsPoly, key: &KeyMaterial) -> (RnsPol
     let _r = region("KeySwitch");
     let (v0, v1) = keyswitch_lazy(params, d, key);
     let ring = params.ring();
-    (super::mod_down::mod_down_exact(ring, &v0), super::mod_down::mod_down_exact(ring, &v1))
+    (
+        super::mod_down::mod_down_exact(ring, &v0),
+        super::mod_down::mod_down_exact(ring, &v1),
+    )
 }

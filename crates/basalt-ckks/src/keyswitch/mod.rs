@@ -83,8 +83,9 @@ pub fn cost(params: &Parameters, level: usize) -> KsCost {
     let l1 = (level + 1) as u64;
     let k = params.k() as u64;
     let beta = params.dnum_at(level) as u64;
-    let alphas: Vec<u64> =
-        (0..beta as usize).map(|j| params.digit_range(level, j).len() as u64).collect();
+    let alphas: Vec<u64> = (0..beta as usize)
+        .map(|j| params.digit_range(level, j).len() as u64)
+        .collect();
     KsCost {
         intt_limbs: l1 + 2 * k,
         ntt_limbs: beta * (l1 + k) - l1 + 2 * l1,
@@ -124,7 +125,11 @@ pub(crate) fn mac_pair(
 ) {
     let n = ring.n();
     for _ in 0..2 {
-        emit(Kernel::Elem { n: n as u32, limbs: limbs.len() as u32, op: ElemOp::MulAcc });
+        emit(Kernel::Elem {
+            n: n as u32,
+            limbs: limbs.len() as u32,
+            op: ElemOp::MulAcc,
+        });
     }
     if acc0.is_symbolic() {
         return;

@@ -31,18 +31,44 @@ pub fn mod_down_exact(ring: &RingContext, x: &RnsPoly) -> RnsPoly {
     let events = |stage: u8| match stage {
         0 => {
             if ntt {
-                emit(Kernel::Intt { n: n as u32, limbs: nk });
+                emit(Kernel::Intt {
+                    n: n as u32,
+                    limbs: nk,
+                });
             }
-            emit(Kernel::Elem { n: n as u32, limbs: nk, op: ElemOp::Add });
+            emit(Kernel::Elem {
+                n: n as u32,
+                limbs: nk,
+                op: ElemOp::Add,
+            });
         }
         1 => {
-            emit(Kernel::BConv { n: n as u32, from: nk, to: nl });
-            emit(Kernel::Elem { n: n as u32, limbs: nl, op: ElemOp::Sub });
+            emit(Kernel::BConv {
+                n: n as u32,
+                from: nk,
+                to: nl,
+            });
+            emit(Kernel::Elem {
+                n: n as u32,
+                limbs: nl,
+                op: ElemOp::Sub,
+            });
             if ntt {
-                emit(Kernel::Ntt { n: n as u32, limbs: nl });
+                emit(Kernel::Ntt {
+                    n: n as u32,
+                    limbs: nl,
+                });
             }
-            emit(Kernel::Elem { n: n as u32, limbs: nl, op: ElemOp::Sub });
-            emit(Kernel::Elem { n: n as u32, limbs: nl, op: ElemOp::MulScalar });
+            emit(Kernel::Elem {
+                n: n as u32,
+                limbs: nl,
+                op: ElemOp::Sub,
+            });
+            emit(Kernel::Elem {
+                n: n as u32,
+                limbs: nl,
+                op: ElemOp::MulScalar,
+            });
         }
         _ => {}
     };
@@ -79,7 +105,8 @@ pub fn mod_down_exact(ring: &RingContext, x: &RnsPoly) -> RnsPoly {
         }
         let h = half(&m);
         let (w, ws) = (hat_inv[i], m.shoup(hat_inv[i]));
-        limb.iter_mut().for_each(|v| *v = m.mul_shoup(m.add(*v, h), w, ws));
+        limb.iter_mut()
+            .for_each(|v| *v = m.mul_shoup(m.add(*v, h), w, ws));
     });
     // 2. Exact overshoot u = ⌊Σ y_i / p_i⌋ per coefficient.
     let inv_p: Vec<f64> = ps.iter().map(|m| 1.0 / m.value() as f64).collect();
@@ -92,33 +119,36 @@ pub fn mod_down_exact(ring: &RingContext, x: &RnsPoly) -> RnsPoly {
         .collect();
     // 3. Per kept limb: t = Σ y_i p̂_i − u·P − H (= [x+H]_P − H), NTT, (x − t)·P^{-1}.
     events(1);
-    out.data_mut().par_chunks_mut(n).enumerate().for_each(|(j, o)| {
-        let m = qs[j];
-        let table: Vec<(u64, u64)> = (0..k)
-            .map(|i| {
-                let t = prod_except(&m, Some(i));
-                (t, m.shoup(t))
-            })
-            .collect();
-        let pm = prod_except(&m, None);
-        let (pw, pws) = (pm, m.shoup(pm));
-        let h = half(&m);
-        for (t, o) in o.iter_mut().enumerate() {
-            let mut acc = 0u64;
-            for (i, &(w, ws)) in table.iter().enumerate() {
-                acc = m.add(acc, m.mul_shoup(y[i][t], w, ws));
+    out.data_mut()
+        .par_chunks_mut(n)
+        .enumerate()
+        .for_each(|(j, o)| {
+            let m = qs[j];
+            let table: Vec<(u64, u64)> = (0..k)
+                .map(|i| {
+                    let t = prod_except(&m, Some(i));
+                    (t, m.shoup(t))
+                })
+                .collect();
+            let pm = prod_except(&m, None);
+            let (pw, pws) = (pm, m.shoup(pm));
+            let h = half(&m);
+            for (t, o) in o.iter_mut().enumerate() {
+                let mut acc = 0u64;
+                for (i, &(w, ws)) in table.iter().enumerate() {
+                    acc = m.add(acc, m.mul_shoup(y[i][t], w, ws));
+                }
+                let up = m.mul_shoup(u[t], pw, pws);
+                *o = m.sub(m.sub(acc, up), h);
             }
-            let up = m.mul_shoup(u[t], pw, pws);
-            *o = m.sub(m.sub(acc, up), h);
-        }
-        if ntt {
-            ring.ntt_table(j).forward(o);
-        }
-        let pinv = m.inv(pm).expect("P invertible mod q");
-        let (w, ws) = (pinv, m.shoup(pinv));
-        for (o, &xv) in o.iter_mut().zip(x.limb(j)) {
-            *o = m.mul_shoup(m.sub(xv, *o), w, ws);
-        }
-    });
+            if ntt {
+                ring.ntt_table(j).forward(o);
+            }
+            let pinv = m.inv(pm).expect("P invertible mod q");
+            let (w, ws) = (pinv, m.shoup(pinv));
+            for (o, &xv) in o.iter_mut().zip(x.limb(j)) {
+                *o = m.mul_shoup(m.sub(xv, *o), w, ws);
+            }
+        });
     out
 }

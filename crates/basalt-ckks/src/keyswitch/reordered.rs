@@ -39,7 +39,10 @@ pub fn keyswitch_reordered(
     let _r = region("KeySwitch");
     let (v0, v1) = keyswitch_reordered_lazy(params, d, key, block);
     let ring = params.ring();
-    (super::mod_down::mod_down_exact(ring, &v0), super::mod_down::mod_down_exact(ring, &v1))
+    (
+        super::mod_down::mod_down_exact(ring, &v0),
+        super::mod_down::mod_down_exact(ring, &v1),
+    )
 }
 
 /// [`keyswitch_reordered`] without the final ModDown (result in `Q_l ∪ P`).
@@ -78,8 +81,15 @@ pub fn keyswitch_reordered_lazy(
                 let _r = region("ModUp");
                 let to: Vec<usize> = blk.iter().map(|&i| globals[i]).collect();
                 if d.is_symbolic() {
-                    emit(Kernel::BConv { n: n as u32, from: from.len() as u32, to: blk.len() as u32 });
-                    emit(Kernel::Ntt { n: n as u32, limbs: blk.len() as u32 });
+                    emit(Kernel::BConv {
+                        n: n as u32,
+                        from: from.len() as u32,
+                        to: blk.len() as u32,
+                    });
+                    emit(Kernel::Ntt {
+                        n: n as u32,
+                        limbs: blk.len() as u32,
+                    });
                 } else {
                     let conv = ring.bconv(&from, &to);
                     let input: Vec<&[u64]> = from.iter().map(|&i| dc.limb(i)).collect();
@@ -91,7 +101,10 @@ pub fn keyswitch_reordered_lazy(
                         .map(|(_, l)| l)
                         .collect();
                     conv.apply(&input, &mut outs);
-                    emit(Kernel::Ntt { n: n as u32, limbs: blk.len() as u32 });
+                    emit(Kernel::Ntt {
+                        n: n as u32,
+                        limbs: blk.len() as u32,
+                    });
                     outs.par_iter_mut()
                         .zip(&to)
                         .for_each(|(limb, &g)| ring.ntt_table(g).forward(limb));

@@ -8,11 +8,12 @@
 use serde::{Deserialize, Serialize};
 
 /// Distribution of the secret key.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum SecretDistribution {
     /// Uniform ternary: each coefficient is −1, 0, 1 with probability 1/3 (HE Standard's
     /// "ternary" row; FAB, CraterLake "non-sparse").
+    #[default]
     DenseTernary,
     /// Exactly `h` non-zero coefficients, each ±1 (Lattigo's `H192`, Osiris' h = 192/1024).
     ///
@@ -20,12 +21,6 @@ pub enum SecretDistribution {
     /// so the reported security of a sparse set is an upper bound (see
     /// [`crate::params::security`]).
     Hamming { h: usize },
-}
-
-impl Default for SecretDistribution {
-    fn default() -> Self {
-        SecretDistribution::DenseTernary
-    }
 }
 
 /// Where a preset comes from: paper, table and row, and what was our choice.
@@ -112,7 +107,15 @@ impl ParametersLiteral {
     /// A small test literal: N = 2^log_n, `levels + 1` Q primes of `log_q` bits (q_0 of
     /// `log_q0` bits), `k` special primes of `log_p` bits, the given dnum, dense ternary
     /// secret, insecure allowed (toy rings are below the HE Standard's N = 1024).
-    pub fn toy(log_n: u32, log_q0: u32, log_q: u32, levels: usize, log_p: u32, k: usize, dnum: usize) -> Self {
+    pub fn toy(
+        log_n: u32,
+        log_q0: u32,
+        log_q: u32,
+        levels: usize,
+        log_p: u32,
+        k: usize,
+        dnum: usize,
+    ) -> Self {
         let mut qs = vec![log_q0];
         qs.extend(std::iter::repeat_n(log_q, levels));
         ParametersLiteral {

@@ -104,7 +104,7 @@ fn generate(
         } else {
             primes::ntt_primes(b, log_n, cq + cp, exclude)
         }
-            .map_err(|e| ParamError::PrimeGeneration(e.to_string()))?;
+        .map_err(|e| ParamError::PrimeGeneration(e.to_string()))?;
         // Interleave Q and P in proportion to their counts, so that a size shared by both (a
         // 1-digit set with P ≈ Q) gives them primes of the same magnitude.
         let qpos: Vec<usize> = (0..log_q.len()).filter(|&i| log_q[i] == b).collect();
@@ -121,7 +121,9 @@ fn generate(
             }
         }
         if iq != cq || ip != cp {
-            return Err(ParamError::PrimeGeneration(format!("too few {b}-bit primes")));
+            return Err(ParamError::PrimeGeneration(format!(
+                "too few {b}-bit primes"
+            )));
         }
     }
     Ok((q, p))
@@ -188,13 +190,19 @@ impl Parameters {
             (Some(_), Some(_)) => return Err(ParamError::DnumAndAlpha),
             (Some(d), None) => {
                 if d == 0 || d > limbs {
-                    return Err(ParamError::DnumOutOfRange { dnum: d, max: limbs });
+                    return Err(ParamError::DnumOutOfRange {
+                        dnum: d,
+                        max: limbs,
+                    });
                 }
                 limbs.div_ceil(d)
             }
             (None, Some(a)) => {
                 if a == 0 || a > limbs {
-                    return Err(ParamError::AlphaOutOfRange { alpha: a, max: limbs });
+                    return Err(ParamError::AlphaOutOfRange {
+                        alpha: a,
+                        max: limbs,
+                    });
                 }
                 a
             }
@@ -225,8 +233,12 @@ impl Parameters {
         }
         let base = lit.base_primes.unwrap_or(1);
         let per_level = if lit.double_prime { 2 } else { 1 };
-        if base == 0 || base > limbs || (limbs - base) % per_level != 0 {
-            return Err(ParamError::BadLevelLayout { limbs, base, per_level });
+        if base == 0 || base > limbs || !(limbs - base).is_multiple_of(per_level) {
+            return Err(ParamError::BadLevelLayout {
+                limbs,
+                base,
+                per_level,
+            });
         }
         let log_qp = log2_sum(&q) + log_p;
         let sparse = matches!(lit.secret, SecretDistribution::Hamming { .. });
@@ -238,8 +250,7 @@ impl Parameters {
                 log_n,
             });
         }
-        let ring =
-            RingContext::new(log_n, &q, &p).map_err(|e| ParamError::Ring(e.to_string()))?;
+        let ring = RingContext::new(log_n, &q, &p).map_err(|e| ParamError::Ring(e.to_string()))?;
         let id = Self::hash(&lit, &q, &p, alpha, base, per_level);
         Ok(Parameters {
             lit,

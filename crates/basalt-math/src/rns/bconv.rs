@@ -38,6 +38,9 @@ pub struct BConv {
     table: Vec<Vec<u64>>,
     /// How many products fit in a u128 accumulator before a reduction.
     chunk: usize,
+    /// `1/q_i` and `Q mod p_j`, for the exact variant ([`BConv::apply_exact`]).
+    recip: Vec<f64>,
+    q_mod_to: Vec<u64>,
 }
 
 impl BConv {
@@ -72,12 +75,19 @@ impl BConv {
         } else {
             (1usize << (128 - product_bits).min(20)) - 1
         };
+        let recip = from.iter().map(|m| 1.0 / m.value() as f64).collect();
+        let q_mod_to = to
+            .iter()
+            .map(|p| (&big_q % p.value()).to_u64().expect("fits"))
+            .collect();
         BConv {
             from,
             to,
             hat_inv,
             table,
             chunk: chunk.max(1),
+            recip,
+            q_mod_to,
         }
     }
 
@@ -88,8 +98,22 @@ impl BConv {
         self.to.len()
     }
 
-    /// Convert Coeff-domain limbs `input[i]` (mod `from[i]`) into `output[j]` (mod `to[j]`).
+    /// Convert Coeff-domain limbs `input[i]` (mod `from[i]`) into `output[j]` (mod `to[j]`):
+    /// the fast conversion, `X + u·Q` with `0 <= u < from`.
     pub fn apply(&self, input: &[&[u64]], output: &mut [&mut [u64]]) {
+        self.convert(input, output, false);
+    }
+
+    /// Exact conversion of `X mod Q` (in `[0, Q)`): the overshoot `u = floor(Σ_i y_i / q_i)` is
+    /// computed in floating point and subtracted (Halevi–Polyakov–Shoup, CT-RSA 2019, §2.4).
+    /// `u` can be off by one only when `Σ y_i/q_i` lies within about `2^-50` of an integer.
+    /// ModDown and Rescale use this: the fast version's error `−u·Q/D` is biased (never
+    /// positive), which costs several bits of worst-slot precision after a key switch.
+    pub fn apply_exact(&self, input: &[&[u64]], output: &mut [&mut [u64]]) {
+        self.convert(input, output, true);
+    }
+
+    fn convert(&self, input: &[&[u64]], output: &mut [&mut [u64]], exact: bool) {
         assert_eq!(
             input.len(),
             self.from.len(),
@@ -113,30 +137,57 @@ impl BConv {
             .zip(&self.hat_inv)
             .map(|((x, m), &(w, ws))| x.iter().map(|&v| m.mul_shoup(v, w, ws)).collect())
             .collect();
-        // Step 2: out_j = Σ_i y_i · table[j][i] mod p_j, one task per output limb.
-        output
+        // The overshoot u per coefficient (exact variant only).
+        let u: Vec<u64> = if exact {
+            (0..n)
+                .into_par_iter()
+                .map(|c| {
+                    let s: f64 = y
+                        .iter()
+                        .zip(&self.recip)
+                        .map(|(yi, r)| yi[c] as f64 * r)
+                        .sum();
+                    s.floor() as u64
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        // Step 2: out_j = Σ_i y_i · table[j][i] (− u·Q) mod p_j, one task per output limb.
+        let items = output
             .par_iter_mut()
             .zip(&self.to)
             .zip(&self.table)
-            .for_each(|((out, p), row)| {
-                let mut acc = [0u128; BLOCK];
-                for start in (0..n).step_by(BLOCK) {
-                    let len = BLOCK.min(n - start);
-                    let acc = &mut acc[..len];
-                    acc.fill(0);
-                    for (k, (yi, &t)) in y.iter().zip(row).enumerate() {
-                        for (a, &v) in acc.iter_mut().zip(&yi[start..start + len]) {
-                            *a += v as u128 * t as u128;
-                        }
-                        if (k + 1) % self.chunk == 0 {
-                            acc.iter_mut().for_each(|a| *a = p.reduce_u128(*a) as u128);
-                        }
+            .zip(&self.q_mod_to);
+        items.for_each(|(((out, p), row), &q_mod_p)| {
+            let mut acc = [0u128; BLOCK];
+            let neg_q = p.neg(q_mod_p);
+            for start in (0..n).step_by(BLOCK) {
+                let len = BLOCK.min(n - start);
+                let acc = &mut acc[..len];
+                acc.fill(0);
+                for (k, (yi, &t)) in y.iter().zip(row).enumerate() {
+                    for (a, &v) in acc.iter_mut().zip(&yi[start..start + len]) {
+                        *a += v as u128 * t as u128;
                     }
-                    for (o, &a) in out[start..start + len].iter_mut().zip(acc.iter()) {
+                    if (k + 1) % self.chunk == 0 {
+                        acc.iter_mut().for_each(|a| *a = p.reduce_u128(*a) as u128);
+                    }
+                }
+                let out = &mut out[start..start + len];
+                if exact {
+                    let u = &u[start..start + len];
+                    for ((o, &a), &uc) in out.iter_mut().zip(acc.iter()).zip(u) {
+                        // Reduce first: `a` may be close to 2^128.
+                        *o = p.reduce_u128(p.reduce_u128(a) as u128 + uc as u128 * neg_q as u128);
+                    }
+                } else {
+                    for (o, &a) in out.iter_mut().zip(acc.iter()) {
                         *o = p.reduce_u128(a);
                     }
                 }
-            });
+            }
+        });
     }
 }
 

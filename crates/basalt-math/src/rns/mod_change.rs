@@ -98,7 +98,7 @@ pub fn mod_up(
     out
 }
 
-/// ModDown: `Q_l ∪ P → Q_l`, computing `round(x / P)` (up to the BConv's small multiple).
+/// ModDown: `Q_l ∪ P → Q_l`, computing `round(x / P)` exactly (exact BConv).
 /// Domain in = domain out.
 ///
 /// # Cost
@@ -128,8 +128,9 @@ pub fn rescale(ctx: &RingContext, x: &RnsPoly, count: usize) -> RnsPoly {
 /// The shared ModChange primitive: keep the first `keep` Q limbs of `x`, divide by the product
 /// `D` of all its other limbs, rounding.
 ///
-/// With `H = floor(D/2)` and `y = BConv([x + H]_D)` (so `y ≡ x + H mod D`), the result is
-/// `(x + H − y) / D`, an exact division: computed per kept limb as `(x − (y − H)) · D^{-1}`.
+/// With `H = floor(D/2)` and `y = [x + H]_D` from the exact BConv, the result is
+/// `(x + H − y) / D = floor((x + H) / D) = round(x / D)`, an exact division computed per kept
+/// limb as `(x − (y − H)) · D^{-1}`.
 fn divide_round(ctx: &RingContext, x: &RnsPoly, keep: usize) -> RnsPoly {
     let n = ctx.n();
     let drop: Vec<usize> = (keep..x.limbs()).collect();
@@ -229,7 +230,7 @@ fn divide_round(ctx: &RingContext, x: &RnsPoly, keep: usize) -> RnsPoly {
         let input: Vec<&[u64]> = dropped.iter().map(|v| v.as_slice()).collect();
         let mut outs: Vec<&mut [u64]> = out.data_mut().chunks_mut(n).collect();
         ctx.bconv(&drop_global, &keep_global)
-            .apply(&input, &mut outs);
+            .apply_exact(&input, &mut outs);
     }
     emit(Kernel::Elem {
         n: n as u32,

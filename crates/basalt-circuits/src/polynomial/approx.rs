@@ -1,0 +1,74 @@
+//! Activation approximations: composite sign and ReLU, and HELR's degree-3 sigmoid.
+//!
+//! # Algorithm
+//! Sign on `[−1, −ε] ∪ [ε, 1]`: compose `r` times the odd polynomial
+//! `f_2(x) = (15x − 10x³ + 3x⁵)/8` (each step pushes values towards ±1; `f_2(±1) = ±1`,
+//! `f_2'(±1) = f_2''(±1) = 0`), each a depth-3 Chebyshev evaluation.
+//! `ReLU(x) = x·(1 + sign(x))/2` adds one product.
+//!
+//! # Source
+//! Cheon, Kim, Kim, "Efficient homomorphic comparison methods with optimal complexity",
+//! ASIACRYPT 2020 (the `f_n` family); Lee, Lee, Kim, No, "Minimax approximation of sign
+//! function by composite polynomial", EUROCRYPT 2021 (composites of low-degree odd
+//! polynomials); HELR (Han et al., ePrint 2018/662) and the FAB digest for
+//! `σ3(x) ≈ 0.5 − 0.0843·x + 0.0002·x³` on `[−8, 8]` (the coefficients of the public port the
+//! digest quotes; unverified against the paper).
+//!
+//! # Cost
+//! Sign: `3r` levels; ReLU: `3r + 1`; sigmoid: 2.
+
+use basalt_ckks::{Ciphertext, Evaluator};
+
+use super::{Chebyshev, evaluate};
+use crate::error::Result;
+
+/// `f_2(x) = (15x − 10x³ + 3x⁵)/8` in the Chebyshev basis of `[−1, 1]`.
+pub fn sign_step() -> Chebyshev {
+    Chebyshev::from_monomial(&[0.0, 15.0 / 8.0, 0.0, -10.0 / 8.0, 0.0, 3.0 / 8.0], -1.0, 1.0)
+        .expect("fixed polynomial")
+        .into_odd()
+}
+
+/// HELR's degree-3 sigmoid on `[−8, 8]`.
+pub fn helr_sigmoid3() -> Chebyshev {
+    Chebyshev::from_monomial(&[0.5, -0.0843, 0.0, 0.0002], -8.0, 8.0).expect("fixed polynomial")
+}
+
+/// Cleartext twin of [`sign`].
+pub fn sign_plain(x: f64, steps: usize) -> f64 {
+    let f = sign_step();
+    (0..steps).fold(x, |v, _| f.evaluate_plain(v))
+}
+
+/// Composite sign of `ct` (values in `[−1, 1]`) with `steps` compositions.
+///
+/// # Errors
+/// [`crate::CircuitError::NotEnoughLevels`] if fewer than `3·steps` levels are left.
+pub fn sign(eval: &Evaluator, ct: &Ciphertext, steps: usize) -> Result<Ciphertext> {
+    let f = sign_step();
+    let total = f.depth() * steps;
+    let available = ct.level() / eval.params().primes_per_rescale();
+    if total > available {
+        return Err(crate::CircuitError::NotEnoughLevels { needed: total, available, level: ct.level() });
+    }
+    let mut x = ct.clone();
+    for _ in 0..steps {
+        x = evaluate(eval, &x, &f, None)?;
+    }
+    Ok(x)
+}
+
+/// `ReLU(x) = x·(1 + sign(x))/2` for values in `[−1, 1]`.
+///
+/// # Errors
+/// As [`sign`], with one more level.
+pub fn relu(eval: &Evaluator, ct: &Ciphertext, steps: usize) -> Result<Ciphertext> {
+    let s = sign(eval, ct, steps)?;
+    // (1 + s)/2 at the scale of s, then times x (dropped to the same level), one rescale.
+    let half = eval.add_const(&s, 1.0.into())?;
+    let mut half = half;
+    half.set_scale(half.scale() * 2.0);
+    let x = eval.drop_level(ct, ct.level() - half.level())?;
+    let prod = eval.mul_relin(&x, &half)?;
+    Ok(eval.rescale(&prod)?)
+}

@@ -1,0 +1,264 @@
+//! Homomorphic evaluation of a Chebyshev polynomial with depth `⌈log2(d+1)⌉` and an exact
+//! output scale.
+//!
+//! # Algorithm
+//! 1. `T_1 = αx + β` (the map of `[a, b]` onto `[−1, 1]`) costs no level: the scale is divided
+//!    by `α` (free, exact) and `β` is added as a constant.
+//! 2. Powers on demand, memoised: `T_{2k} = 2T_k² − 1`, `T_{a+b} = 2T_aT_b − T_{a−b}` with
+//!    `a = 2^{⌈log2 k⌉−1}`, so `T_k` sits `⌈log2 k⌉` levels below the input. Only the powers a
+//!    coefficient needs are built: an odd (even) polynomial never builds even (odd) baby steps.
+//! 3. Baby-step giant-step recursion on coefficient vectors: a polynomial of degree
+//!    `< 2^s` is a *leaf* `Σ c_k T_k` (constants multiplied one level above the target, one
+//!    rescale); otherwise split at `m = 2^{⌊log2 d⌋}`: `p = q·T_m + r` (Chebyshev division:
+//!    `q_0 = c_m`, `q_j = 2c_{m+j}`, `r_k = c_k − c_{2m−k}`), `q` evaluated one level higher,
+//!    multiplied by `T_m`, rescaled, plus `r`.
+//! 4. Scales (Lattigo's approach): every node is asked for an exact `(level, scale)`; `q` is
+//!    asked for `S·q_{L+1}/scale(T_m)` so that `q·T_m` rescaled lands on `S`, and each leaf
+//!    multiplies `T_k` by `c_k` at scale `S'·/scale(T_k)` with `S' = S·q_{L+1}`. The root is
+//!    asked for the input's scale (or any target) at level `L_0 − ⌈log2(d+1)⌉`.
+//! 5. The split `s` is the largest for which every node fits under that root level (a full
+//!    degree-`2^D−1` polynomial needs `s = 1`: a leaf constant costs a rescale, so a leaf with
+//!    `T_k`, `k ≥ 2`, at the bottom of the deepest chain would cost one level more).
+//!
+//! # Source
+//! Bossuat, Mouchet, Troncoso-Pastoriza, Hubaux, EUROCRYPT 2021, §4.2 (BSGS in the Chebyshev
+//! basis, target scales); Paterson & Stockmeyer, SIAM J. Comput. 1973; Lattigo
+//! `circuits/common/polynomial`.
+//!
+//! # Cost
+//! Exactly `⌈log2(d+1)⌉` levels (`c` primes each with double-prime scaling); non-scalar
+//! products: the powers built plus one per split node.
+
+use std::collections::BTreeMap;
+
+use basalt_ckks::{Ciphertext, Evaluator, Parameters};
+
+use super::Chebyshev;
+use crate::error::{CircuitError, Result};
+
+fn ceil_log2(k: usize) -> usize {
+    if k <= 1 { 0 } else { (usize::BITS - (k - 1).leading_zeros()) as usize }
+}
+
+fn degree(c: &[f64]) -> Option<usize> {
+    c.iter().rposition(|&x| x != 0.0)
+}
+
+/// `p = q·T_m + r` for `deg p < 2m`.
+fn split(c: &[f64], m: usize) -> (Vec<f64>, Vec<f64>) {
+    let d = c.len() - 1;
+    let mut q = vec![0.0; d - m + 1];
+    q[0] = c[m];
+    for j in 1..=d - m {
+        q[j] = 2.0 * c[m + j];
+    }
+    let mut r = c[..m].to_vec();
+    for (k, rk) in r.iter_mut().enumerate().skip(1) {
+        if 2 * m - k <= d {
+            *rk -= c[2 * m - k];
+        }
+    }
+    (q, r)
+}
+
+/// Level plan of a polynomial evaluation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PolyPlan {
+    /// Levels consumed (logical; `c` primes each).
+    pub depth: usize,
+    /// Baby steps are `T_0 … T_{2^log_split − 1}`.
+    pub log_split: usize,
+    /// Output level (limb index).
+    pub out_level: usize,
+}
+
+struct Planner {
+    c: usize,
+    top: usize,
+}
+
+impl Planner {
+    fn lvl(&self, k: usize) -> Option<usize> {
+        self.top.checked_sub(self.c * ceil_log2(k))
+    }
+    fn fits(&self, coeffs: &[f64], level: usize, s: usize) -> bool {
+        let Some(d) = degree(coeffs) else { return true };
+        if d < (1 << s) {
+            let up = level + self.c;
+            return (1..=d).filter(|&k| coeffs[k] != 0.0).all(|k| self.lvl(k).is_some_and(|l| l >= up));
+        }
+        let m = 1usize << (usize::BITS - 1 - d.leading_zeros());
+        let (q, r) = split(&coeffs[..=d], m);
+        self.lvl(m).is_some_and(|l| l >= level + self.c)
+            && self.fits(&q, level + self.c, s)
+            && self.fits(&r, level, s)
+    }
+}
+
+/// Plan the evaluation of `p` on an input at `level`.
+///
+/// # Errors
+/// [`CircuitError::NotEnoughLevels`] if `⌈log2(d+1)⌉` levels are not left above the base.
+pub fn plan(params: &Parameters, level: usize, p: &Chebyshev) -> Result<PolyPlan> {
+    let c = params.primes_per_rescale();
+    let depth = p.depth();
+    let base = params.base_primes();
+    let available = (level + 1).saturating_sub(base) / c;
+    if depth > available {
+        return Err(CircuitError::NotEnoughLevels { needed: depth, available, level });
+    }
+    let out_level = level - c * depth;
+    let pl = Planner { c, top: level };
+    (1..=depth.max(1))
+        .rev()
+        .find(|&s| pl.fits(&p.coeffs, out_level, s))
+        .map(|log_split| PolyPlan { depth, log_split, out_level })
+        .ok_or_else(|| CircuitError::Invalid("no split fits the depth (internal)".into()))
+}
+
+/// Evaluates polynomials on one input, keeping the Chebyshev powers it has built.
+pub struct PolyEvaluator<'a> {
+    eval: &'a Evaluator,
+    c: usize,
+    powers: BTreeMap<usize, Ciphertext>,
+}
+
+impl<'a> PolyEvaluator<'a> {
+    /// Map `ct` from `[a, b]` to `[−1, 1]` (no level consumed) and keep it as `T_1`.
+    ///
+    /// # Errors
+    /// Scheme errors of the constant addition.
+    pub fn new(eval: &'a Evaluator, ct: &Ciphertext, a: f64, b: f64) -> Result<Self> {
+        let alpha = 2.0 / (b - a);
+        let beta = -(a + b) / (b - a);
+        let mut t1 = ct.clone();
+        t1.set_scale(ct.scale() / alpha);
+        if beta != 0.0 {
+            t1 = eval.add_const(&t1, beta.into())?;
+        }
+        let c = eval.params().primes_per_rescale();
+        Ok(PolyEvaluator { eval, c, powers: BTreeMap::from([(1, t1)]) })
+    }
+
+    fn drop_to(&self, ct: &Ciphertext, level: usize) -> Result<Ciphertext> {
+        Ok(self.eval.drop_level(ct, ct.level() - level)?)
+    }
+
+    fn drop_factor(&self, level: usize) -> f64 {
+        self.eval.params().q()[level + 1 - self.c..=level].iter().map(|&q| q as f64).product()
+    }
+
+    /// `T_k`, built on demand.
+    fn power(&mut self, k: usize) -> Result<Ciphertext> {
+        if let Some(t) = self.powers.get(&k) {
+            return Ok(t.clone());
+        }
+        let a = 1usize << (ceil_log2(k) - 1);
+        let b = k - a;
+        let (ta, tb) = (self.power(a)?, self.power(b)?);
+        let lp = ta.level().min(tb.level());
+        let (ta, tb) = (self.drop_to(&ta, lp)?, self.drop_to(&tb, lp)?);
+        let prod = self.eval.mul_relin(&ta, &tb)?;
+        let mut two = self.eval.add(&prod, &prod)?;
+        if a == b {
+            two = self.eval.add_const(&two, (-1.0).into())?;
+        } else {
+            let tc = self.power(a - b)?;
+            let tc = self.drop_to(&tc, lp)?;
+            let mut neg = self.eval.mul_const_scaled(&tc, -1.0, two.scale() / tc.scale())?;
+            neg.set_scale(two.scale());
+            two = self.eval.add(&two, &neg)?;
+        }
+        let out = self.eval.rescale(&two)?;
+        self.powers.insert(k, out.clone());
+        Ok(out)
+    }
+
+    fn leaf(&mut self, coeffs: &[f64], level: usize, scale: f64) -> Result<Ciphertext> {
+        let terms: Vec<usize> = (1..coeffs.len()).filter(|&k| coeffs[k] != 0.0).collect();
+        if terms.is_empty() {
+            let t1 = self.power(1)?;
+            let mut z = self.eval.mul_const_scaled(&self.drop_to(&t1, level)?, 0.0, scale / t1.scale())?;
+            z.set_scale(scale);
+            return Ok(self.eval.add_const(&z, coeffs[0].into())?);
+        }
+        let up = level + self.c;
+        let s_up = scale * self.drop_factor(up);
+        let mut acc: Option<Ciphertext> = None;
+        for k in terms {
+            let t = self.power(k)?;
+            let mut term = self.eval.mul_const_scaled(&self.drop_to(&t, up)?, coeffs[k], s_up / t.scale())?;
+            term.set_scale(s_up);
+            acc = Some(match acc {
+                None => term,
+                Some(a) => self.eval.add(&a, &term)?,
+            });
+        }
+        let mut acc = acc.expect("non-empty terms");
+        if coeffs[0] != 0.0 {
+            acc = self.eval.add_const(&acc, coeffs[0].into())?;
+        }
+        let mut out = self.eval.rescale(&acc)?;
+        out.set_scale(scale);
+        Ok(out)
+    }
+
+    fn node(&mut self, coeffs: &[f64], level: usize, scale: f64, s: usize) -> Result<Ciphertext> {
+        let d = degree(coeffs).unwrap_or(0);
+        if d < (1 << s) {
+            return self.leaf(&coeffs[..=d], level, scale);
+        }
+        let m = 1usize << (usize::BITS - 1 - d.leading_zeros());
+        let (q, r) = split(&coeffs[..=d], m);
+        let tm = self.power(m)?;
+        let up = level + self.c;
+        let q_ct = self.node(&q, up, scale * self.drop_factor(up) / tm.scale(), s)?;
+        let prod = self.eval.mul_relin(&q_ct, &self.drop_to(&tm, up)?)?;
+        let mut out = self.eval.rescale(&prod)?;
+        out.set_scale(scale);
+        if degree(&r).is_some() {
+            let r_ct = self.node(&r, level, scale, s)?;
+            out = self.eval.add(&out, &r_ct)?;
+        }
+        Ok(out)
+    }
+}
+
+/// `p(x)` slot-wise, output at scale `target_scale` (default: the input's scale) and level
+/// `ct.level() − ⌈log2(d+1)⌉` (times the primes per rescale).
+///
+/// # Errors
+/// [`CircuitError::NotEnoughLevels`] before any work if the input has fewer levels left than
+/// the depth; [`CircuitError::Ckks`] (e.g. a missing relinearization key).
+pub fn evaluate(
+    eval: &Evaluator,
+    ct: &Ciphertext,
+    p: &Chebyshev,
+    target_scale: Option<f64>,
+) -> Result<Ciphertext> {
+    let pl = plan(eval.params(), ct.level(), p)?;
+    let mut pe = PolyEvaluator::new(eval, ct, p.a, p.b)?;
+    let scale = target_scale.unwrap_or(ct.scale());
+    let out = pe.node(&p.coeffs, pl.out_level, scale, pl.log_split)?;
+    debug_assert_eq!(out.level(), pl.out_level);
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chebyshev_division_is_exact() {
+        let p = Chebyshev::new(-1.0, 1.0, vec![0.3, -0.2, 0.5, 0.1, -0.7, 0.25, 0.05]).unwrap();
+        let (q, r) = split(&p.coeffs, 4);
+        let qp = Chebyshev::new(-1.0, 1.0, q).unwrap();
+        let rp = Chebyshev::new(-1.0, 1.0, r).unwrap();
+        for i in 0..21 {
+            let x = -1.0 + i as f64 * 0.1;
+            let t4 = (4.0 * x.acos()).cos();
+            let want = p.evaluate_plain(x);
+            assert!((qp.evaluate_plain(x) * t4 + rp.evaluate_plain(x) - want).abs() < 1e-12);
+        }
+    }
+}
