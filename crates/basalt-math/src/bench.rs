@@ -55,9 +55,10 @@ pub fn in_pool<R: Send>(threads: usize, f: impl FnOnce() -> R + Send) -> R {
         .install(f)
 }
 
-fn random_poly(ctx: &RingContext, q_limbs: usize, p_limbs: usize) -> RnsPoly {
+/// A reproducible pseudo-random polynomial (xorshift; not for secrets) for benchmarks and tests.
+pub fn random_poly(ctx: &RingContext, q_limbs: usize, p_limbs: usize, seed: u64) -> RnsPoly {
     let mut a = RnsPoly::zero(ctx.n(), q_limbs, p_limbs, Domain::Coeff);
-    let mut s = 0x2545_f491_4f6c_dd1du64;
+    let mut s = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
     for i in 0..a.limbs() {
         let q = ctx.modulus_of(&a, i).value();
         for v in a.limb_mut(i) {
@@ -78,7 +79,7 @@ pub fn ntt_suite(log_n: u32, limbs: usize, threads: &[usize], min_time: Duration
     for bits in [36u32, 50, 54, 60] {
         let q = ntt_primes(bits, log_n, 1, &[]).expect("primes")[0];
         let ctx = RingContext::new(log_n, &[q], &[]).expect("ring");
-        let a = random_poly(&ctx, 1, 0);
+        let a = random_poly(&ctx, 1, 0, 1);
         let mut buf = a.limb(0).to_vec();
         let table = ctx.ntt_table(0);
         let ours = in_pool(1, || measure(min_time, || table.forward(&mut buf)));
@@ -99,8 +100,8 @@ pub fn ntt_suite(log_n: u32, limbs: usize, threads: &[usize], min_time: Duration
     let q = ntt_primes(60, log_n, limbs, &[]).expect("primes");
     let p = ntt_primes(61, log_n, 5, &q).expect("primes");
     let ctx = RingContext::new(log_n, &q, &p).expect("ring");
-    let a = random_poly(&ctx, limbs, 0);
-    let x = random_poly(&ctx, limbs, 5);
+    let a = random_poly(&ctx, limbs, 0, 2);
+    let x = random_poly(&ctx, limbs, 5, 3);
     let mut x_ntt = x.clone();
     ctx.ntt_assign(&mut x_ntt);
     for &t in threads {

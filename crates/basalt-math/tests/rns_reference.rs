@@ -5,8 +5,9 @@
 //! and Rescale exactly rounded), so equality must be exact.
 #![allow(clippy::needless_range_loop)] // references index by coefficient, as the maths does
 
+use basalt_math::bench::random_poly;
 use basalt_math::rns::{BConv, mod_down, mod_up, rescale};
-use basalt_math::{Domain, RingContext, RnsPoly, primes::ntt_primes};
+use basalt_math::{Domain, RingContext, primes::ntt_primes};
 use num_bigint::{BigInt, BigUint};
 use num_traits::{ToPrimitive, Zero};
 use proptest::prelude::*;
@@ -18,21 +19,6 @@ fn ctx(bits: u32, q_count: usize, p_count: usize) -> RingContext {
     let q = ntt_primes(bits, LOG_N, q_count, &[]).unwrap();
     let p = ntt_primes((bits + 1).min(61), LOG_N, p_count, &q).unwrap();
     RingContext::new(LOG_N, &q, &p).unwrap()
-}
-
-fn random_poly(ctx: &RingContext, q_limbs: usize, p_limbs: usize, seed: u64) -> RnsPoly {
-    let mut a = RnsPoly::zero(N, q_limbs, p_limbs, Domain::Coeff);
-    let mut s = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
-    for i in 0..a.limbs() {
-        let q = ctx.modulus_of(&a, i).value();
-        for v in a.limb_mut(i) {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            *v = s % q;
-        }
-    }
-    a
 }
 
 /// The exact BConv value: Σ_i [x_i · (D/d_i)^{-1}]_{d_i} · D/d_i (an integer < |from|·D).

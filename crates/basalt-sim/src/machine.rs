@@ -405,16 +405,22 @@ impl Machine {
 
     /// The unit that executes `k` (most specific `serves` match), or a named error.
     pub fn unit_for(&self, k: &Kernel) -> Result<&Unit, SimError> {
-        let mut best: Option<(u8, &Unit)> = None;
-        for u in &self.units {
+        self.unit_index_for(k).map(|i| &self.units[i])
+    }
+
+    /// Index into `units` of the unit that executes `k`. The choice depends only on the
+    /// kernel's kind, so callers may cache it per [`basalt_trace::KernelKind`].
+    pub fn unit_index_for(&self, k: &Kernel) -> Result<usize, SimError> {
+        let mut best: Option<(u8, usize)> = None;
+        for (i, u) in self.units.iter().enumerate() {
             for s in u.selectors() {
                 let sc = s.score(k);
                 if sc > 0 && best.is_none_or(|(b, _)| sc > b) {
-                    best = Some((sc, u));
+                    best = Some((sc, i));
                 }
             }
         }
-        best.map(|(_, u)| u).ok_or_else(|| SimError::NoUnitFor {
+        best.map(|(_, i)| i).ok_or_else(|| SimError::NoUnitFor {
             machine: self.name.clone(),
             kernel: format!("{:?}", k.kind()),
         })

@@ -22,9 +22,9 @@
 //! their own. Without a KSHGen unit (or with `kshgen = false`) `KeyGen` kernels cost nothing
 //! and their keys are loaded in full instead (`memory::kernel_traffic`).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
-use basalt_trace::{Event, Kernel, Trace};
+use basalt_trace::{Event, Kernel, KernelKind, Trace};
 
 use crate::SimError;
 use crate::machine::{Machine, Overlap};
@@ -79,6 +79,8 @@ struct State<'m> {
     m: &'m Machine,
     bytes_per_cycle: f64,
     stack: Vec<String>,
+    /// Unit index per kernel kind (routing depends only on the kind).
+    route: HashMap<KernelKind, usize>,
     // current window
     busy: Vec<f64>,
     serial: f64,
@@ -106,6 +108,7 @@ impl<'m> State<'m> {
             m,
             bytes_per_cycle: m.memory.hbm_gbps * 1e9 / m.hz(),
             stack: Vec::new(),
+            route: HashMap::new(),
             busy: vec![0.0; m.units.len()],
             serial: 0.0,
             fill: 0.0,
@@ -142,14 +145,15 @@ impl<'m> State<'m> {
             self.skipped_keygen += 1;
             return Ok(());
         }
-        let u = self.m.unit_for(k)?;
-        let idx = self
-            .m
-            .units
-            .iter()
-            .position(|x| std::ptr::eq(x, u))
-            .unwrap_or(0);
-        let c = units::cost(self.m, u, k)?;
+        let idx = match self.route.get(&k.kind()) {
+            Some(&i) => i,
+            None => {
+                let i = self.m.unit_index_for(k)?;
+                self.route.insert(k.kind(), i);
+                i
+            }
+        };
+        let c = units::cost(self.m, &self.m.units[idx], k)?;
         self.busy[idx] += c.busy;
         self.serial += c.busy + c.fill;
         self.fill = self.fill.max(c.fill);

@@ -94,3 +94,43 @@ fn missing_file_is_an_io_error() {
         Err(SimError::Io { .. })
     ));
 }
+
+#[test]
+fn a_million_kernels_simulate_quickly() {
+    use basalt_trace::{ElemOp, Event, Kernel, Trace};
+    let m = Machine::load(machines().join("craterlake.toml")).unwrap();
+    let mut events = Vec::with_capacity(1_000_002);
+    events.push(Event::Enter {
+        name: "loop".into(),
+    });
+    for i in 0..1_000_000u32 {
+        events.push(Event::Kernel(match i % 4 {
+            0 => Kernel::Ntt {
+                n: 1 << 16,
+                limbs: 1,
+            },
+            1 => Kernel::Elem {
+                n: 1 << 16,
+                limbs: 1,
+                op: ElemOp::Mul,
+            },
+            2 => Kernel::Elem {
+                n: 1 << 16,
+                limbs: 1,
+                op: ElemOp::Add,
+            },
+            _ => Kernel::BConv {
+                n: 1 << 16,
+                from: 2,
+                to: 3,
+            },
+        }));
+    }
+    events.push(Event::Exit);
+    let t0 = std::time::Instant::now();
+    let r = simulate(&m, &Trace { events }).unwrap();
+    // 250k NTT limbs on 2 FUs at 32 cycles = 4M cycles; CRB 250k × 32 × 3 = 24M cycles.
+    assert_eq!(r.unit("crb").unwrap().busy_cycles, 24_000_000.0);
+    assert_eq!(r.cycles, 24_000_000.0);
+    assert!(t0.elapsed().as_secs_f64() < 2.0, "{:?}", t0.elapsed());
+}

@@ -9,7 +9,8 @@
 //! [`bsk`], [`keyswitch`] key), one algorithm per file ([`decompose`], [`fft`],
 //! [`external_product`], [`modswitch`], [`blind_rotate`], [`sample_extract`], [`pbs`],
 //! [`batch`]), then the user layer ([`keys`], [`lut`], [`gates`]) and tooling ([`params`],
-//! [`noise`], [`serialize`], [`bench`]).
+//! [`noise`], [`serialize`], [`bench`]). [`dynamic`] erases the torus width for run-time set
+//! selection (CLI, Python).
 //!
 //! Paper: Putra et al., "Strix: An End-to-End Streaming Architecture with Two-Level Ciphertext
 //! Batching for Fully Homomorphic Encryption with Programmable Bootstrapping" (digest
@@ -20,6 +21,7 @@ pub mod bench;
 pub mod blind_rotate;
 pub mod bsk;
 pub mod decompose;
+pub mod dynamic;
 pub mod error;
 pub mod external_product;
 pub mod fft;
@@ -40,9 +42,15 @@ pub mod serialize;
 pub mod torus;
 
 pub use batch::BatchConfig;
+pub use dynamic::{DynCiphertext, DynClientKey, DynServerKey};
 pub use error::{Result, TfheError};
 pub use gates::Gate;
 pub use keys::{Ciphertext, ClientKey, ServerKey};
 pub use lut::Lut;
 pub use params::{TfheParams, preset_names};
 pub use torus::Torus;
+
+/// 64-bit-torus client key (Strix III/IV, TFHE-rs 2_2).
+pub type ClientKey64 = ClientKey<u64>;
+/// 32-bit-torus client key (Strix I/II).
+pub type ClientKey32 = ClientKey<u32>;

@@ -110,35 +110,29 @@ macro_rules! impl_torus {
 impl_torus!(u32, i32, 32);
 impl_torus!(u64, i64, 64);
 
-/// `round(x) mod 2^64` for any finite `x`, by reading the IEEE-754 fields: `|x| = m·2^e` with a
-/// 53-bit `m`, so the result is `m << e` (mod 2^64) or `m >> −e` rounded (half away from zero),
-/// negated for negative `x`. Integer shifts and selects only, so the FFT output loop vectorises
-/// (a float→int cast of values up to 2^100 would not). Reducing mod 2^64 then truncating also
-/// gives the correct value mod 2^32.
+/// `round(x) mod 2^64` (ties to even) for finite `|x| < 2^115`, far above any FFT output here.
+///
+/// Why this shape: it uses only f64 add/FMA and one integer add per half, all of which
+/// vectorise (a saturating float→int cast of values up to 2^100 does not). The magic constant
+/// `M = 1.5·2^52` rounds to an integer by addition and exposes it in the low mantissa bits.
+/// 1. `r = round(x/2^64)`, `y = x − r·2^64` (exact; `|y| ≤ 2^63`, `y ≡ x mod 2^64`);
+/// 2. `h = round(y/2^32)`, `lo = y − h·2^32` (exact; `|lo| ≤ 2^31`);
+/// 3. result `= h·2^32 + round(lo)` mod 2^64, both read from the mantissa of `v + M`.
+///
+/// `r·2^64` and `h·2^32` are even, so rounding `lo` to even rounds `x` to even. Truncating the
+/// result gives the correct value mod 2^32 too.
 #[inline(always)]
 pub fn f64_to_u64_wrapping(x: f64) -> u64 {
-    let bits = x.to_bits();
-    let exp = ((bits >> 52) & 0x7ff) as i64;
-    let mant = (bits & ((1u64 << 52) - 1)) | (1u64 << 52);
-    let shift = exp - 1075;
-    let up = if shift < 64 {
-        mant.wrapping_shl(shift as u32)
-    } else {
-        0
-    };
-    let s = (-shift).clamp(1, 63) as u32;
-    let down = if -shift <= 54 {
-        ((mant >> (s - 1)) + 1) >> 1
-    } else {
-        0
-    };
-    let v = if shift >= 0 { up } else { down };
-    let v = if exp == 0 { 0 } else { v };
-    if (bits >> 63) != 0 {
-        v.wrapping_neg()
-    } else {
-        v
-    }
+    const M: f64 = 6_755_399_441_055_744.0; // 1.5 · 2^52
+    const Q64: f64 = 18_446_744_073_709_551_616.0; // 2^64
+    const Q32: f64 = 4_294_967_296.0; // 2^32
+    let r = (x * (1.0 / Q64) + M) - M;
+    let y = r.mul_add(-Q64, x);
+    let h = (y * (1.0 / Q32) + M) - M;
+    let lo = h.mul_add(-Q32, y);
+    let hi = (h + M).to_bits().wrapping_sub(M.to_bits());
+    let lo = (lo + M).to_bits().wrapping_sub(M.to_bits());
+    (hi << 32).wrapping_add(lo)
 }
 
 /// Maps a torus element to a real in `[-1/2, 1/2)` (for noise measurements).
@@ -158,14 +152,16 @@ mod tests {
 
     #[test]
     fn f64_wrapping_matches_i128_reduction() {
-        let cases: [f64; 13] = [
+        let cases: [f64; 15] = [
             0.0,
             -1.0,
             1.5,
             -2.5,
             0.49,
             -0.5,
-            4503599627370497.5,
+            4503599627370497.0,
+            1.0e33,
+            -4.0e34,
             -1.0e-300,
             3.0e19,
             -3.0e19,
@@ -174,13 +170,25 @@ mod tests {
             9.223_372_036_854_776e18, // 2^63
         ];
         for &x in &cases {
-            let r = x.round() as i128;
+            let r = x.round_ties_even() as i128;
             let want64 = (r.rem_euclid(1i128 << 64)) as u64;
             let want32 = (r.rem_euclid(1i128 << 32)) as u32;
             if x.abs() < 1.0e38 {
                 assert_eq!(u64::from_f64_wrapping(x), want64, "x = {x}");
                 assert_eq!(u32::from_f64_wrapping(x), want32, "x = {x}");
             }
+        }
+    }
+
+    #[test]
+    fn f64_wrapping_random_magnitudes() {
+        let mut rng = crate::random::Csprng::from_seed(3);
+        for i in 0..20000 {
+            let e = (i % 112) as i32;
+            let u = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0;
+            let x = u * 2f64.powi(e);
+            let want = (x.round_ties_even() as i128).rem_euclid(1i128 << 64) as u64;
+            assert_eq!(f64_to_u64_wrapping(x), want, "x = {x:e}");
         }
     }
 

@@ -159,101 +159,59 @@ fn divide_round(ctx: &RingContext, x: &RnsPoly, keep: usize) -> RnsPoly {
         })
         .collect();
 
-    let (d_len, k_len) = (drop.len() as u32, keep as u32);
-    if x.is_symbolic() {
-        if ntt {
-            emit(Kernel::Intt {
-                n: n as u32,
-                limbs: d_len,
-            });
-        }
-        emit(Kernel::Elem {
-            n: n as u32,
+    let (n32, d_len, k_len) = (n as u32, drop.len() as u32, keep as u32);
+    let elem = |limbs: u32, op: ElemOp| emit(Kernel::Elem { n: n32, limbs, op });
+    let symbolic = x.is_symbolic();
+
+    // 1. The dropped limbs in the coefficient domain, plus H.
+    if ntt {
+        emit(Kernel::Intt {
+            n: n32,
             limbs: d_len,
-            op: ElemOp::Add,
         });
+    }
+    elem(d_len, ElemOp::Add);
+    let mut dropped: Vec<Vec<u64>> = Vec::new();
+    if !symbolic {
+        dropped = drop.iter().map(|&i| x.limb(i).to_vec()).collect();
+        dropped
+            .par_iter_mut()
+            .zip(&drop_global)
+            .for_each(|(limb, &g)| {
+                if ntt {
+                    ctx.ntt_table(g).inverse(limb);
+                }
+                let m = ctx.moduli()[g];
+                let h = half_mod(g);
+                limb.iter_mut().for_each(|v| *v = m.add(*v, h));
+            });
+    }
+    // 2. y = exact BConv to the kept limbs, then (step 3) minus H and back to x's domain.
+    if symbolic {
         emit(Kernel::BConv {
-            n: n as u32,
+            n: n32,
             from: d_len,
             to: k_len,
         });
-        emit(Kernel::Elem {
-            n: n as u32,
-            limbs: k_len,
-            op: ElemOp::Sub,
-        });
-        if ntt {
-            emit(Kernel::Ntt {
-                n: n as u32,
-                limbs: k_len,
-            });
-        }
-        emit(Kernel::Elem {
-            n: n as u32,
-            limbs: k_len,
-            op: ElemOp::Sub,
-        });
-        emit(Kernel::Elem {
-            n: n as u32,
-            limbs: k_len,
-            op: ElemOp::MulScalar,
-        });
-        return out;
-    }
-
-    // 1. The dropped limbs in the coefficient domain, plus H.
-    let mut dropped: Vec<Vec<u64>> = drop.iter().map(|&i| x.limb(i).to_vec()).collect();
-    if ntt {
-        emit(Kernel::Intt {
-            n: n as u32,
-            limbs: d_len,
-        });
-    }
-    emit(Kernel::Elem {
-        n: n as u32,
-        limbs: d_len,
-        op: ElemOp::Add,
-    });
-    dropped
-        .par_iter_mut()
-        .zip(&drop_global)
-        .for_each(|(limb, &g)| {
-            if ntt {
-                ctx.ntt_table(g).inverse(limb);
-            }
-            let m = ctx.moduli()[g];
-            let h = half_mod(g);
-            limb.iter_mut().for_each(|v| *v = m.add(*v, h));
-        });
-    // 2. y = BConv to the kept limbs, minus H, back to the input's domain.
-    {
+    } else {
         let input: Vec<&[u64]> = dropped.iter().map(|v| v.as_slice()).collect();
         let mut outs: Vec<&mut [u64]> = out.data_mut().chunks_mut(n).collect();
         ctx.bconv(&drop_global, &keep_global)
             .apply_exact(&input, &mut outs);
     }
-    emit(Kernel::Elem {
-        n: n as u32,
-        limbs: k_len,
-        op: ElemOp::Sub,
-    });
+    elem(k_len, ElemOp::Sub);
     if ntt {
         emit(Kernel::Ntt {
-            n: n as u32,
+            n: n32,
             limbs: k_len,
         });
     }
     // 3. out = (x − y') · D^{-1} on each kept limb.
-    emit(Kernel::Elem {
-        n: n as u32,
-        limbs: k_len,
-        op: ElemOp::Sub,
-    });
-    emit(Kernel::Elem {
-        n: n as u32,
-        limbs: k_len,
-        op: ElemOp::MulScalar,
-    });
+    elem(k_len, ElemOp::Sub);
+    elem(k_len, ElemOp::MulScalar);
+    if symbolic {
+        return out;
+    }
     out.data_mut()
         .par_chunks_mut(n)
         .enumerate()
