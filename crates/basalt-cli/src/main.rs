@@ -1,6 +1,7 @@
 //! `basalt`: one command for the tour, the benchmarks, traces and the simulator.
 
 mod bench;
+mod sim;
 mod tour;
 
 use clap::{Parser, Subcommand};
@@ -18,6 +19,8 @@ enum Cmd {
     Tour(tour::TourArgs),
     /// Benchmarks, printed as JSON lines (one object per measurement).
     Bench(bench::BenchArgs),
+    /// Accelerator models: reproduce the papers' tables, time traces.
+    Sim(sim::SimArgs),
 }
 
 fn main() {
@@ -25,6 +28,7 @@ fn main() {
     let result = match cli.cmd {
         Cmd::Tour(a) => tour::run(&a),
         Cmd::Bench(a) => bench::run(&a),
+        Cmd::Sim(a) => sim::run(&a),
     };
     if let Err(e) = result {
         eprintln!("basalt: {e}");

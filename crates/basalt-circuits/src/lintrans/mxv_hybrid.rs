@@ -207,6 +207,11 @@ impl MxvHybrid {
         c.finish(params.n())
     }
 
+    /// The plan of the first block (all blocks share the strategy and diagonal count).
+    pub fn plan(&self) -> super::Plan {
+        self.blocks[0][0].plan()
+    }
+
     /// Plaintexts (diagonals) the product uses: `Σ_rowblocks m'·⌈n/s⌉`.
     pub fn plaintexts(&self) -> usize {
         self.padded.iter().map(|&mp| mp * self.input_blocks()).sum()

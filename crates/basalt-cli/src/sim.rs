@@ -1,0 +1,77 @@
+//! `basalt sim`: the accelerator models. `reproduce` puts the models' figures beside the papers'
+//! (data/papers), `run` times a recorded trace on one machine (data/machines/*.toml).
+
+use std::path::{Path, PathBuf};
+
+use clap::{Args, Subcommand};
+
+#[derive(Args)]
+pub struct SimArgs {
+    #[command(subcommand)]
+    cmd: SimCmd,
+}
+
+#[derive(Subcommand)]
+enum SimCmd {
+    /// Every modelled paper row: our figure, the paper's, the ratio; validation rows apart.
+    Reproduce {
+        /// One paper (osiris, fab, mxv, craterlake, strix); all when omitted.
+        paper: Option<String>,
+        /// JSON instead of the table.
+        #[arg(long)]
+        json: bool,
+        /// Folder holding data/papers and data/machines.
+        #[arg(long, default_value = "data")]
+        data: PathBuf,
+    },
+    /// Time a trace (JSON from `basalt trace`) on a machine.
+    Run {
+        /// Machine file, or a name from data/machines (osiris, fab, mxv_u200, craterlake, f1plus, strix, cpu).
+        #[arg(long)]
+        machine: String,
+        /// Trace file (JSON).
+        #[arg(long)]
+        trace: PathBuf,
+        /// Overrides `key=value` of machine fields, e.g. `memory.hbm_gbps=2000`.
+        #[arg(long = "set")]
+        overrides: Vec<String>,
+        #[arg(long)]
+        json: bool,
+        #[arg(long, default_value = "data")]
+        data: PathBuf,
+    },
+}
+
+/// A machine name from data/machines, or a path.
+pub fn machine_path(data: &Path, name: &str) -> PathBuf {
+    let p = PathBuf::from(name);
+    if p.exists() { p } else { data.join("machines").join(format!("{name}.toml")) }
+}
+
+pub fn run(a: &SimArgs) -> Result<(), String> {
+    match &a.cmd {
+        SimCmd::Reproduce { paper, json, data } => {
+            let r = basalt_sim::reproduce(paper.as_deref(), data).map_err(|e| e.to_string())?;
+            if *json {
+                println!("{}", serde_json::to_string_pretty(&r).map_err(|e| e.to_string())?);
+            } else {
+                println!("{r}");
+            }
+        }
+        SimCmd::Run { machine, trace, overrides, json, data } => {
+            let sets: Vec<&str> = overrides.iter().map(String::as_str).collect();
+            let m = basalt_sim::Machine::load_with(machine_path(data, machine), &sets)
+                .map_err(|e| e.to_string())?;
+            let text = std::fs::read_to_string(trace).map_err(|e| format!("{}: {e}", trace.display()))?;
+            let t: basalt_trace::Trace =
+                serde_json::from_str(&text).map_err(|e| format!("{}: not a trace: {e}", trace.display()))?;
+            let r = basalt_sim::simulate(&m, &t).map_err(|e| e.to_string())?;
+            if *json {
+                println!("{}", serde_json::to_string_pretty(&r).map_err(|e| e.to_string())?);
+            } else {
+                println!("{r}");
+            }
+        }
+    }
+    Ok(())
+}
