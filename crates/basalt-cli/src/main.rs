@@ -3,6 +3,7 @@
 mod bench;
 mod sim;
 mod tour;
+mod trace_cmd;
 
 use clap::{Parser, Subcommand};
 
@@ -21,6 +22,8 @@ enum Cmd {
     Bench(bench::BenchArgs),
     /// Accelerator models: reproduce the papers' tables, time traces.
     Sim(sim::SimArgs),
+    /// Record a CKKS program in trace mode and print its kernel stream (JSON).
+    Trace(trace_cmd::TraceArgs),
 }
 
 fn main() {
@@ -29,6 +32,7 @@ fn main() {
         Cmd::Tour(a) => tour::run(&a),
         Cmd::Bench(a) => bench::run(&a),
         Cmd::Sim(a) => sim::run(&a),
+        Cmd::Trace(a) => trace_cmd::run(&a),
     };
     if let Err(e) = result {
         eprintln!("basalt: {e}");

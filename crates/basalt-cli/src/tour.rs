@@ -43,12 +43,42 @@ fn check(label: &str, want: &[Complex64], have: &[Complex64], min_bits: f64) -> 
 }
 
 pub fn run(a: &TourArgs) -> Result<(), String> {
-    ckks(a.quick).map_err(|e| format!("CKKS step failed: {e}"))?;
-    eprintln!("\nTour complete. TFHE and the accelerator models join the tour as they land.");
+    let params = ckks(a.quick).map_err(|e| format!("CKKS step failed: {e}"))?;
+    accelerators(&params).map_err(|e| format!("simulator step failed: {e}"))?;
+    eprintln!("\nTour complete.");
     Ok(())
 }
 
-fn ckks(quick: bool) -> Result<(), String> {
+/// The same CKKS programs, recorded in trace mode, timed on every machine model.
+fn accelerators(params: &Parameters) -> Result<(), String> {
+    use crate::trace_cmd::{Program, TraceArgs, record_program};
+    step(&format!("The same programs on the accelerator models ({}; traces recorded from the library)", params.name()));
+    let data = std::path::Path::new("data");
+    if !data.join("machines").exists() {
+        eprintln!("   (skipped: run from the repository root, where data/machines lives)");
+        return Ok(());
+    }
+    let programs = [(Program::Hmult, "HMult+relin+rescale"), (Program::Rotate, "rotation")];
+    let mut traces = Vec::new();
+    for (p, _) in programs {
+        let args = TraceArgs { program: p, preset: String::new(), level: None, reordered: false, seeded: false };
+        traces.push(record_program(params, &args)?);
+    }
+    eprintln!("   {:<12} {:>22} {:>22}", "machine", programs[0].1, programs[1].1);
+    for m in ["osiris", "fab", "craterlake", "f1plus", "cpu"] {
+        let machine = basalt_sim::Machine::load(crate::sim::machine_path(data, m)).map_err(|e| e.to_string())?;
+        let mut cells = Vec::new();
+        for t in &traces {
+            let r = basalt_sim::simulate(&machine, t).map_err(|e| e.to_string())?;
+            cells.push(format!("{:.1} us", r.seconds * 1e6));
+        }
+        eprintln!("   {m:<12} {:>22} {:>22}", cells[0], cells[1]);
+    }
+    eprintln!("   (`basalt sim run --machine NAME --trace FILE` for utilisation and traffic; `cpu` is not yet calibrated)");
+    Ok(())
+}
+
+fn ckks(quick: bool) -> Result<Parameters, String> {
     let params = if quick {
         Parameters::new_insecure(ParametersLiteral::toy(12, 55, 40, 5, 56, 2, 3)).map_err(|e| e.to_string())?
     } else {
@@ -110,5 +140,5 @@ fn ckks(quick: bool) -> Result<(), String> {
         .map_err(err)?;
     let want: Vec<Complex64> = (0..slots).map(|i| x[(i + 1) % slots]).collect();
     check("hoisted rotate(x, 1)", &want, &decrypt(&hoisted[0]).map_err(err)?, 20.0)?;
-    Ok(())
+    Ok(params)
 }

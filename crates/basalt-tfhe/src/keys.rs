@@ -273,6 +273,9 @@ impl<T: Torus> ServerKey<T> {
     }
 
     /// Key switching alone (big key → small key), on the raw LWE.
+    ///
+    /// # Panics
+    /// If `lwe` is not of dimension `kN` (user-facing [`apply_lut`](Self::apply_lut) checks).
     pub fn keyswitch(&self, lwe: &LweCiphertext<T>) -> LweCiphertext<T> {
         let _r = basalt_trace::region("KeySwitch");
         emit(Kernel::Tfhe {
@@ -286,6 +289,9 @@ impl<T: Torus> ServerKey<T> {
     }
 
     /// PBS alone (small key → big key), on the raw LWE.
+    ///
+    /// # Panics
+    /// If `lwe` is not of dimension `n` or `lut` not of size `N`.
     pub fn bootstrap(&self, lwe: &LweCiphertext<T>, lut: &Lut<T>) -> LweCiphertext<T> {
         let fft = fft_for(self.params.polynomial_size);
         let mut ws = BlindRotateWorkspace::new(&fft, self.bsk.k, self.bsk.level);

@@ -16,6 +16,7 @@
 //! Batching for Fully Homomorphic Encryption with Programmable Bootstrapping" (digest
 //! `shared/digests/seed-004-strix.md`).
 
+pub mod arith;
 pub mod batch;
 pub mod bench;
 pub mod blind_rotate;

@@ -1,0 +1,77 @@
+//! `basalt trace`: run a CKKS program in trace mode (symbolic ciphertexts: no arithmetic) and
+//! print the kernel stream as JSON, for `basalt sim run` or any other tool.
+
+use clap::{Args, ValueEnum};
+
+use basalt_ckks::{Ciphertext, Evaluator, KeyGenerator, KsVariant, Parameters};
+use basalt_trace::{Trace, record};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Program {
+    /// Multiply two ciphertexts, relinearise, rescale.
+    Hmult,
+    /// Rotate by one slot.
+    Rotate,
+    /// Eight rotations sharing one decomposition (single hoisting).
+    Hoisted8,
+}
+
+#[derive(Args)]
+pub struct TraceArgs {
+    /// Which program to record.
+    #[arg(long, value_enum, default_value = "hmult")]
+    pub program: Program,
+    /// CKKS preset (name or alias).
+    #[arg(long, default_value = "LATTIGO_RESIDUAL")]
+    pub preset: String,
+    /// Level to run at (default: the top).
+    #[arg(long)]
+    pub level: Option<usize>,
+    /// Use FAB's reordered key switching.
+    #[arg(long)]
+    pub reordered: bool,
+    /// Use seeded (KSHGen) keys: the trace then contains KeyGen kernels.
+    #[arg(long)]
+    pub seeded: bool,
+}
+
+/// Record `program` on `params`. Keys are real (their size is what the trace's key loads
+/// describe); the ciphertexts are symbolic, so nothing is computed on them.
+pub fn record_program(params: &Parameters, a: &TraceArgs) -> Result<Trace, String> {
+    let level = a.level.unwrap_or(params.max_level());
+    let kg = KeyGenerator::new(params);
+    let sk = kg.gen_secret_key();
+    let rotations: Vec<i64> = match a.program {
+        Program::Hmult => vec![],
+        Program::Rotate => vec![1],
+        Program::Hoisted8 => (1..=8).collect(),
+    };
+    let keys = kg.gen_evaluation_keys(&sk, &rotations, false, a.seeded);
+    let variant = if a.reordered { KsVariant::Reordered } else { KsVariant::Hybrid };
+    let eval = Evaluator::new(params, keys).map_err(|e| e.to_string())?.with_variant(variant, 4);
+    let ct = Ciphertext::symbolic(params, level).map_err(|e| e.to_string())?;
+    let (r, t) = record(|| -> Result<(), basalt_ckks::CkksError> {
+        match a.program {
+            Program::Hmult => {
+                let m = eval.mul_relin(&ct, &ct)?;
+                eval.rescale(&m)?;
+            }
+            Program::Rotate => {
+                eval.rotate(&ct, 1)?;
+            }
+            Program::Hoisted8 => {
+                eval.rotate_hoisted(&ct, &rotations)?;
+            }
+        }
+        Ok(())
+    });
+    r.map_err(|e| e.to_string())?;
+    Ok(t)
+}
+
+pub fn run(a: &TraceArgs) -> Result<(), String> {
+    let params = Parameters::preset(&a.preset).map_err(|e| e.to_string())?;
+    let t = record_program(&params, a)?;
+    println!("{}", serde_json::to_string(&t).map_err(|e| e.to_string())?);
+    Ok(())
+}
