@@ -9,7 +9,10 @@ use basalt_circuits::mxv_suite::{LAYERS, MxvSet, layer, mxv_suite};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let set = args.first().and_then(|s| MxvSet::parse(s)).unwrap_or(MxvSet::B);
+    let set = args
+        .first()
+        .and_then(|s| MxvSet::parse(s))
+        .unwrap_or(MxvSet::B);
     let threads = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(0);
     let layers: Vec<_> = if args.len() > 2 {
         args[2..].iter().filter_map(|n| layer(n)).collect()
@@ -18,7 +21,9 @@ fn main() {
     };
     for l in layers {
         match mxv_suite(set, &[l], threads) {
-            Ok(recs) => recs.iter().for_each(|r| println!("{}", serde_json::to_string(r).expect("serializable"))),
+            Ok(recs) => recs
+                .iter()
+                .for_each(|r| println!("{}", serde_json::to_string(r).expect("serializable"))),
             Err(e) => println!("{{\"layer\":\"{}\",\"error\":\"{e}\"}}", l.name),
         }
     }

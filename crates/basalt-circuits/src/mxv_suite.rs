@@ -42,7 +42,13 @@ impl MxvSet {
     }
     /// Parse `A`/`B`/`C` or `set-a` etc.
     pub fn parse(s: &str) -> Option<MxvSet> {
-        match s.trim().trim_start_matches("set-").trim_start_matches("set_").to_ascii_uppercase().as_str() {
+        match s
+            .trim()
+            .trim_start_matches("set-")
+            .trim_start_matches("set_")
+            .to_ascii_uppercase()
+            .as_str()
+        {
             "A" => Some(MxvSet::A),
             "B" => Some(MxvSet::B),
             "C" => Some(MxvSet::C),
@@ -61,18 +67,49 @@ pub struct Layer {
 
 /// The seven layers of HE-MxV Table IV.
 pub const LAYERS: [Layer; 7] = [
-    Layer { name: "Alex-6", m: 4096, n: 9216 },
-    Layer { name: "Alex-7", m: 4096, n: 4096 },
-    Layer { name: "Alex-8", m: 1000, n: 4096 },
-    Layer { name: "VGG-6", m: 4096, n: 25088 },
-    Layer { name: "RNNT-LSTM", m: 1024, n: 2048 },
-    Layer { name: "RNNT-FCO", m: 512, n: 1344 },
-    Layer { name: "DS2-GRU", m: 1600, n: 1600 },
+    Layer {
+        name: "Alex-6",
+        m: 4096,
+        n: 9216,
+    },
+    Layer {
+        name: "Alex-7",
+        m: 4096,
+        n: 4096,
+    },
+    Layer {
+        name: "Alex-8",
+        m: 1000,
+        n: 4096,
+    },
+    Layer {
+        name: "VGG-6",
+        m: 4096,
+        n: 25088,
+    },
+    Layer {
+        name: "RNNT-LSTM",
+        m: 1024,
+        n: 2048,
+    },
+    Layer {
+        name: "RNNT-FCO",
+        m: 512,
+        n: 1344,
+    },
+    Layer {
+        name: "DS2-GRU",
+        m: 1600,
+        n: 1600,
+    },
 ];
 
 /// Look a layer up by name (case-insensitive).
 pub fn layer(name: &str) -> Option<Layer> {
-    LAYERS.iter().copied().find(|l| l.name.eq_ignore_ascii_case(name))
+    LAYERS
+        .iter()
+        .copied()
+        .find(|l| l.name.eq_ignore_ascii_case(name))
 }
 
 /// One measured run.
@@ -104,12 +141,21 @@ pub struct MxvRecord {
 /// # Errors
 /// Scheme and circuit errors (e.g. a layer with more padded rows than slots per block is
 /// blocked automatically; a parameter set with no level left is refused).
-pub fn mxv_run(params: &Parameters, set: &str, layer: Layer, strategy: Strategy, seed: u64) -> Result<MxvRecord> {
+pub fn mxv_run(
+    params: &Parameters,
+    set: &str,
+    layer: Layer,
+    strategy: Strategy,
+    seed: u64,
+) -> Result<MxvRecord> {
     let slots = params.max_slots();
     let level = params.max_level();
     let a = 1.0 / (layer.n as f64).sqrt();
     let w = Arc::new(random_matrix(layer.m, layer.n, a, seed));
-    let x: Vec<f64> = random_values(layer.n, seed + 1, true).iter().map(|z| z.re).collect();
+    let x: Vec<f64> = random_values(layer.n, seed + 1, true)
+        .iter()
+        .map(|z| z.re)
+        .collect();
     let mxv = MxvHybrid::new(params, Arc::clone(&w), slots, strategy, level)?;
     let t0 = Instant::now();
     let rots = mxv.rotations();
@@ -131,8 +177,15 @@ pub fn mxv_run(params: &Parameters, set: &str, layer: Layer, strategy: Strategy,
     }
     have.truncate(layer.m);
     let want = dense_matvec(&w, &x);
-    let max_abs_err = want.iter().zip(&have).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
-    let plan = out.first().map(|_| mxv.plan()).ok_or(CircuitError::EmptyMatrix)?;
+    let max_abs_err = want
+        .iter()
+        .zip(&have)
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0, f64::max);
+    let plan = out
+        .first()
+        .map(|_| mxv.plan())
+        .ok_or(CircuitError::EmptyMatrix)?;
     Ok(MxvRecord {
         layer: layer.name.to_string(),
         set: set.to_string(),
@@ -171,7 +224,12 @@ pub fn mxv_suite(set: MxvSet, layers: &[Layer], threads: usize) -> Result<Vec<Mx
 ///
 /// # Errors
 /// As [`mxv_suite`].
-pub fn mxv_suite_with(set: MxvSet, layers: &[Layer], threads: usize, strategy: Strategy) -> Result<Vec<MxvRecord>> {
+pub fn mxv_suite_with(
+    set: MxvSet,
+    layers: &[Layer],
+    threads: usize,
+    strategy: Strategy,
+) -> Result<Vec<MxvRecord>> {
     let params = Parameters::preset(set.preset()).map_err(basalt_ckks::CkksError::from)?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)

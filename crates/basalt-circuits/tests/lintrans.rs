@@ -15,15 +15,32 @@ const LEVEL: usize = 3;
 
 fn strategies() -> Vec<(String, Strategy)> {
     let mut v = vec![
-        ("diag-nh".to_string(), Strategy::Diagonal { hoisting: Hoisting::None }),
-        ("diag-sh".to_string(), Strategy::Diagonal { hoisting: Hoisting::Single }),
+        (
+            "diag-nh".to_string(),
+            Strategy::Diagonal {
+                hoisting: Hoisting::None,
+            },
+        ),
+        (
+            "diag-sh".to_string(),
+            Strategy::Diagonal {
+                hoisting: Hoisting::Single,
+            },
+        ),
     ];
     for h in [Hoisting::None, Hoisting::Single, Hoisting::Double] {
         for (o, order) in [
             ("bsc", GscOrder::BabyStepCentric),
             ("gsc", GscOrder::GiantStepCentric { max_partials: 3 }),
         ] {
-            v.push((format!("bsgs8-{h:?}-{o}"), Strategy::Bsgs { n1: 8, hoisting: h, order }));
+            v.push((
+                format!("bsgs8-{h:?}-{o}"),
+                Strategy::Bsgs {
+                    n1: 8,
+                    hoisting: h,
+                    order,
+                },
+            ));
         }
     }
     v.push(("auto4".to_string(), Strategy::Auto { max_partials: 4 }));
@@ -44,7 +61,10 @@ fn all_strategies_match_twin_and_dense_matvec() -> Result<()> {
     let ctx = Ctx::new(&params, &rots)?;
     let x = random_values(SLOTS, 3, true);
     let xr: Vec<f64> = x.iter().map(|z| z.re).collect();
-    let want: Vec<Complex64> = dense_matvec(&m, &xr).into_iter().map(|v| Complex64::new(v, 0.0)).collect();
+    let want: Vec<Complex64> = dense_matvec(&m, &xr)
+        .into_iter()
+        .map(|v| Complex64::new(v, 0.0))
+        .collect();
     let twin = diags.evaluate_plain(&x)?;
     assert!(precision_bits(&want, &twin) > 40.0, "twin vs dense matvec");
     let ct = ctx.encrypt(&x, SLOTS, LEVEL)?;
@@ -53,7 +73,11 @@ fn all_strategies_match_twin_and_dense_matvec() -> Result<()> {
         let (out, counts) = measure(params.n(), || lt.evaluate(&ctx.eval, &ct));
         let out = out?;
         assert_eq!(out.level(), LEVEL - 1, "{name}");
-        assert_eq!(out.scale(), ct.scale(), "{name}: output scale must be exact");
+        assert_eq!(
+            out.scale(),
+            ct.scale(),
+            "{name}: output scale must be exact"
+        );
         let bits = precision_bits(&twin, &ctx.decrypt(&out)?);
         println!("{name}: plan {:?}, {bits:.1} bits, {counts:?}", lt.plan());
         assert!(bits > 18.0, "{name}: precision {bits:.1} bits");
@@ -67,9 +91,20 @@ fn rotation_counts_n_versus_n1_plus_n2() -> Result<()> {
     let params = toy_params(10, 2, 40, 1);
     let diags = Diagonals::from_dense_real(&random_matrix(SLOTS, SLOTS, 1.0, 1), SLOTS)?;
     let n = SLOTS as u64;
-    let diag = LinearTransform::new(&params, diags.clone(), Strategy::Diagonal { hoisting: Hoisting::None }, 2)?;
+    let diag = LinearTransform::new(
+        &params,
+        diags.clone(),
+        Strategy::Diagonal {
+            hoisting: Hoisting::None,
+        },
+        2,
+    )?;
     assert_eq!(diag.predicted_cost().rotations, n - 1);
-    let b = Strategy::Bsgs { n1: 8, hoisting: Hoisting::Single, order: GscOrder::BabyStepCentric };
+    let b = Strategy::Bsgs {
+        n1: 8,
+        hoisting: Hoisting::Single,
+        order: GscOrder::BabyStepCentric,
+    };
     let bsgs = LinearTransform::new(&params, diags.clone(), b, 2)?;
     assert_eq!(bsgs.predicted_cost().rotations, (8 - 1) + (8 - 1));
     // Under the memory bound the automatic plan never keeps more than 4 partial sums.
@@ -82,20 +117,36 @@ fn rotation_counts_n_versus_n1_plus_n2() -> Result<()> {
 fn gsc_order_is_bit_identical_to_baby_step_centric() -> Result<()> {
     let params = toy_params(10, 2, 40, 2);
     let mut map = std::collections::BTreeMap::new();
-    for (t, k) in [0i64, 1, 2, 5, 9, 17, 30, 33, -1, -7].into_iter().enumerate() {
+    for (t, k) in [0i64, 1, 2, 5, 9, 17, 30, 33, -1, -7]
+        .into_iter()
+        .enumerate()
+    {
         map.insert(k, random_values(SLOTS, 100 + t as u64, false));
     }
     let diags = Diagonals::from_map(SLOTS, map)?;
-    let bsc = |h| Strategy::Bsgs { n1: 4, hoisting: h, order: GscOrder::BabyStepCentric };
-    let gsc = |h| Strategy::Bsgs { n1: 4, hoisting: h, order: GscOrder::GiantStepCentric { max_partials: 2 } };
+    let bsc = |h| Strategy::Bsgs {
+        n1: 4,
+        hoisting: h,
+        order: GscOrder::BabyStepCentric,
+    };
+    let gsc = |h| Strategy::Bsgs {
+        n1: 4,
+        hoisting: h,
+        order: GscOrder::GiantStepCentric { max_partials: 2 },
+    };
     let rots = rotations_for(&params, &diags, bsc(Hoisting::Single), 2)?;
     let ctx = Ctx::new(&params, &rots)?;
     let x = random_values(SLOTS, 5, false);
     let ct = ctx.encrypt(&x, SLOTS, 2)?;
     for h in [Hoisting::None, Hoisting::Single, Hoisting::Double] {
-        let a = LinearTransform::new(&params, diags.clone(), bsc(h), 2)?.evaluate(&ctx.eval, &ct)?;
+        let a =
+            LinearTransform::new(&params, diags.clone(), bsc(h), 2)?.evaluate(&ctx.eval, &ct)?;
         let g = LinearTransform::new(&params, diags.clone(), gsc(h), 2)?;
-        assert!(g.stored_plaintext_bytes() * 3 == LinearTransform::new(&params, diags.clone(), bsc(h), 2)?.stored_plaintext_bytes());
+        assert!(
+            g.stored_plaintext_bytes() * 3
+                == LinearTransform::new(&params, diags.clone(), bsc(h), 2)?
+                    .stored_plaintext_bytes()
+        );
         let b = g.evaluate(&ctx.eval, &ct)?;
         assert_eq!(a, b, "{h:?}: GSC must be bit-identical");
         let bits = precision_bits(&diags.evaluate_plain(&x)?, &ctx.decrypt(&b)?);
@@ -108,7 +159,11 @@ fn gsc_order_is_bit_identical_to_baby_step_centric() -> Result<()> {
 fn missing_key_and_bad_inputs_are_named() -> Result<()> {
     let params = toy_params(10, 2, 40, 1);
     let diags = Diagonals::from_dense_real(&random_matrix(8, 8, 1.0, 2), SLOTS)?;
-    let s = Strategy::Bsgs { n1: 4, hoisting: Hoisting::Single, order: GscOrder::BabyStepCentric };
+    let s = Strategy::Bsgs {
+        n1: 4,
+        hoisting: Hoisting::Single,
+        order: GscOrder::BabyStepCentric,
+    };
     let lt = LinearTransform::new(&params, diags, s, 2)?;
     let mut rots = lt.rotations();
     let dropped = rots.pop().expect("needs rotations");
@@ -116,16 +171,34 @@ fn missing_key_and_bad_inputs_are_named() -> Result<()> {
     let ct = ctx.encrypt(&random_values(SLOTS, 1, true), SLOTS, 2)?;
     let g = params.ring().galois_element_for_rotation(dropped);
     let err = lt.evaluate(&ctx.eval, &ct).unwrap_err();
-    assert_eq!(err, CircuitError::Ckks(CkksError::MissingRotationKey { rotation: dropped, galois: g }));
+    assert_eq!(
+        err,
+        CircuitError::Ckks(CkksError::MissingRotationKey {
+            rotation: dropped,
+            galois: g
+        })
+    );
     assert!(err.to_string().contains(&format!("rotation by {dropped}")));
     // Wrong level, wrong slot count, level 0.
     let low = ctx.eval.drop_level(&ct, 1)?;
-    assert!(matches!(lt.evaluate(&ctx.eval, &low), Err(CircuitError::Ckks(CkksError::LevelMismatch { .. }))));
+    assert!(matches!(
+        lt.evaluate(&ctx.eval, &low),
+        Err(CircuitError::Ckks(CkksError::LevelMismatch { .. }))
+    ));
     let other = ctx.encrypt(&random_values(32, 1, true), 32, 2)?;
-    assert!(matches!(lt.evaluate(&ctx.eval, &other), Err(CircuitError::SlotMismatch { .. })));
+    assert!(matches!(
+        lt.evaluate(&ctx.eval, &other),
+        Err(CircuitError::SlotMismatch { .. })
+    ));
     let d = Diagonals::from_dense_real(&random_matrix(8, 8, 1.0, 2), SLOTS)?;
-    assert!(matches!(LinearTransform::new(&params, d, s, 0), Err(CircuitError::NotEnoughLevels { .. })));
+    assert!(matches!(
+        LinearTransform::new(&params, d, s, 0),
+        Err(CircuitError::NotEnoughLevels { .. })
+    ));
     let too_big = Diagonals::from_dense_real(&random_matrix(4, 8, 1.0, 2), 1024)?;
-    assert!(LinearTransform::new(&params, too_big, s, 2).is_err(), "1024 slots > N/2 = 512");
+    assert!(
+        LinearTransform::new(&params, too_big, s, 2).is_err(),
+        "1024 slots > N/2 = 512"
+    );
     Ok(())
 }

@@ -9,7 +9,9 @@ use basalt_circuits::{CircuitError, Result};
 const SLOTS: usize = 256;
 
 fn grid(a: f64, b: f64) -> Vec<f64> {
-    (0..SLOTS).map(|i| a + (b - a) * i as f64 / (SLOTS - 1) as f64).collect()
+    (0..SLOTS)
+        .map(|i| a + (b - a) * i as f64 / (SLOTS - 1) as f64)
+        .collect()
 }
 
 fn run(ctx: &Ctx, p: &Chebyshev, f: impl Fn(f64) -> f64, level: usize) -> Result<(f64, f64, f64)> {
@@ -17,8 +19,18 @@ fn run(ctx: &Ctx, p: &Chebyshev, f: impl Fn(f64) -> f64, level: usize) -> Result
     let ct = ctx.encrypt_real(&xs, SLOTS, level)?;
     let out = evaluate(&ctx.eval, &ct, p, None)?;
     let map = usize::from(!(p.a == -1.0 && p.b == 1.0));
-    assert_eq!(level - out.level(), p.depth() + map, "degree {}: levels consumed", p.degree());
-    assert_eq!(out.scale(), ct.scale(), "degree {}: output scale must be exact", p.degree());
+    assert_eq!(
+        level - out.level(),
+        p.depth() + map,
+        "degree {}: levels consumed",
+        p.degree()
+    );
+    assert_eq!(
+        out.scale(),
+        ct.scale(),
+        "degree {}: output scale must be exact",
+        p.degree()
+    );
     let have: Vec<f64> = ctx.decrypt(&out)?.iter().map(|z| z.re).collect();
     let interp: Vec<f64> = xs.iter().map(|&x| p.evaluate_plain(x)).collect();
     let exact: Vec<f64> = xs.iter().map(|&x| f(x)).collect();
@@ -38,14 +50,22 @@ fn depth_scale_and_precision_across_degrees() -> Result<()> {
         // On [-1, 1] the change of variable is free: exactly ⌈log2(d+1)⌉ levels.
         let p = Chebyshev::interpolate(f, -1.0, 1.0, d)?;
         let (he, interp, total) = run(&ctx, &p, f, 8)?;
-        println!("sigmoid d={d}: depth {}, HE vs interpolant {he:.1} b, interpolant {interp:.1} b, HE vs f {total:.1} b", p.depth());
+        println!(
+            "sigmoid d={d}: depth {}, HE vs interpolant {he:.1} b, interpolant {interp:.1} b, HE vs f {total:.1} b",
+            p.depth()
+        );
         assert!(he > 20.0, "d={d}: {he:.1} bits against the interpolant");
-        assert!(total >= interp.min(he) - 2.0, "d={d}: {total:.1} vs {interp:.1}");
+        assert!(
+            total >= interp.min(he) - 2.0,
+            "d={d}: {total:.1} vs {interp:.1}"
+        );
     }
     // Another interval: one more level for the change of variable.
     let p = Chebyshev::interpolate(f64::exp, -1.0, 2.0, 15)?;
     let (he, interp, total) = run(&ctx, &p, f64::exp, 6)?;
-    println!("exp d=15 on [-1,2]: HE vs interpolant {he:.1} b, interpolant {interp:.1} b, HE vs f {total:.1}");
+    println!(
+        "exp d=15 on [-1,2]: HE vs interpolant {he:.1} b, interpolant {interp:.1} b, HE vs f {total:.1}"
+    );
     assert!(he > 18.0 && total >= interp.min(he) - 2.0);
     Ok(())
 }
@@ -72,7 +92,10 @@ fn odd_composite_sign_relu_and_sigmoid() -> Result<()> {
     let r = relu(&ctx.eval, &ct, 2)?;
     assert_eq!(8 - r.level(), 7);
     let have: Vec<f64> = ctx.decrypt(&r)?.iter().map(|z| z.re).collect();
-    let want: Vec<f64> = xs.iter().map(|&x| x * (1.0 + sign_plain(x, 2)) / 2.0).collect();
+    let want: Vec<f64> = xs
+        .iter()
+        .map(|&x| x * (1.0 + sign_plain(x, 2)) / 2.0)
+        .collect();
     assert!(precision_bits_real(&want, &have) > 18.0);
     // HELR's sigmoid: depth 2.
     let p = helr_sigmoid3();
@@ -81,7 +104,34 @@ fn odd_composite_sign_relu_and_sigmoid() -> Result<()> {
     let out = evaluate(&ctx.eval, &ct8, &p, None)?;
     assert_eq!(8 - out.level(), 2 + 1, "depth 2, +1 for [-8, 8] → [-1, 1]");
     let have: Vec<f64> = ctx.decrypt(&out)?.iter().map(|z| z.re).collect();
-    let want: Vec<f64> = xs8.iter().map(|&x| 0.5 - 0.0843 * x + 0.0002 * x * x * x).collect();
+    let want: Vec<f64> = xs8
+        .iter()
+        .map(|&x| 0.5 - 0.0843 * x + 0.0002 * x * x * x)
+        .collect();
+    assert!(precision_bits_real(&want, &have) > 20.0);
+    Ok(())
+}
+
+#[test]
+fn odd_polynomials_build_only_odd_powers() -> Result<()> {
+    let params = toy_params(11, 6, 40, 3);
+    let ctx = Ctx::new(&params, &[])?;
+    let xs = grid(-1.0, 1.0);
+    let ct = ctx.encrypt_real(&xs, SLOTS, 6)?;
+    let odd = Chebyshev::interpolate(|x| (3.0 * x).sin(), -1.0, 1.0, 31)?.into_odd();
+    let full = Chebyshev::interpolate(|x| (3.0 * x).sin() + 0.1 * x * x, -1.0, 1.0, 31)?;
+    let count = |p: &Chebyshev| -> Result<(u64, Vec<f64>)> {
+        let (out, c) = basalt_circuits::accounting::measure(params.n(), || evaluate(&ctx.eval, &ct, p, None));
+        let have = ctx.decrypt(&out?)?.iter().map(|z| z.re).collect();
+        Ok((c.key_switches, have))
+    };
+    let (k_odd, have) = count(&odd)?;
+    let (k_full, _) = count(&full)?;
+    println!("relinearizations: odd {k_odd}, generic {k_full}");
+    assert!(k_odd < k_full, "odd {k_odd} vs generic {k_full}");
+    assert_eq!(k_odd as usize, plan(&params, 6, &odd)?.products);
+    assert_eq!(k_full as usize, plan(&params, 6, &full)?.products);
+    let want: Vec<f64> = xs.iter().map(|&x| odd.evaluate_plain(x)).collect();
     assert!(precision_bits_real(&want, &have) > 20.0);
     Ok(())
 }
@@ -93,7 +143,14 @@ fn too_deep_polynomial_is_refused_before_any_work() -> Result<()> {
     let p = Chebyshev::interpolate(f64::sin, -1.0, 1.0, 15)?;
     let ct = ctx.encrypt_real(&[0.5], 64, 3)?;
     let err = evaluate(&ctx.eval, &ct, &p, None).unwrap_err();
-    assert_eq!(err, CircuitError::NotEnoughLevels { needed: 4, available: 3, level: 3 });
+    assert_eq!(
+        err,
+        CircuitError::NotEnoughLevels {
+            needed: 4,
+            available: 3,
+            level: 3
+        }
+    );
     assert!(err.to_string().contains("needs 4 levels"));
     // Degree 7 fits exactly in the 3 levels left.
     let q = Chebyshev::interpolate(f64::sin, -1.0, 1.0, 7)?;

@@ -3,7 +3,7 @@
 //! double-hoisted), the evaluator, validated serialization, and benchmark entry points.
 //!
 //! Layout (Lattigo-like, one concern per file): [`params`] → [`encoder`] → [`keys`] →
-//! [`keyswitch`] → [`eval`]; [`serialize`], [`precision`] and [`bench`] on the side. Everything
+//! [`keyswitch`] → [`eval`]; [`serialize`], [`precision`] and [`bench`](mod@bench) on the side. Everything
 //! sits on `basalt-math` kernels, which report themselves to `basalt-trace`; the evaluator
 //! opens named regions (`KeySwitch`, `ModUp`, `ModDown`, `Rescale`, `Relinearize`, `Rotate`)
 //! and runs unchanged on symbolic (shape-only) ciphertexts, producing the same trace.

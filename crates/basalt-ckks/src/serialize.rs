@@ -469,3 +469,54 @@ impl SecretKey {
         })
     }
 }
+
+#[derive(Serialize, Deserialize)]
+struct EvalKeysWire {
+    magic: [u8; 4],
+    version: u32,
+    relin: Option<Vec<u8>>,
+    galois: Vec<Vec<u8>>,
+}
+
+impl crate::keys::EvaluationKeys {
+    /// Serialize the relinearization key and every Galois key (each validated on load).
+    pub fn to_bytes(&self) -> Result<Vec<u8>> {
+        let relin = self.relin.as_ref().map(RelinKey::to_bytes).transpose()?;
+        let galois = self
+            .galois
+            .values()
+            .map(GaloisKey::to_bytes)
+            .collect::<Result<_>>()?;
+        encode(
+            "evaluation keys",
+            &EvalKeysWire {
+                magic: *b"BCEK",
+                version: VERSION,
+                relin,
+                galois,
+            },
+        )
+    }
+
+    /// Load and validate every key against `params`.
+    pub fn from_bytes(params: &Parameters, bytes: &[u8]) -> Result<crate::keys::EvaluationKeys> {
+        const W: &str = "evaluation keys";
+        let w: EvalKeysWire = decode(W, bytes)?;
+        check_meta(W, params, w.magic, b"BCEK", w.version)?;
+        let mut out = crate::keys::EvaluationKeys::default();
+        if let Some(r) = w.relin {
+            out.relin = Some(RelinKey::from_bytes(params, &r)?);
+        }
+        for g in w.galois {
+            let gk = GaloisKey::from_bytes(params, &g)?;
+            if out.galois.contains_key(&gk.galois) {
+                return Err(corrupt(
+                    W,
+                    format!("Galois element {} appears twice", gk.galois),
+                ));
+            }
+            out.galois.insert(gk.galois, gk);
+        }
+        Ok(out)
+    }
+}

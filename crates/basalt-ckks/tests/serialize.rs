@@ -85,6 +85,11 @@ fn ciphertexts_plaintexts_and_keys_round_trip_and_reject_corruption() {
         SecretKey::from_bytes(p, &c.sk.to_bytes().unwrap()).unwrap(),
         c.sk
     );
+    // A whole evaluation-key set (seeded keys).
+    let ek = kg.gen_evaluation_keys(&c.sk, &[1, 2], true, true);
+    let eb = ek.to_bytes().unwrap();
+    assert_eq!(EvaluationKeys::from_bytes(p, &eb).unwrap(), ek);
+    fuzz(&eb, 40, |b| EvaluationKeys::from_bytes(p, b));
     // Wrong parameter set, wrong kind.
     let other = toy(10, 3, 2, 4);
     assert!(matches!(

@@ -152,3 +152,38 @@ fn hoisted_rotations_trace_matches_closed_form() {
         r * 2 * beta * (l1 + k)
     );
 }
+
+#[test]
+fn double_hoisted_sum_pays_one_mod_down() {
+    let rots: Vec<i64> = (1..=8).collect();
+    let c = setup(toy(10, 4, 2, 3), &rots, true);
+    let level = 3usize;
+    let ct = c.encrypt(&random_values(4, 1), level);
+    let sym = Ciphertext::symbolic(&c.params, level).unwrap();
+    let run = |x: &Ciphertext| {
+        let d = c.eval.decompose(x).unwrap();
+        let lazy = c.eval.rotate_hoisted_lazy(x, &d, &rots).unwrap();
+        let mut acc = lazy[0].clone();
+        for l in &lazy[1..] {
+            acc.try_add_assign(&c.params, l).unwrap();
+        }
+        c.eval.mod_down(&acc).unwrap()
+    };
+    let (_, real) = record(|| run(&ct));
+    let (_, symb) = record(|| run(&sym));
+    assert_eq!(real, symb);
+    let (l1, k, beta) = (
+        (level + 1) as u64,
+        c.params.k() as u64,
+        c.params.dnum_at(level) as u64,
+    );
+    let r = rots.len() as u64;
+    assert_eq!(real.count(KernelKind::Intt), l1 + 2 * k);
+    assert_eq!(real.count(KernelKind::Ntt), beta * (l1 + k) - l1 + 2 * l1);
+    assert_eq!(
+        real.count(KernelKind::KeyGen),
+        r * beta * (l1 + k),
+        "seeded keys regenerate a_j"
+    );
+    assert_eq!(real.count(KernelKind::KeyLoad), r * 2 * beta * (l1 + k));
+}

@@ -31,7 +31,11 @@ pub struct BenchArgs {
     #[arg(long, default_value_t = 16)]
     log_n: u32,
     /// CKKS presets to run (names or aliases; `basalt params` lists them).
-    #[arg(long, value_delimiter = ',', default_value = "LATTIGO_RESIDUAL,N16QP1546H192H32")]
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "LATTIGO_RESIDUAL,N16QP1546H192H32"
+    )]
     preset: Vec<String>,
     /// Key-switching datapath: hybrid or reordered (FAB).
     #[arg(long, default_value = "hybrid")]
@@ -44,13 +48,21 @@ pub struct BenchArgs {
     reps: usize,
 }
 
-fn machine() -> Value {
-    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+/// The CPU's model name from /proc/cpuinfo.
+pub fn cpu_name() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
         .ok()
-        .and_then(|s| s.lines().find(|l| l.starts_with("model name")).map(|l| l.split(':').nth(1).unwrap_or("").trim().to_string()))
-        .unwrap_or_default();
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("model name"))
+                .map(|l| l.split(':').nth(1).unwrap_or("").trim().to_string())
+        })
+        .unwrap_or_default()
+}
+
+fn machine() -> Value {
     json!({
-        "cpu": cpu,
+        "cpu": cpu_name(),
         "cores": std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
         "avx512ifma": is_x86_feature_detected_ifma(),
     })
@@ -67,6 +79,41 @@ fn is_x86_feature_detected_ifma() -> bool {
     }
 }
 
+/// The calibrated CPU model's prediction for one CKKS operation (single thread), when
+/// `data/machines/basalt_cpu.toml` exists (`basalt sim calibrate` writes it).
+fn predict(
+    preset: &str,
+    op: &str,
+    level: usize,
+    variant: basalt_ckks::KsVariant,
+    seeded: bool,
+) -> Result<Option<f64>, String> {
+    use crate::trace_cmd::{Program, TraceArgs, record_program};
+    let path = std::path::Path::new("data/machines/basalt_cpu.toml");
+    let program = match op {
+        "mul_relin" => Program::MulRelin,
+        "rescale" => Program::Rescale,
+        "rotate" => Program::Rotate,
+        "rotate_hoisted_8" => Program::Hoisted8,
+        _ => return Ok(None),
+    };
+    if !path.exists() {
+        return Ok(None);
+    }
+    let machine = basalt_sim::Machine::load(path).map_err(|e| e.to_string())?;
+    let params = basalt_ckks::Parameters::preset(preset).map_err(|e| e.to_string())?;
+    let args = TraceArgs {
+        program,
+        preset: preset.to_string(),
+        level: Some(level),
+        reordered: variant == basalt_ckks::KsVariant::Reordered,
+        seeded,
+    };
+    let trace = record_program(&params, &args)?;
+    let r = basalt_sim::simulate(&machine, &trace).map_err(|e| e.to_string())?;
+    Ok(Some(r.seconds * 1e3))
+}
+
 pub fn run(a: &BenchArgs) -> Result<(), String> {
     let min_time = Duration::from_secs_f64(a.min_time);
     let mut records: Vec<Value> = Vec::new();
@@ -77,7 +124,9 @@ pub fn run(a: &BenchArgs) -> Result<(), String> {
     };
     if matches!(a.suite, Suite::Ntt | Suite::All) {
         eprintln!("bench ntt: N=2^{} …", a.log_n);
-        records.extend(basalt_math::bench::ntt_suite(a.log_n, 25, &a.threads, min_time));
+        records.extend(basalt_math::bench::ntt_suite(
+            a.log_n, 25, &a.threads, min_time,
+        ));
     }
     for r in records.drain(..) {
         emit(r);
@@ -86,7 +135,11 @@ pub fn run(a: &BenchArgs) -> Result<(), String> {
         let variant = match a.variant.as_str() {
             "hybrid" => basalt_ckks::KsVariant::Hybrid,
             "reordered" => basalt_ckks::KsVariant::Reordered,
-            v => return Err(format!("unknown key-switching variant {v:?} (hybrid | reordered)")),
+            v => {
+                return Err(format!(
+                    "unknown key-switching variant {v:?} (hybrid | reordered)"
+                ));
+            }
         };
         for preset in &a.preset {
             for &threads in &a.threads {
@@ -103,6 +156,12 @@ pub fn run(a: &BenchArgs) -> Result<(), String> {
                 for r in recs {
                     let mut v = serde_json::to_value(&r).map_err(|e| e.to_string())?;
                     v["bench"] = json!(format!("ckks/{}", r.op));
+                    if threads == 1
+                        && let Some(p) = predict(preset, &r.op, r.level, variant, a.seeded)?
+                    {
+                        v["predicted_ms"] = json!(p);
+                        v["predicted_over_measured"] = json!(p / r.median_ms);
+                    }
                     emit(v);
                 }
             }

@@ -1,6 +1,7 @@
 //! `basalt`: one command for the tour, the benchmarks, traces and the simulator.
 
 mod bench;
+mod calibrate;
 mod sim;
 mod tour;
 mod trace_cmd;
@@ -8,7 +9,11 @@ mod trace_cmd;
 use clap::{Parser, Subcommand};
 
 #[derive(Parser)]
-#[command(name = "basalt", version, about = "Fast encrypted computing: CKKS, TFHE and accelerator models")]
+#[command(
+    name = "basalt",
+    version,
+    about = "Fast encrypted computing: CKKS, TFHE and accelerator models"
+)]
 struct Cli {
     #[command(subcommand)]
     cmd: Cmd,

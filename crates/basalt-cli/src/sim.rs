@@ -24,6 +24,16 @@ enum SimCmd {
         #[arg(long, default_value = "data")]
         data: PathBuf,
     },
+    /// Measure this CPU's per-kernel costs (Basalt's kernels, one thread) and write them as a
+    /// machine file, so `--machine basalt_cpu` predicts Basalt's own CPU time.
+    Calibrate {
+        /// Where to write the machine file.
+        #[arg(long, default_value = "data/machines/basalt_cpu.toml")]
+        out: PathBuf,
+        /// Seconds of timed repetitions per kernel.
+        #[arg(long, default_value_t = 1.0)]
+        min_time: f64,
+    },
     /// Time a trace (JSON from `basalt trace`) on a machine.
     Run {
         /// Machine file, or a name from data/machines (osiris, fab, mxv_u200, craterlake, f1plus, strix, cpu).
@@ -45,7 +55,11 @@ enum SimCmd {
 /// A machine name from data/machines, or a path.
 pub fn machine_path(data: &Path, name: &str) -> PathBuf {
     let p = PathBuf::from(name);
-    if p.exists() { p } else { data.join("machines").join(format!("{name}.toml")) }
+    if p.exists() {
+        p
+    } else {
+        data.join("machines").join(format!("{name}.toml"))
+    }
 }
 
 pub fn run(a: &SimArgs) -> Result<(), String> {
@@ -53,21 +67,48 @@ pub fn run(a: &SimArgs) -> Result<(), String> {
         SimCmd::Reproduce { paper, json, data } => {
             let r = basalt_sim::reproduce(paper.as_deref(), data).map_err(|e| e.to_string())?;
             if *json {
-                println!("{}", serde_json::to_string_pretty(&r).map_err(|e| e.to_string())?);
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(&r).map_err(|e| e.to_string())?
+                );
             } else {
                 println!("{r}");
             }
         }
-        SimCmd::Run { machine, trace, overrides, json, data } => {
+        SimCmd::Calibrate { out, min_time } => {
+            eprintln!("calibrating Basalt's kernels on this CPU (one thread, N = 2^16) …");
+            let c = crate::calibrate::measure_costs(std::time::Duration::from_secs_f64(*min_time));
+            let date = std::process::Command::new("date")
+                .args(["-u", "+%Y-%m-%d"])
+                .output()
+                .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+                .unwrap_or_default();
+            let text = crate::calibrate::machine_toml(&c, &date, &crate::bench::cpu_name());
+            basalt_sim::Machine::from_toml(&text, out)
+                .map_err(|e| format!("calibrated machine invalid: {e}"))?;
+            std::fs::write(out, text).map_err(|e| format!("{}: {e}", out.display()))?;
+            eprintln!("wrote {}", out.display());
+        }
+        SimCmd::Run {
+            machine,
+            trace,
+            overrides,
+            json,
+            data,
+        } => {
             let sets: Vec<&str> = overrides.iter().map(String::as_str).collect();
             let m = basalt_sim::Machine::load_with(machine_path(data, machine), &sets)
                 .map_err(|e| e.to_string())?;
-            let text = std::fs::read_to_string(trace).map_err(|e| format!("{}: {e}", trace.display()))?;
-            let t: basalt_trace::Trace =
-                serde_json::from_str(&text).map_err(|e| format!("{}: not a trace: {e}", trace.display()))?;
+            let text =
+                std::fs::read_to_string(trace).map_err(|e| format!("{}: {e}", trace.display()))?;
+            let t: basalt_trace::Trace = serde_json::from_str(&text)
+                .map_err(|e| format!("{}: not a trace: {e}", trace.display()))?;
             let r = basalt_sim::simulate(&m, &t).map_err(|e| e.to_string())?;
             if *json {
-                println!("{}", serde_json::to_string_pretty(&r).map_err(|e| e.to_string())?);
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(&r).map_err(|e| e.to_string())?
+                );
             } else {
                 println!("{r}");
             }

@@ -10,6 +10,10 @@ use basalt_trace::{Trace, record};
 pub enum Program {
     /// Multiply two ciphertexts, relinearise, rescale.
     Hmult,
+    /// Multiply and relinearise (no rescale), as `bench ckks`'s `mul_relin`.
+    MulRelin,
+    /// Rescale a ciphertext.
+    Rescale,
     /// Rotate by one slot.
     Rotate,
     /// Eight rotations sharing one decomposition (single hoisting).
@@ -42,19 +46,31 @@ pub fn record_program(params: &Parameters, a: &TraceArgs) -> Result<Trace, Strin
     let kg = KeyGenerator::new(params);
     let sk = kg.gen_secret_key();
     let rotations: Vec<i64> = match a.program {
-        Program::Hmult => vec![],
+        Program::Hmult | Program::MulRelin | Program::Rescale => vec![],
         Program::Rotate => vec![1],
         Program::Hoisted8 => (1..=8).collect(),
     };
     let keys = kg.gen_evaluation_keys(&sk, &rotations, false, a.seeded);
-    let variant = if a.reordered { KsVariant::Reordered } else { KsVariant::Hybrid };
-    let eval = Evaluator::new(params, keys).map_err(|e| e.to_string())?.with_variant(variant, 4);
+    let variant = if a.reordered {
+        KsVariant::Reordered
+    } else {
+        KsVariant::Hybrid
+    };
+    let eval = Evaluator::new(params, keys)
+        .map_err(|e| e.to_string())?
+        .with_variant(variant, 4);
     let ct = Ciphertext::symbolic(params, level).map_err(|e| e.to_string())?;
     let (r, t) = record(|| -> Result<(), basalt_ckks::CkksError> {
         match a.program {
             Program::Hmult => {
                 let m = eval.mul_relin(&ct, &ct)?;
                 eval.rescale(&m)?;
+            }
+            Program::MulRelin => {
+                eval.mul_relin(&ct, &ct)?;
+            }
+            Program::Rescale => {
+                eval.rescale(&ct)?;
             }
             Program::Rotate => {
                 eval.rotate(&ct, 1)?;

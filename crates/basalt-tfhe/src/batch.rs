@@ -42,6 +42,9 @@ pub struct BatchConfig {
     pub core_batch: Option<usize>,
     /// Per-core cache budget used to size the core-level batch (L2 = 2 MiB on the target).
     pub cache_bytes: usize,
+    /// Fallback budget (a core's share of L3, 32 MiB / 2 here) when fewer than 4 ciphertexts
+    /// fit in `cache_bytes` (set IV: one Fourier GGSW alone is 1 MiB).
+    pub fallback_cache_bytes: usize,
     /// Ciphertexts per key-switching tile.
     pub ks_tile: usize,
 }
@@ -51,6 +54,7 @@ impl Default for BatchConfig {
         BatchConfig {
             core_batch: None,
             cache_bytes: 2 << 20,
+            fallback_cache_bytes: 16 << 20,
             ks_tile: 16,
         }
     }
@@ -77,6 +81,18 @@ pub fn core_batch_for_cache<T: Torus>(bsk: &FourierBsk, cache_bytes: usize) -> u
     let per_ct = (k + 1) * n * t + (bsk.lwe_dim + 1) * std::mem::size_of::<usize>();
     let budget = (cache_bytes * 3 / 4).saturating_sub(ggsw + shared);
     (budget / per_ct).max(1)
+}
+
+/// The core-level batch a config asks for: explicit, else from L2, else from the L3 share.
+pub fn core_batch_of<T: Torus>(bsk: &FourierBsk, cfg: &BatchConfig) -> usize {
+    cfg.core_batch.unwrap_or_else(|| {
+        let b = core_batch_for_cache::<T>(bsk, cfg.cache_bytes);
+        if b >= 4 {
+            b
+        } else {
+            core_batch_for_cache::<T>(bsk, cfg.fallback_cache_bytes)
+        }
+    })
 }
 
 /// Blind-rotate + sample-extract a core-level sub-batch, iteration-major.
@@ -142,9 +158,7 @@ pub fn pbs_batch<T: Torus>(
     });
     let threads = rayon::current_num_threads().max(1);
     let per_thread = inputs.len().div_ceil(threads);
-    let cb = cfg
-        .core_batch
-        .unwrap_or_else(|| core_batch_for_cache::<T>(bsk, cfg.cache_bytes));
+    let cb = core_batch_of::<T>(bsk, cfg);
     let cb = cb.min(per_thread).max(1);
     outs.par_chunks_mut(cb)
         .zip(inputs.par_chunks(cb))

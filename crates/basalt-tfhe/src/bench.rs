@@ -11,7 +11,7 @@ use dyn_stack::PodStack;
 use serde::Serialize;
 use tfhe_fft::c64;
 
-use crate::batch::{BatchConfig, core_batch_for_cache};
+use crate::batch::{BatchConfig, core_batch_of};
 use crate::decompose::StreamingDecomposer;
 use crate::error::Result;
 use crate::external_product::{mul_acc, rotate_minus};
@@ -256,9 +256,7 @@ fn run<T: Torus>(
                 } else {
                     BatchConfig::unbatched()
                 };
-                let cb = cfg
-                    .core_batch
-                    .unwrap_or_else(|| core_batch_for_cache::<T>(&sk.bsk, cfg.cache_bytes));
+                let cb = core_batch_of::<T>(&sk.bsk, &cfg);
                 let r = if count <= 64 { opts.throughput_reps } else { 1 };
                 let batch = &cts[..count];
                 let (med, min) = pool.install(|| {

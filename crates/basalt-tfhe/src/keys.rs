@@ -251,7 +251,7 @@ impl<T: Torus> ServerKey<T> {
     pub(crate) fn check(&self, ct: &Ciphertext<T>) -> Result<()> {
         check_ids(self.params.id(), self.key_id, ct)?;
         let want = self.ciphertext_dimension();
-        if ct.lwe.dimension() != want {
+        if ct.lwe.data.len() != want + 1 {
             return Err(TfheError::Dimension {
                 what: "ciphertext",
                 expected: want,

@@ -87,8 +87,9 @@ impl<T: Torus> LweCiphertext<T> {
         LweCiphertext { data }
     }
 
+    /// `n` (an empty, i.e. malformed, ciphertext reports 0).
     pub fn dimension(&self) -> usize {
-        self.data.len() - 1
+        self.data.len().saturating_sub(1)
     }
 
     pub fn as_slice(&self) -> &[T] {

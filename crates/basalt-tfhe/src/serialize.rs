@@ -253,6 +253,24 @@ mod tests {
     use crate::params::toy;
 
     #[test]
+    fn malformed_ciphertext_shapes_are_errors() {
+        let params = toy::u64_small();
+        let mut rng = crate::random::Csprng::from_seed(71);
+        let ck = ClientKey::<u64>::with_rng(&params, &mut rng).unwrap();
+        let sk = ck.server_key_with(&mut rng);
+        let mut ct = ck.encrypt_with(1, &mut rng).unwrap();
+        for len in [0usize, 1, params.big_lwe_dimension()] {
+            ct.lwe.data.truncate(len);
+            let blob = serialize_ciphertext(&ct);
+            assert!(matches!(
+                deserialize_ciphertext(&blob, &sk),
+                Err(TfheError::Dimension { .. })
+            ));
+            assert!(matches!(ck.decrypt(&ct), Err(TfheError::Dimension { .. })));
+        }
+    }
+
+    #[test]
     fn oversized_lut_blob_is_rejected() {
         let params = toy::u64_small();
         let p = params.plaintext_modulus();

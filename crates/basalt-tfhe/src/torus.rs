@@ -183,8 +183,8 @@ mod tests {
     #[test]
     fn f64_wrapping_random_magnitudes() {
         let mut rng = crate::random::Csprng::from_seed(3);
-        for i in 0..20000 {
-            let e = (i % 112) as i32;
+        for i in 0..20000i32 {
+            let e = i % 112;
             let u = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0;
             let x = u * 2f64.powi(e);
             let want = (x.round_ties_even() as i128).rem_euclid(1i128 << 64) as u64;

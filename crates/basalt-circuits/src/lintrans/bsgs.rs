@@ -80,8 +80,18 @@ impl Split {
     }
     /// Rotation amounts needed: non-zero baby indices and non-zero giant shifts `n1·j`.
     pub fn rotations(&self) -> Vec<i64> {
-        let mut r: Vec<i64> = self.babies().into_iter().filter(|&i| i != 0).map(|i| i as i64).collect();
-        r.extend(self.giant.keys().filter(|&&j| j != 0).map(|&j| (j * self.n1) as i64));
+        let mut r: Vec<i64> = self
+            .babies()
+            .into_iter()
+            .filter(|&i| i != 0)
+            .map(|i| i as i64)
+            .collect();
+        r.extend(
+            self.giant
+                .keys()
+                .filter(|&&j| j != 0)
+                .map(|&j| (j * self.n1) as i64),
+        );
         r.sort_unstable();
         r.dedup();
         r
@@ -106,7 +116,10 @@ pub(crate) fn prepare_store(
     }
     let diags = source;
     let slots = source.slots();
-    let pairs = split.giant.iter().flat_map(|(&j, is)| is.iter().map(move |&i| (j, i)));
+    let pairs = split
+        .giant
+        .iter()
+        .flat_map(|(&j, is)| is.iter().map(move |&i| (j, i)));
     Ok(match plan.order {
         GscOrder::BabyStepCentric => DiagStore::Encoded(
             pairs
@@ -120,7 +133,10 @@ pub(crate) fn prepare_store(
             pairs
                 .map(|(j, i)| {
                     let v = prerotated(diags, split.n1, j, i);
-                    Ok(((j, i), OfLimbDiagonal::new(encoder, &v, slots, level, pt_scale)?))
+                    Ok((
+                        (j, i),
+                        OfLimbDiagonal::new(encoder, &v, slots, level, pt_scale)?,
+                    ))
                 })
                 .collect::<Result<_>>()?,
         ),
@@ -133,7 +149,11 @@ pub(crate) fn check_keys(eval: &Evaluator, rotations: &[i64]) -> Result<()> {
     for &k in rotations {
         let g = ring.galois_element_for_rotation(k);
         if !eval.keys().galois.contains_key(&g) {
-            return Err(CkksError::MissingRotationKey { rotation: k, galois: g }.into());
+            return Err(CkksError::MissingRotationKey {
+                rotation: k,
+                galois: g,
+            }
+            .into());
         }
     }
     Ok(())
@@ -166,7 +186,10 @@ impl<'a> BabyRotator<'a> {
                 let params = self.eval.params();
                 let g = params.ring().galois_element_for_rotation(k);
                 let gk = self.eval.keys().galois.get(&g);
-                let gk = gk.ok_or(CkksError::MissingRotationKey { rotation: k, galois: g })?;
+                let gk = gk.ok_or(CkksError::MissingRotationKey {
+                    rotation: k,
+                    galois: g,
+                })?;
                 Ok(automorphism_hoisted(params, self.ct, d, g, &gk.key))
             }
         }
@@ -174,7 +197,11 @@ impl<'a> BabyRotator<'a> {
 }
 
 /// `acc += x` (or `acc = x`).
-pub(crate) fn accumulate(eval: &Evaluator, acc: &mut Option<Ciphertext>, x: Ciphertext) -> Result<()> {
+pub(crate) fn accumulate(
+    eval: &Evaluator,
+    acc: &mut Option<Ciphertext>,
+    x: Ciphertext,
+) -> Result<()> {
     *acc = Some(match acc.take() {
         None => x,
         Some(a) => eval.add(&a, &x)?,
@@ -192,7 +219,12 @@ pub(crate) struct GiantAccumulator {
 
 impl GiantAccumulator {
     pub(crate) fn new(hoisting: Hoisting, n1: usize) -> Self {
-        GiantAccumulator { acc: None, lazy: None, hoisting, n1 }
+        GiantAccumulator {
+            acc: None,
+            lazy: None,
+            hoisting,
+            n1,
+        }
     }
 
     pub(crate) fn add(&mut self, eval: &Evaluator, j: usize, partial: Ciphertext) -> Result<()> {
@@ -235,8 +267,12 @@ pub(crate) fn eval_baby_step_centric(
     ct: &Ciphertext,
 ) -> Result<Ciphertext> {
     let rot = BabyRotator::new(eval, ct, lt.plan.hoisting)?;
-    let babies: BTreeMap<usize, Ciphertext> =
-        lt.split.babies().into_iter().map(|i| Ok((i, rot.rotate(i)?))).collect::<Result<_>>()?;
+    let babies: BTreeMap<usize, Ciphertext> = lt
+        .split
+        .babies()
+        .into_iter()
+        .map(|i| Ok((i, rot.rotate(i)?)))
+        .collect::<Result<_>>()?;
     let mut giant = GiantAccumulator::new(lt.plan.hoisting, lt.split.n1);
     for (&j, is) in &lt.split.giant {
         let mut partial = None;

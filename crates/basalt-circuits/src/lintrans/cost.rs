@@ -103,7 +103,10 @@ impl Primitives {
                 plaintext_bytes: l1 * n * 8,
                 ..OpCounts::default()
             }),
-            of_limb: f(OpCounts { ntt_limbs: l1, ..OpCounts::default() }),
+            of_limb: f(OpCounts {
+                ntt_limbs: l1,
+                ..OpCounts::default()
+            }),
             rescale: f(OpCounts {
                 ntt_limbs: 2 * (l1 - c),
                 intt_limbs: 2 * c,
@@ -138,7 +141,10 @@ pub fn baby_rotations(split: &Split, order: GscOrder) -> u64 {
     giants
         .chunks(group)
         .map(|g| {
-            let mut b: Vec<usize> = g.iter().flat_map(|j| split.giant[j].iter().copied()).collect();
+            let mut b: Vec<usize> = g
+                .iter()
+                .flat_map(|j| split.giant[j].iter().copied())
+                .collect();
             b.sort_unstable();
             b.dedup();
             b.iter().filter(|&&i| i != 0).count() as u64
@@ -186,8 +192,14 @@ pub fn predict(
 /// Closed form of Bossuat et al.'s full double hoisting (baby steps kept in `Q∪P`, products
 /// with `Q∪P` diagonals, per giant step a ModDown of `c_1` only, a key switch left in `Q∪P`,
 /// one final ModDown), as listed in the Osiris digest §8 item 8 — for comparison with the
-/// variants this crate runs.
-pub fn predict_full_double_hoisting(params: &Parameters, split: &Split, level: usize) -> OpCounts {
+/// variants this crate runs. `of_limb`: count the `L+k` NTTs regenerating each `Q∪P`
+/// diagonal.
+pub fn predict_full_double_hoisting(
+    params: &Parameters,
+    split: &Split,
+    level: usize,
+    of_limb: bool,
+) -> OpCounts {
     let p = Primitives::at(params, level);
     let l1 = level as u64 + 1;
     let k = params.k() as u64;
@@ -197,6 +209,10 @@ pub fn predict_full_double_hoisting(params: &Parameters, split: &Split, level: u
     c.add_scaled(&p.decompose, 1);
     c.add_scaled(&p.lazy_rotation, babies);
     c.add_scaled(&p.mul_plain_qp, split.diagonals() as u64);
+    if of_limb {
+        let regen = OpCounts { ntt_limbs: l1 + k, ..OpCounts::default() };
+        c.add_scaled(&regen, split.diagonals() as u64);
+    }
     c.add_scaled(&p.mod_down_one, giants);
     c.add_scaled(&p.decompose, giants);
     let giant_ks = OpCounts {

@@ -66,10 +66,15 @@ impl MxvHybrid {
             return Err(CircuitError::EmptyMatrix);
         }
         if let Some(r) = weights.iter().find(|r| r.len() != n) {
-            return Err(CircuitError::RaggedMatrix { first: n, other: r.len() });
+            return Err(CircuitError::RaggedMatrix {
+                first: n,
+                other: r.len(),
+            });
         }
         if slots == 0 || !slots.is_power_of_two() {
-            return Err(CircuitError::Invalid(format!("slot count {slots} must be a power of two")));
+            return Err(CircuitError::Invalid(format!(
+                "slot count {slots} must be a power of two"
+            )));
         }
         let (row_blocks, col_blocks) = (m.div_ceil(slots), n.div_ceil(slots));
         let mut blocks = Vec::with_capacity(row_blocks);
@@ -93,12 +98,24 @@ impl MxvHybrid {
                         })
                         .collect()
                 };
-                let source = Source::Generated { slots, indices: (0..mp).collect(), f: Arc::new(f) };
-                row.push(LinearTransform::from_source(params, source, strategy, level)?);
+                let source = Source::Generated {
+                    slots,
+                    indices: (0..mp).collect(),
+                    f: Arc::new(f),
+                };
+                row.push(LinearTransform::from_source(
+                    params, source, strategy, level,
+                )?);
             }
             blocks.push(row);
         }
-        Ok(MxvHybrid { rows: m, cols: n, slots, blocks, padded })
+        Ok(MxvHybrid {
+            rows: m,
+            cols: n,
+            slots,
+            blocks,
+            padded,
+        })
     }
 
     /// Number of input ciphertexts (column blocks).
@@ -126,7 +143,12 @@ impl MxvHybrid {
 
     /// Every rotation key the product needs.
     pub fn rotations(&self) -> Vec<i64> {
-        let mut r: Vec<i64> = self.blocks.iter().flatten().flat_map(LinearTransform::rotations).collect();
+        let mut r: Vec<i64> = self
+            .blocks
+            .iter()
+            .flatten()
+            .flat_map(LinearTransform::rotations)
+            .collect();
         (0..self.blocks.len()).for_each(|rb| r.extend(self.fold_shifts(rb)));
         r.sort_unstable();
         r.dedup();
@@ -139,7 +161,10 @@ impl MxvHybrid {
     /// [`CircuitError::VectorLength`].
     pub fn input_vectors(&self, x: &[f64]) -> Result<Vec<Vec<f64>>> {
         if x.len() != self.cols {
-            return Err(CircuitError::VectorLength { len: x.len(), cols: self.cols });
+            return Err(CircuitError::VectorLength {
+                len: x.len(),
+                cols: self.cols,
+            });
         }
         Ok(x.chunks(self.slots)
             .map(|c| {
@@ -198,9 +223,11 @@ impl MxvHybrid {
     pub fn predicted_cost(&self, params: &Parameters) -> OpCounts {
         let mut c = OpCounts::default();
         for (rb, row) in self.blocks.iter().enumerate() {
-            row.iter().for_each(|lt| c.add_scaled(&lt.predicted_cost(), 1));
+            row.iter()
+                .for_each(|lt| c.add_scaled(&lt.predicted_cost(), 1));
             if let Some(lt) = row.first() {
-                let p = super::cost::Primitives::at(params, lt.level() - params.primes_per_rescale());
+                let p =
+                    super::cost::Primitives::at(params, lt.level() - params.primes_per_rescale());
                 c.add_scaled(&p.rotation, self.fold_shifts(rb).len() as u64);
             }
         }

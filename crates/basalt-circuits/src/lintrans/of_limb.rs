@@ -46,7 +46,11 @@ impl OfLimbDiagonal {
         scale: f64,
     ) -> Result<OfLimbDiagonal> {
         encoder.encode(values, slots, level, scale)?;
-        Ok(OfLimbDiagonal { values: values.to_vec(), slots, scale })
+        Ok(OfLimbDiagonal {
+            values: values.to_vec(),
+            slots,
+            scale,
+        })
     }
 
     /// The full-RNS plaintext at `level` (rebuilt on every call).
@@ -59,8 +63,17 @@ impl OfLimbDiagonal {
 ///
 /// # Errors
 /// Encoding errors (bad slot count, overflow).
-pub fn q0_limb(encoder: &Encoder, values: &[Complex64], slots: usize, scale: f64) -> Result<Vec<i64>> {
-    Ok(encoder.embed(values, slots, scale)?.into_iter().map(|c| c.round() as i64).collect())
+pub fn q0_limb(
+    encoder: &Encoder,
+    values: &[Complex64],
+    slots: usize,
+    scale: f64,
+) -> Result<Vec<i64>> {
+    Ok(encoder
+        .embed(values, slots, scale)?
+        .into_iter()
+        .map(|c| c.round() as i64)
+        .collect())
 }
 
 /// Extend a centred `q_0` limb to limbs `q_0..q_level` and NTT them (step 2 above).
@@ -81,8 +94,9 @@ mod tests {
         let params = Parameters::new(ParametersLiteral::toy(10, 55, 40, 4, 55, 1, 5)).unwrap();
         let enc = Encoder::new(&params);
         let slots = params.max_slots();
-        let v: Vec<Complex64> =
-            (0..slots).map(|t| Complex64::new((t as f64 * 0.37).sin(), (t as f64).cos() * 0.5)).collect();
+        let v: Vec<Complex64> = (0..slots)
+            .map(|t| Complex64::new((t as f64 * 0.37).sin(), (t as f64).cos() * 0.5))
+            .collect();
         let scale = params.q()[4] as f64;
         let q0 = q0_limb(&enc, &v, slots, scale).unwrap();
         for level in [1, 4] {

@@ -24,9 +24,13 @@ use crate::error::Result;
 
 /// `f_2(x) = (15x − 10x³ + 3x⁵)/8` in the Chebyshev basis of `[−1, 1]`.
 pub fn sign_step() -> Chebyshev {
-    Chebyshev::from_monomial(&[0.0, 15.0 / 8.0, 0.0, -10.0 / 8.0, 0.0, 3.0 / 8.0], -1.0, 1.0)
-        .expect("fixed polynomial")
-        .into_odd()
+    Chebyshev::from_monomial(
+        &[0.0, 15.0 / 8.0, 0.0, -10.0 / 8.0, 0.0, 3.0 / 8.0],
+        -1.0,
+        1.0,
+    )
+    .expect("fixed polynomial")
+    .into_odd()
 }
 
 /// HELR's degree-3 sigmoid on `[−8, 8]`.
@@ -49,7 +53,11 @@ pub fn sign(eval: &Evaluator, ct: &Ciphertext, steps: usize) -> Result<Ciphertex
     let total = f.depth() * steps;
     let available = ct.level() / eval.params().primes_per_rescale();
     if total > available {
-        return Err(crate::CircuitError::NotEnoughLevels { needed: total, available, level: ct.level() });
+        return Err(crate::CircuitError::NotEnoughLevels {
+            needed: total,
+            available,
+            level: ct.level(),
+        });
     }
     let mut x = ct.clone();
     for _ in 0..steps {

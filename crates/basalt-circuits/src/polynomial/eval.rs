@@ -18,9 +18,11 @@
 //!    asked for `S·q_{L+1}/scale(T_m)` so that `q·T_m` rescaled lands on `S`, and each leaf
 //!    multiplies `T_k` by `c_k` at scale `S'·/scale(T_k)` with `S' = S·q_{L+1}`. The root is
 //!    asked for the input's scale (or any target) at level `L_0 − ⌈log2(d+1)⌉`.
-//! 5. The split `s` is the largest for which every node fits under that root level (a full
-//!    degree-`2^D−1` polynomial needs `s = 1`: a leaf constant costs a rescale, so a leaf with
-//!    `T_k`, `k ≥ 2`, at the bottom of the deepest chain would cost one level more).
+//! 5. Depth: a leaf constant costs a rescale, so a leaf must sit one level below its powers.
+//!    A node becomes a leaf only if it has degree `< 2^s` *and* fits; otherwise it is split
+//!    further (down to degree 1, which always fits because `T_1` is the input). The deep
+//!    `q`-chains thus end in small leaves while the shallow `r` branches get full baby-step
+//!    leaves; the planner picks the `s` with the fewest ciphertext products.
 //!
 //! # Source
 //! Bossuat, Mouchet, Troncoso-Pastoriza, Hubaux, EUROCRYPT 2021, §4.2 (BSGS in the Chebyshev
@@ -39,7 +41,11 @@ use super::Chebyshev;
 use crate::error::{CircuitError, Result};
 
 fn ceil_log2(k: usize) -> usize {
-    if k <= 1 { 0 } else { (usize::BITS - (k - 1).leading_zeros()) as usize }
+    if k <= 1 {
+        0
+    } else {
+        (usize::BITS - (k - 1).leading_zeros()) as usize
+    }
 }
 
 fn degree(c: &[f64]) -> Option<usize> {
@@ -72,28 +78,51 @@ pub struct PolyPlan {
     pub log_split: usize,
     /// Output level (limb index).
     pub out_level: usize,
+    /// Ciphertext-ciphertext products (powers plus split nodes).
+    pub products: usize,
 }
 
+#[derive(Clone, Copy)]
 struct Planner {
     c: usize,
     top: usize,
+    s: usize,
 }
 
 impl Planner {
     fn lvl(&self, k: usize) -> Option<usize> {
         self.top.checked_sub(self.c * ceil_log2(k))
     }
-    fn fits(&self, coeffs: &[f64], level: usize, s: usize) -> bool {
+    /// A leaf of degree `< 2^s` whose powers all sit at least one level above `level`.
+    fn leaf_fits(&self, coeffs: &[f64], level: usize) -> bool {
         let Some(d) = degree(coeffs) else { return true };
-        if d < (1 << s) {
-            let up = level + self.c;
-            return (1..=d).filter(|&k| coeffs[k] != 0.0).all(|k| self.lvl(k).is_some_and(|l| l >= up));
+        d < (1 << self.s)
+            && (1..=d)
+                .filter(|&k| coeffs[k] != 0.0)
+                .all(|k| self.lvl(k).is_some_and(|l| l >= level + self.c))
+    }
+    /// Split nodes of the evaluation of `coeffs` at `level` (powers used go to `powers`), or
+    /// `None` if it does not fit.
+    fn walk(&self, coeffs: &[f64], level: usize, powers: &mut Vec<usize>) -> Option<usize> {
+        let Some(d) = degree(coeffs) else { return Some(0) };
+        if self.leaf_fits(coeffs, level) {
+            powers.extend((1..=d).filter(|&k| coeffs[k] != 0.0));
+            return Some(0);
+        }
+        if d <= 1 {
+            return None;
         }
         let m = 1usize << (usize::BITS - 1 - d.leading_zeros());
+        if self.lvl(m)? < level + self.c {
+            return None;
+        }
+        powers.push(m);
         let (q, r) = split(&coeffs[..=d], m);
-        self.lvl(m).is_some_and(|l| l >= level + self.c)
-            && self.fits(&q, level + self.c, s)
-            && self.fits(&r, level, s)
+        let mut n = 1 + self.walk(&q, level + self.c, powers)?;
+        if degree(&r).is_some() {
+            n += self.walk(&r, level, powers)?;
+        }
+        Some(n)
     }
 }
 
@@ -102,10 +131,25 @@ pub fn map_levels(p: &Chebyshev) -> usize {
     usize::from(!(p.a == -1.0 && p.b == 1.0))
 }
 
-/// Plan the evaluation of `p` on an input at `level`.
+/// Products needed to build the powers in `powers` (closure under the recurrence).
+fn power_products(powers: &[usize]) -> usize {
+    let mut built = std::collections::BTreeSet::from([1usize]);
+    let mut todo: Vec<usize> = powers.to_vec();
+    while let Some(k) = todo.pop() {
+        if built.insert(k) {
+            let a = 1usize << (ceil_log2(k) - 1);
+            todo.extend([a, k - a, a - (k - a)].into_iter().filter(|&x| x >= 1));
+        }
+    }
+    built.len() - 1
+}
+
+/// Plan the evaluation of `p` on an input at `level`: the baby-step bound `2^s` with the
+/// fewest ciphertext products among those that keep the depth optimal.
 ///
 /// # Errors
-/// [`CircuitError::NotEnoughLevels`] if `⌈log2(d+1)⌉` levels are not left above the base.
+/// [`CircuitError::NotEnoughLevels`] if the depth (see [`map_levels`]) is not left above the
+/// base primes.
 pub fn plan(params: &Parameters, level: usize, p: &Chebyshev) -> Result<PolyPlan> {
     let c = params.primes_per_rescale();
     let depth = p.depth() + map_levels(p);
@@ -115,12 +159,19 @@ pub fn plan(params: &Parameters, level: usize, p: &Chebyshev) -> Result<PolyPlan
         return Err(CircuitError::NotEnoughLevels { needed: depth, available, level });
     }
     let out_level = level - c * depth;
-    let pl = Planner { c, top: level - c * map_levels(p) };
-    (1..=p.depth().max(1))
-        .rev()
-        .find(|&s| pl.fits(&p.coeffs, out_level, s))
-        .map(|log_split| PolyPlan { depth, log_split, out_level })
-        .ok_or_else(|| CircuitError::Invalid("no split fits the depth (internal)".into()))
+    let top = level - c * map_levels(p);
+    let mut best: Option<PolyPlan> = None;
+    for s in 1..=p.depth().max(1) {
+        let pl = Planner { c, top, s };
+        let mut powers = Vec::new();
+        if let Some(splits) = pl.walk(&p.coeffs, out_level, &mut powers) {
+            let products = splits + power_products(&powers);
+            if best.is_none_or(|b| products < b.products) {
+                best = Some(PolyPlan { depth, log_split: s, out_level, products });
+            }
+        }
+    }
+    best.ok_or_else(|| CircuitError::Invalid("no split fits the depth (internal)".into()))
 }
 
 /// Evaluates polynomials on one input, keeping the Chebyshev powers it has built.
@@ -128,6 +179,7 @@ pub struct PolyEvaluator<'a> {
     eval: &'a Evaluator,
     c: usize,
     powers: BTreeMap<usize, Ciphertext>,
+    planner: Option<Planner>,
 }
 
 impl<'a> PolyEvaluator<'a> {
@@ -138,7 +190,12 @@ impl<'a> PolyEvaluator<'a> {
     /// Scheme errors (no level left for the map).
     pub fn new(eval: &'a Evaluator, ct: &Ciphertext, a: f64, b: f64) -> Result<Self> {
         let c = eval.params().primes_per_rescale();
-        let mut pe = PolyEvaluator { eval, c, powers: BTreeMap::new() };
+        let mut pe = PolyEvaluator {
+            eval,
+            c,
+            powers: BTreeMap::new(),
+            planner: None,
+        };
         let t1 = if a == -1.0 && b == 1.0 {
             ct.clone()
         } else {
@@ -158,7 +215,10 @@ impl<'a> PolyEvaluator<'a> {
     }
 
     fn drop_factor(&self, level: usize) -> f64 {
-        self.eval.params().q()[level + 1 - self.c..=level].iter().map(|&q| q as f64).product()
+        self.eval.params().q()[level + 1 - self.c..=level]
+            .iter()
+            .map(|&q| q as f64)
+            .product()
     }
 
     /// `T_k`, built on demand.
@@ -178,7 +238,9 @@ impl<'a> PolyEvaluator<'a> {
         } else {
             let tc = self.power(a - b)?;
             let tc = self.drop_to(&tc, lp)?;
-            let mut neg = self.eval.mul_const_scaled(&tc, -1.0, two.scale() / tc.scale())?;
+            let mut neg = self
+                .eval
+                .mul_const_scaled(&tc, -1.0, two.scale() / tc.scale())?;
             neg.set_scale(two.scale());
             two = self.eval.add(&two, &neg)?;
         }
@@ -191,7 +253,9 @@ impl<'a> PolyEvaluator<'a> {
         let terms: Vec<usize> = (1..coeffs.len()).filter(|&k| coeffs[k] != 0.0).collect();
         if terms.is_empty() {
             let t1 = self.power(1)?;
-            let mut z = self.eval.mul_const_scaled(&self.drop_to(&t1, level)?, 0.0, scale / t1.scale())?;
+            let mut z =
+                self.eval
+                    .mul_const_scaled(&self.drop_to(&t1, level)?, 0.0, scale / t1.scale())?;
             z.set_scale(scale);
             return Ok(self.eval.add_const(&z, coeffs[0].into())?);
         }
@@ -200,7 +264,9 @@ impl<'a> PolyEvaluator<'a> {
         let mut acc: Option<Ciphertext> = None;
         for k in terms {
             let t = self.power(k)?;
-            let mut term = self.eval.mul_const_scaled(&self.drop_to(&t, up)?, coeffs[k], s_up / t.scale())?;
+            let mut term =
+                self.eval
+                    .mul_const_scaled(&self.drop_to(&t, up)?, coeffs[k], s_up / t.scale())?;
             term.set_scale(s_up);
             acc = Some(match acc {
                 None => term,
@@ -216,21 +282,22 @@ impl<'a> PolyEvaluator<'a> {
         Ok(out)
     }
 
-    fn node(&mut self, coeffs: &[f64], level: usize, scale: f64, s: usize) -> Result<Ciphertext> {
+    fn node(&mut self, coeffs: &[f64], level: usize, scale: f64) -> Result<Ciphertext> {
         let d = degree(coeffs).unwrap_or(0);
-        if d < (1 << s) {
+        let pl = self.planner.expect("planned before evaluation");
+        if d == 0 || pl.leaf_fits(coeffs, level) {
             return self.leaf(&coeffs[..=d], level, scale);
         }
         let m = 1usize << (usize::BITS - 1 - d.leading_zeros());
         let (q, r) = split(&coeffs[..=d], m);
         let tm = self.power(m)?;
         let up = level + self.c;
-        let q_ct = self.node(&q, up, scale * self.drop_factor(up) / tm.scale(), s)?;
+        let q_ct = self.node(&q, up, scale * self.drop_factor(up) / tm.scale())?;
         let prod = self.eval.mul_relin(&q_ct, &self.drop_to(&tm, up)?)?;
         let mut out = self.eval.rescale(&prod)?;
         out.set_scale(scale);
         if degree(&r).is_some() {
-            let r_ct = self.node(&r, level, scale, s)?;
+            let r_ct = self.node(&r, level, scale)?;
             out = self.eval.add(&out, &r_ct)?;
         }
         Ok(out)
@@ -251,8 +318,10 @@ pub fn evaluate(
 ) -> Result<Ciphertext> {
     let pl = plan(eval.params(), ct.level(), p)?;
     let mut pe = PolyEvaluator::new(eval, ct, p.a, p.b)?;
+    let c = eval.params().primes_per_rescale();
+    pe.planner = Some(Planner { c, top: ct.level() - c * map_levels(p), s: pl.log_split });
     let scale = target_scale.unwrap_or(ct.scale());
-    let out = pe.node(&p.coeffs, pl.out_level, scale, pl.log_split)?;
+    let out = pe.node(&p.coeffs, pl.out_level, scale)?;
     debug_assert_eq!(out.level(), pl.out_level);
     Ok(out)
 }
@@ -260,6 +329,17 @@ pub fn evaluate(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bsgs_plan_halves_the_products_at_optimal_depth() {
+        let params = crate::testing::toy_params(10, 8, 40, 3);
+        let p = Chebyshev::interpolate(|x| (3.0 * x).sin() + 0.1 * x * x, -1.0, 1.0, 63).unwrap();
+        let pl = plan(&params, 8, &p).unwrap();
+        // s = 1 (pure recursive splitting) needs 31 splits + 5 powers = 36 products.
+        assert_eq!((pl.depth, pl.out_level, pl.products), (6, 2, 18), "{pl:?}");
+        let odd = Chebyshev::interpolate(|x| (3.0 * x).sin(), -1.0, 1.0, 63).unwrap().into_odd();
+        assert_eq!(plan(&params, 8, &odd).unwrap().products, 17);
+    }
 
     #[test]
     fn chebyshev_division_is_exact() {

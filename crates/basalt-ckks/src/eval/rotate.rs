@@ -111,7 +111,8 @@ impl Evaluator {
     }
 
     /// Lazy hoisted rotations: results left in `Q_l ∪ P` (times `P`), to be summed and brought
-    /// down once with [`Evaluator::mod_down`] (double hoisting).
+    /// down once with [`Evaluator::mod_down`] (double hoisting). `k = 0` gives `P·ct` and needs
+    /// no key.
     pub fn rotate_hoisted_lazy(
         &self,
         ct: &Ciphertext,
@@ -128,6 +129,10 @@ impl Evaluator {
         ks.iter()
             .map(|&k| {
                 let g = self.params.ring().galois_element_for_rotation(k);
+                if g == 1 {
+                    // Rotation by 0: P·ct in Q_l ∪ P, so that ModDown returns ct exactly.
+                    return Ok(hoisted::lift_lazy(&self.params, ct, &self.p_mod_q));
+                }
                 let gk = self.galois_key(g, Some(k))?;
                 Ok(hoisted::automorphism_hoisted_lazy(
                     &self.params,

@@ -23,12 +23,13 @@
 //! `β(l+1+k)` + `l+1` limbs, inner product `2β(l+1+k)` MulAcc, and (non-lazy) ModDown
 //! `2k` INTT + `2(l+1)` NTT.
 
-use basalt_math::RnsPoly;
+use basalt_math::{RnsPoly, rns};
 use basalt_trace::region;
 
 use super::decompose::HoistedDecomp;
 use super::hybrid::inner_product;
 use crate::ciphertext::Ciphertext;
+use crate::error::{CkksError, Result};
 use crate::keys::KeyMaterial;
 use crate::params::Parameters;
 use crate::util::lift_times_p;
@@ -51,23 +52,68 @@ impl CiphertextQP {
         self.scale
     }
     /// `self += other` (same level; exact).
+    ///
+    /// # Panics
+    /// If the levels differ or one operand is symbolic and the other not; use
+    /// [`CiphertextQP::try_add_assign`] for a checked version.
     pub fn add_assign(&mut self, params: &Parameters, other: &CiphertextQP) {
         let ring = params.ring();
         ring.add_assign(&mut self.c0, &other.c0);
         ring.add_assign(&mut self.c1, &other.c1);
     }
+
+    /// Checked `self += other`.
+    ///
+    /// # Errors
+    /// Parameter set, level or scale mismatch; symbolic and real operands mixed.
+    pub fn try_add_assign(&mut self, params: &Parameters, other: &CiphertextQP) -> Result<()> {
+        for id in [self.params_id, other.params_id] {
+            if id != params.id() {
+                return Err(CkksError::WrongParams {
+                    expected: params.id(),
+                    found: id,
+                });
+            }
+        }
+        if self.level() != other.level() {
+            return Err(CkksError::LevelMismatch {
+                left: self.level(),
+                right: other.level(),
+            });
+        }
+        if self.c0.is_symbolic() != other.c0.is_symbolic() {
+            return Err(CkksError::SymbolicMix);
+        }
+        if !crate::eval::scales_match(self.scale, other.scale) {
+            return Err(CkksError::ScaleMismatch {
+                left: self.scale.log2(),
+                right: other.scale.log2(),
+            });
+        }
+        self.add_assign(params, other);
+        Ok(())
+    }
     /// ModDown both polynomials to `Q_l`: one ModDown for however many lazy results were summed.
     pub fn mod_down(&self, params: &Parameters) -> Ciphertext {
         let ring = params.ring();
         Ciphertext {
-            polys: vec![
-                super::mod_down::mod_down_exact(ring, &self.c0),
-                super::mod_down::mod_down_exact(ring, &self.c1),
-            ],
+            polys: vec![rns::mod_down(ring, &self.c0), rns::mod_down(ring, &self.c1)],
             scale: self.scale,
             slots: self.slots,
             params_id: self.params_id,
         }
+    }
+}
+
+/// `P·ct` over `Q_l ∪ P` (the lazy form of the identity rotation).
+pub fn lift_lazy(params: &Parameters, ct: &Ciphertext, p_mod_q: &[u64]) -> CiphertextQP {
+    let ring = params.ring();
+    CiphertextQP {
+        c0: lift_times_p(ring, &ct.polys[0], params.k(), p_mod_q),
+        c1: lift_times_p(ring, &ct.polys[1], params.k(), p_mod_q),
+        scale: ct.scale,
+        slots: ct.slots,
+        params_id: ct.params_id,
     }
 }
 
@@ -135,10 +181,7 @@ pub fn automorphism_hoisted(
     let (u0, u1) = {
         let _r = region("KeySwitch");
         let (v0, v1) = inner_product(params, &rotated, key);
-        (
-            super::mod_down::mod_down_exact(ring, &v0),
-            super::mod_down::mod_down_exact(ring, &v1),
-        )
+        (rns::mod_down(ring, &v0), rns::mod_down(ring, &v1))
     };
     let mut c0 = ring.automorphism(&ct.polys[0], galois);
     ring.add_assign(&mut c0, &u0);

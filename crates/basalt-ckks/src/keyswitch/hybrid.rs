@@ -1,7 +1,7 @@
 //! Standard-order hybrid key switching: Decompose → ModUp (all digits) → inner product →
 //! ModDown. See the parent module for the algorithm, sources and closed-form cost.
 
-use basalt_math::{Domain, RnsPoly};
+use basalt_math::{Domain, RnsPoly, rns};
 use basalt_trace::region;
 
 use super::decompose::{HoistedDecomp, decompose};
@@ -50,8 +50,5 @@ pub fn keyswitch(params: &Parameters, d: &RnsPoly, key: &KeyMaterial) -> (RnsPol
     let _r = region("KeySwitch");
     let (v0, v1) = keyswitch_lazy(params, d, key);
     let ring = params.ring();
-    (
-        super::mod_down::mod_down_exact(ring, &v0),
-        super::mod_down::mod_down_exact(ring, &v1),
-    )
+    (rns::mod_down(ring, &v0), rns::mod_down(ring, &v1))
 }

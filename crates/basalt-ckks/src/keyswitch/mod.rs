@@ -3,12 +3,12 @@
 //! Switching a polynomial `d ∈ R_{Q_l}` (NTT domain) that decrypts under `s'` to a pair
 //! `(u_0, u_1)` with `u_0 + u_1·s ≈ d·s'`:
 //!
-//! 1. **Decompose** ([`decompose`]): INTT `d` once; split its `l+1` limbs into
+//! 1. **Decompose** ([`decompose()`]): INTT `d` once; split its `l+1` limbs into
 //!    `β = ⌈(l+1)/α⌉` digits of `α` limbs.
 //! 2. **ModUp** each digit to `Q_l ∪ P` (BConv + NTT of the new limbs).
 //! 3. **Inner product** with the key: `Σ_j d̃_j·(b_j, a_j)` over `Q_l ∪ P`.
-//! 4. **ModDown** both results back to `Q_l` (divide by `P`, rounding exactly: see
-//!    [`mod_down`]).
+//! 4. **ModDown** both results back to `Q_l` (`round(x/P)`, exact: basalt-math's BConv
+//!    corrects the base-conversion overshoot, so no biased error reaches the slots).
 //!
 //! `dnum = L+1` (`α = 1`) is SEAL's/F1's per-limb "standard" switching; `dnum = 1` is
 //! CraterLake's 1-digit boosted switching; FAB uses `dnum = 3`. Variants ([`KsVariant`]):
@@ -39,13 +39,11 @@
 pub mod decompose;
 pub mod hoisted;
 pub mod hybrid;
-pub mod mod_down;
 pub mod reordered;
 
 pub use decompose::{HoistedDecomp, decompose};
 pub use hoisted::CiphertextQP;
 pub use hybrid::{keyswitch, keyswitch_lazy};
-pub use mod_down::mod_down_exact;
 pub use reordered::keyswitch_reordered;
 
 use basalt_math::{RingContext, RnsPoly};

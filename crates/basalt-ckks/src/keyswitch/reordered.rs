@@ -20,7 +20,7 @@
 //! Same totals as [`super::cost`]: the NTTs and BConv multiply-adds are split into
 //! `⌈(l+1+k−α_j)/block⌉` kernels per digit.
 
-use basalt_math::{Domain, RnsPoly};
+use basalt_math::{Domain, RnsPoly, rns};
 use basalt_trace::{Kernel, emit, region};
 use rayon::prelude::*;
 
@@ -39,10 +39,7 @@ pub fn keyswitch_reordered(
     let _r = region("KeySwitch");
     let (v0, v1) = keyswitch_reordered_lazy(params, d, key, block);
     let ring = params.ring();
-    (
-        super::mod_down::mod_down_exact(ring, &v0),
-        super::mod_down::mod_down_exact(ring, &v1),
-    )
+    (rns::mod_down(ring, &v0), rns::mod_down(ring, &v1))
 }
 
 /// [`keyswitch_reordered`] without the final ModDown (result in `Q_l ∪ P`).

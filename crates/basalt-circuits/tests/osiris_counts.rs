@@ -1,0 +1,60 @@
+//! Closed-form modular-multiplication counts against Osiris' statements (seed 000 digest §7.5
+//! and §9 item 10), at its bootstrapping-level key-switching shape (`α = 14`, `ℓ = 12`,
+//! `N = 2^16`) for a 64-diagonal transform; NTT butterflies count 2 modmults (butterfly +
+//! on-the-fly twiddle), as in Osiris' hardware.
+
+use basalt_circuits::OpCounts;
+use basalt_circuits::lintrans::cost::{predict, predict_full_double_hoisting};
+use basalt_circuits::lintrans::{GscOrder, Hoisting, Plan, Split};
+use basalt_ckks::{Parameters, ParametersLiteral};
+
+fn osiris_params(alpha: usize) -> Parameters {
+    // 28 Q primes of 40 bits (a bootstrapping-sized chain), `alpha` special primes.
+    let mut lit = ParametersLiteral::toy(16, 40, 40, 27, 40, alpha, 1);
+    lit.dnum = None;
+    lit.alpha = Some(alpha);
+    lit.primes_below = true;
+    Parameters::new(lit).expect("valid")
+}
+
+fn osiris_modmults(c: OpCounts, n: u64) -> u64 {
+    c.modmults + (n / 2) * n.trailing_zeros() as u64 * (c.ntt_limbs + c.intt_limbs)
+}
+
+#[test]
+fn bsgs_ratio_1_vs_64_matches_the_papers_1_50x() {
+    let params = osiris_params(14);
+    let n = params.n() as u64;
+    let idx: Vec<usize> = (0..64).collect();
+    let dh = |n1: usize, of_limb: bool| {
+        let s = Split::new(&idx, n1, params.max_slots()).unwrap();
+        osiris_modmults(predict_full_double_hoisting(&params, &s, 12, of_limb), n)
+    };
+    let ratio = dh(8, false) as f64 / dh(64, false) as f64;
+    println!("DH ratio 1 (n1=n2=8) / ratio 64 (n2=1): {ratio:.3} (paper: 1.50)");
+    assert!((ratio - 1.50).abs() < 0.05, "{ratio:.3}");
+    // With the OF-Limb regeneration of the 64 Q∪P diagonals counted, the gap shrinks: the
+    // paper's 1.50× evidently leaves diagonal generation out (recorded in docs/circuits.md).
+    let with = dh(8, true) as f64 / dh(64, true) as f64;
+    println!("same with OF-Limb NTTs counted: {with:.3}");
+    assert!(with < ratio);
+}
+
+#[test]
+fn hoisting_levels_order_the_modmults() {
+    let params = osiris_params(14);
+    let n = params.n() as u64;
+    let idx: Vec<usize> = (0..64).collect();
+    let s = Split::new(&idx, 8, params.max_slots()).unwrap();
+    let run = |h| {
+        let plan = Plan { n1: 8, hoisting: h, order: GscOrder::BabyStepCentric };
+        osiris_modmults(predict(&params, &s, &plan, 12, false), n)
+    };
+    let (nh, sh, dh_giant) = (run(Hoisting::None), run(Hoisting::Single), run(Hoisting::Double));
+    let full = osiris_modmults(predict_full_double_hoisting(&params, &s, 12, false), n);
+    println!("64 diagonals, n1 = n2 = 8, l = 12: NH {nh}, SH {sh}, DH(giant lazy) {dh_giant}, DH(full) {full}; NH/DH(full) = {:.2}", nh as f64 / full as f64);
+    assert!(nh > sh && sh > dh_giant && dh_giant > full);
+    // Per transform the saving exceeds the paper's bootstrapping-wide 1.68× (EvalMod and the
+    // other non-transform work dilute it there).
+    assert!(nh as f64 / full as f64 > 1.68);
+}
