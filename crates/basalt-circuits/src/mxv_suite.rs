@@ -13,7 +13,8 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use basalt_ckks::Parameters;
+use basalt_ckks::{Ciphertext, Evaluator, Parameters};
+use basalt_trace::Trace;
 use serde::{Deserialize, Serialize};
 
 use crate::accounting::{OpCounts, measure};
@@ -159,7 +160,8 @@ pub fn mxv_run(
     let mxv = MxvHybrid::new(params, Arc::clone(&w), slots, strategy, level)?;
     let t0 = Instant::now();
     let rots = mxv.rotations();
-    let ctx = Ctx::new(params, &rots)?;
+    // Set-C keys (dnum = 14, N = 2^15) are 110 MB each: keep them seeded.
+    let ctx = Ctx::with_keys(params, &rots, params.log_n() >= 15)?;
     let keygen_s = t0.elapsed().as_secs_f64();
     let inputs = mxv
         .input_vectors(&x)?
@@ -207,6 +209,27 @@ pub fn mxv_run(
         measured,
         predicted: mxv.predicted_cost(params),
     })
+}
+
+/// Kernel trace of one layer in trace mode: symbolic inputs, no arithmetic, the same kernels a
+/// real run records (for `basalt trace` / the simulator). `eval` must hold the keys of
+/// [`MxvHybrid::rotations`] (real keys: `basalt-ckks` has no symbolic keys yet).
+///
+/// # Errors
+/// As [`mxv_run`].
+pub fn mxv_trace(eval: &Evaluator, mxv: &MxvHybrid) -> Result<Trace> {
+    let params = eval.params();
+    let level = mxv.level();
+    let inputs = (0..mxv.input_blocks())
+        .map(|_| {
+            let mut ct = Ciphertext::symbolic(params, level)?;
+            ct.set_slots(mxv.slots());
+            Ok(ct)
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let (out, trace) = basalt_trace::record(|| mxv.evaluate(eval, &inputs));
+    out?;
+    Ok(trace)
 }
 
 /// The default CPU strategy: the cheapest plan with at most 64 live partial sums.

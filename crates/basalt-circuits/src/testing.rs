@@ -34,9 +34,15 @@ pub fn toy_params(log_n: u32, levels: usize, log_scale: u32, dnum: usize) -> Par
 impl Ctx {
     /// Generate a secret key, the relinearization key and keys for `rotations`.
     pub fn new(params: &Parameters, rotations: &[i64]) -> Result<Ctx> {
+        Self::with_keys(params, rotations, false)
+    }
+
+    /// As [`Ctx::new`]; `seeded` stores only the seed and `b` half of every key (half the
+    /// memory; the `a` halves are regenerated at each use).
+    pub fn with_keys(params: &Parameters, rotations: &[i64], seeded: bool) -> Result<Ctx> {
         let kg = KeyGenerator::new(params);
         let sk = kg.gen_secret_key();
-        let keys = kg.gen_evaluation_keys(&sk, rotations, false, false);
+        let keys = kg.gen_evaluation_keys(&sk, rotations, false, seeded);
         let eval = Evaluator::new(params, keys)?;
         Ok(Ctx {
             params: params.clone(),

@@ -202,3 +202,61 @@ fn missing_key_and_bad_inputs_are_named() -> Result<()> {
     );
     Ok(())
 }
+
+#[test]
+fn trace_mode_records_the_same_kernels_as_the_real_run() -> Result<()> {
+    let params = toy_params(10, 3, 40, 2);
+    let diags = Diagonals::from_dense_real(&random_matrix(SLOTS, SLOTS, 1.0, 4), SLOTS)?;
+    for s in [
+        Strategy::Auto { max_partials: 2 },
+        Strategy::Bsgs {
+            n1: 8,
+            hoisting: Hoisting::Double,
+            order: GscOrder::BabyStepCentric,
+        },
+    ] {
+        let lt = LinearTransform::new(&params, diags.clone(), s, LEVEL)?;
+        let ctx = Ctx::new(&params, &lt.rotations())?;
+        let ct = ctx.encrypt(&random_values(SLOTS, 8, true), SLOTS, LEVEL)?;
+        let mut sym = basalt_ckks::Ciphertext::symbolic(&params, LEVEL)?;
+        sym.set_slots(SLOTS);
+        sym.set_scale(ct.scale());
+        let (real, t_real) = basalt_trace::record(|| lt.evaluate(&ctx.eval, &ct));
+        let (shape, t_sym) = basalt_trace::record(|| lt.evaluate(&ctx.eval, &sym));
+        assert!(shape?.is_symbolic() && !real?.is_symbolic());
+        assert_eq!(
+            t_real, t_sym,
+            "{s:?}: the trace must not depend on the data"
+        );
+    }
+    Ok(())
+}
+
+#[test]
+fn sparse_strided_diagonals_at_full_slots_n4096() -> Result<()> {
+    // A CoeffsToSlots-like factor: 15 diagonals at offsets ±stride·{0..7} on 2048 slots.
+    let params = toy_params(12, 3, 40, 2);
+    let slots = params.max_slots();
+    let mut map = std::collections::BTreeMap::new();
+    for t in -7i64..=7 {
+        map.insert(t * 64, random_values(slots, 500 + t as u64, false));
+    }
+    let diags = Diagonals::from_map(slots, map)?;
+    let s = Strategy::Auto { max_partials: 4 };
+    let lt = LinearTransform::new(&params, diags.clone(), s, 3)?;
+    assert!(lt.plan().n1 > 1 && lt.split_n2() <= 4, "{:?}", lt.plan());
+    let ctx = Ctx::new(&params, &lt.rotations())?;
+    let x = random_values(slots, 9, false);
+    let ct = ctx.encrypt(&x, slots, 3)?;
+    let (y, counts) = measure(params.n(), || lt.evaluate(&ctx.eval, &ct));
+    let bits = precision_bits(&diags.evaluate_plain(&x)?, &ctx.decrypt(&y?)?);
+    println!(
+        "N=4096, 15 strided diagonals: plan {:?}, {bits:.1} bits, {} rotations",
+        lt.plan(),
+        counts.rotations
+    );
+    assert!(bits > 20.0);
+    assert_eq!(counts, lt.predicted_cost());
+    assert!(counts.rotations < 14, "BSGS must beat 14 rotations");
+    Ok(())
+}

@@ -96,6 +96,14 @@ fn suite_runner_on_a_toy_set_and_errors() -> Result<()> {
     assert_eq!(rec.measured, rec.predicted);
     assert_eq!(rec.input_cts, 2);
     assert_eq!(rec.plaintexts, 128 * 2);
+    // Trace mode: same counts as the real run, no data.
+    let w = Arc::new(random_matrix(100, 700, 0.1, 3));
+    let s = Strategy::Auto { max_partials: 4 };
+    let mxv = MxvHybrid::new(&params, w, params.max_slots(), s, 2)?;
+    let ctx = Ctx::new(&params, &mxv.rotations())?;
+    let trace = basalt_circuits::mxv_suite::mxv_trace(&ctx.eval, &mxv)?;
+    let counts = basalt_circuits::OpCounts::from_trace(&trace, params.n());
+    assert_eq!(counts, mxv.predicted_cost(&params));
     let w = Arc::new(vec![vec![1.0; 3], vec![1.0; 2]]);
     assert!(matches!(
         MxvHybrid::new(&params, w, 64, Strategy::Auto { max_partials: 4 }, 2),

@@ -60,6 +60,17 @@ fn depth_scale_and_precision_across_degrees() -> Result<()> {
             "d={d}: {total:.1} vs {interp:.1}"
         );
     }
+    // Any target scale is reached exactly.
+    let p = Chebyshev::interpolate(f, -1.0, 1.0, 15)?;
+    let ct = ctx.encrypt_real(&grid(-1.0, 1.0), SLOTS, 8)?;
+    let out = evaluate(&ctx.eval, &ct, &p, Some(2f64.powi(33)))?;
+    assert_eq!(out.scale(), 2f64.powi(33));
+    let have: Vec<f64> = ctx.decrypt(&out)?.iter().map(|z| z.re).collect();
+    let want: Vec<f64> = grid(-1.0, 1.0)
+        .iter()
+        .map(|&x| p.evaluate_plain(x))
+        .collect();
+    assert!(precision_bits_real(&want, &have) > 20.0);
     // Another interval: one more level for the change of variable.
     let p = Chebyshev::interpolate(f64::exp, -1.0, 2.0, 15)?;
     let (he, interp, total) = run(&ctx, &p, f64::exp, 6)?;
@@ -121,7 +132,8 @@ fn odd_polynomials_build_only_odd_powers() -> Result<()> {
     let odd = Chebyshev::interpolate(|x| (3.0 * x).sin(), -1.0, 1.0, 31)?.into_odd();
     let full = Chebyshev::interpolate(|x| (3.0 * x).sin() + 0.1 * x * x, -1.0, 1.0, 31)?;
     let count = |p: &Chebyshev| -> Result<(u64, Vec<f64>)> {
-        let (out, c) = basalt_circuits::accounting::measure(params.n(), || evaluate(&ctx.eval, &ct, p, None));
+        let (out, c) =
+            basalt_circuits::accounting::measure(params.n(), || evaluate(&ctx.eval, &ct, p, None));
         let have = ctx.decrypt(&out?)?.iter().map(|z| z.re).collect();
         Ok((c.key_switches, have))
     };
@@ -155,5 +167,20 @@ fn too_deep_polynomial_is_refused_before_any_work() -> Result<()> {
     // Degree 7 fits exactly in the 3 levels left.
     let q = Chebyshev::interpolate(f64::sin, -1.0, 1.0, 7)?;
     assert_eq!(plan(&params, 3, &q)?.out_level, 0);
+    Ok(())
+}
+
+#[test]
+fn trace_mode_records_the_same_kernels() -> Result<()> {
+    let params = toy_params(10, 6, 40, 3);
+    let ctx = Ctx::new(&params, &[])?;
+    let p = Chebyshev::interpolate(f64::tanh, -2.0, 2.0, 23)?;
+    let ct = ctx.encrypt_real(&grid(-2.0, 2.0)[..64], 64, 6)?;
+    let mut sym = basalt_ckks::Ciphertext::symbolic(&params, 6)?;
+    sym.set_scale(ct.scale());
+    let (a, ta) = basalt_trace::record(|| evaluate(&ctx.eval, &ct, &p, None));
+    let (b, tb) = basalt_trace::record(|| evaluate(&ctx.eval, &sym, &p, None));
+    assert_eq!(a?.level(), b?.level());
+    assert_eq!(ta, tb);
     Ok(())
 }

@@ -149,52 +149,52 @@ fn preset_osiris_set_ii_functional() {
     functional("OSIRIS_SET_II");
 }
 #[test]
-#[ignore = "reason: N=2^15 with dnum 14 keys takes tens of seconds; run with --ignored"]
+#[ignore = "reason: N=2^15 with dnum 14 keys takes seconds and 1 GB; run with --ignored"]
 fn preset_mxv_set_c_functional() {
     functional("MXV_SET_C");
 }
 #[test]
-#[ignore = "reason: N=2^16 takes minutes; run with --ignored"]
+#[ignore = "reason: N=2^16 takes 5-60 s and up to 2 GB per preset; run with --ignored"]
 fn preset_osiris_set_iii_functional() {
     functional("OSIRIS_SET_III");
 }
 #[test]
-#[ignore = "reason: N=2^16 takes minutes; run with --ignored"]
+#[ignore = "reason: N=2^16 takes 5-60 s and up to 2 GB per preset; run with --ignored"]
 fn preset_osiris_set_iv_functional() {
     functional("OSIRIS_SET_IV");
 }
 #[test]
-#[ignore = "reason: N=2^16 takes minutes; run with --ignored"]
+#[ignore = "reason: N=2^16 takes 5-60 s and up to 2 GB per preset; run with --ignored"]
 fn preset_fab_functional() {
     functional("FAB");
 }
 #[test]
-#[ignore = "reason: N=2^16 takes minutes; run with --ignored"]
+#[ignore = "reason: N=2^16 takes 5-60 s and up to 2 GB per preset; run with --ignored"]
 fn preset_lattigo_btp_functional() {
     functional("N16QP1546H192H32");
 }
 #[test]
-#[ignore = "reason: N=2^16 takes minutes; run with --ignored"]
+#[ignore = "reason: N=2^16 takes 5-60 s and up to 2 GB per preset; run with --ignored"]
 fn preset_lattigo_residual_functional() {
     functional("LATTIGO_RESIDUAL");
 }
 #[test]
-#[ignore = "reason: N=2^16 takes minutes; run with --ignored"]
+#[ignore = "reason: N=2^16 takes 5-60 s and up to 2 GB per preset; run with --ignored"]
 fn preset_craterlake_128_1digit_functional() {
     functional_craterlake("CRATERLAKE_128_1DIGIT");
 }
 #[test]
-#[ignore = "reason: N=2^16 takes minutes; run with --ignored"]
+#[ignore = "reason: N=2^16 takes 5-60 s and up to 2 GB per preset; run with --ignored"]
 fn preset_craterlake_128_3digit_functional() {
     functional_craterlake("CRATERLAKE_128_3DIGIT");
 }
 #[test]
-#[ignore = "reason: N=2^16 takes minutes; run with --ignored"]
+#[ignore = "reason: N=2^16 takes 5-60 s and up to 2 GB per preset; run with --ignored"]
 fn preset_craterlake_80_2digit_functional() {
     functional_craterlake("CRATERLAKE_80");
 }
 #[test]
-#[ignore = "reason: N=2^16 takes minutes; run with --ignored"]
+#[ignore = "reason: N=2^16 takes 5-60 s and up to 2 GB per preset; run with --ignored"]
 fn preset_craterlake_80_1digit_functional() {
     functional_craterlake("CRATERLAKE_80_1DIGIT");
 }

@@ -94,6 +94,8 @@ fn additive_and_constant_operations() {
             .l2
             > 25.0
     );
+    let subk: Vec<_> = a.iter().map(|x| x - k).collect();
+    assert!(c.precision(&subk, &e.sub_const(&ca, k).unwrap()).min.l2 > 25.0);
     let mulk: Vec<_> = a.iter().map(|x| x * k).collect();
     let m = e.rescale(&e.mul_const_complex(&ca, k).unwrap()).unwrap();
     assert!(
@@ -174,6 +176,17 @@ fn double_prime_rescale() {
         c.eval.rescale(&m),
         Err(CkksError::LevelBelowZero { .. })
     ));
+}
+
+#[test]
+fn evaluator_and_keys_are_send_and_sync() {
+    fn check<T: Send + Sync>() {}
+    check::<Evaluator>();
+    check::<Parameters>();
+    check::<Ciphertext>();
+    check::<EvaluationKeys>();
+    check::<Encoder>();
+    check::<SecretKey>();
 }
 
 #[test]

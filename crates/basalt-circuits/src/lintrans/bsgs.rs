@@ -243,7 +243,7 @@ impl GiantAccumulator {
                 let r = r.pop().expect("one rotation asked");
                 match &mut self.lazy {
                     None => self.lazy = Some(r),
-                    Some(l) => l.add_assign(eval.params(), &r),
+                    Some(l) => l.try_add_assign(eval.params(), &r)?,
                 }
                 Ok(())
             }
@@ -277,7 +277,8 @@ pub(crate) fn eval_baby_step_centric(
     for (&j, is) in &lt.split.giant {
         let mut partial = None;
         for &i in is {
-            let prod = eval.mul_plain(&babies[&i], lt.plaintext(j, i)?.as_ref())?;
+            let prod =
+                eval.mul_plain(&babies[&i], lt.plaintext(j, i, ct.is_symbolic())?.as_ref())?;
             accumulate(eval, &mut partial, prod)?;
         }
         giant.add(eval, j, partial.expect("giant steps are non-empty"))?;

@@ -210,7 +210,10 @@ pub fn predict_full_double_hoisting(
     c.add_scaled(&p.lazy_rotation, babies);
     c.add_scaled(&p.mul_plain_qp, split.diagonals() as u64);
     if of_limb {
-        let regen = OpCounts { ntt_limbs: l1 + k, ..OpCounts::default() };
+        let regen = OpCounts {
+            ntt_limbs: l1 + k,
+            ..OpCounts::default()
+        };
         c.add_scaled(&regen, split.diagonals() as u64);
     }
     c.add_scaled(&p.mod_down_one, giants);

@@ -58,7 +58,8 @@ pub(crate) fn eval_giant_step_centric(
             let xi = rot.rotate(i)?;
             for &j in group {
                 if lt.split.giant[&j].binary_search(&i).is_ok() {
-                    let prod = eval.mul_plain(&xi, lt.plaintext(j, i)?.as_ref())?;
+                    let prod =
+                        eval.mul_plain(&xi, lt.plaintext(j, i, ct.is_symbolic())?.as_ref())?;
                     accumulate(eval, partials.get_mut(&j).expect("group key"), prod)?;
                 }
             }

@@ -242,7 +242,26 @@ impl LinearTransform {
     }
 
     /// Apply the transform to `ct` (at the transform's level) and rescale: the result encrypts
-    /// `M·x` at level `level − 1` with the scale of `ct`.
+    /// `M·x` at level `level − 1` with the scale of `ct`. A symbolic (trace-mode) `ct` runs the
+    /// same code on shapes and records the same kernels.
+    ///
+    /// # Example
+    /// ```
+    /// use basalt_circuits::lintrans::{Diagonals, LinearTransform, Strategy, dense_matvec};
+    /// use basalt_circuits::testing::{Ctx, random_matrix, toy_params};
+    /// let params = toy_params(10, 2, 40, 3); // insecure toy ring
+    /// let m = random_matrix(16, 16, 1.0, 1);
+    /// let diags = Diagonals::from_dense_real(&m, 16)?;
+    /// let lt = LinearTransform::new(&params, diags, Strategy::Auto { max_partials: 4 }, 2)?;
+    /// let ctx = Ctx::new(&params, &lt.rotations())?;
+    /// let x: Vec<f64> = (0..16).map(|i| i as f64 / 16.0).collect();
+    /// let y = lt.evaluate(&ctx.eval, &ctx.encrypt_real(&x, 16, 2)?)?;
+    /// let have = ctx.decrypt(&y)?;
+    /// for (w, h) in dense_matvec(&m, &x).iter().zip(&have) {
+    ///     assert!((w - h.re).abs() < 1e-4);
+    /// }
+    /// # Ok::<(), basalt_circuits::CircuitError>(())
+    /// ```
     ///
     /// # Errors
     /// A missing rotation key (named, before any work), a slot or level mismatch.
@@ -274,6 +293,10 @@ impl LinearTransform {
     pub fn rotations(&self) -> Vec<i64> {
         self.split.rotations()
     }
+    /// Number of giant steps (live partial sums without grouping).
+    pub fn split_n2(&self) -> usize {
+        self.split.n2()
+    }
     /// The resolved plan.
     pub fn plan(&self) -> Plan {
         self.plan
@@ -300,8 +323,25 @@ impl LinearTransform {
         }
     }
 
-    /// The plaintext of pre-rotated diagonal `(j, i)` at the transform's level.
-    pub(crate) fn plaintext(&self, j: usize, i: usize) -> Result<Cow<'_, Plaintext>> {
+    /// The plaintext of pre-rotated diagonal `(j, i)` at the transform's level; shape-only
+    /// (emitting the regeneration NTTs a real one would run) for a symbolic input.
+    pub(crate) fn plaintext(
+        &self,
+        j: usize,
+        i: usize,
+        symbolic: bool,
+    ) -> Result<Cow<'_, Plaintext>> {
+        if symbolic {
+            if !matches!(self.store, DiagStore::Encoded(_)) {
+                basalt_trace::emit(basalt_trace::Kernel::Ntt {
+                    n: self.params.n() as u32,
+                    limbs: self.level as u32 + 1,
+                });
+            }
+            let mut pt = Plaintext::symbolic(&self.params, self.level)?;
+            pt.set_scale(self.pt_scale);
+            return Ok(Cow::Owned(pt));
+        }
         match &self.store {
             DiagStore::Encoded(m) => Ok(Cow::Borrowed(&m[&(j, i)])),
             DiagStore::OfLimb(m) => Ok(Cow::Owned(
@@ -319,6 +359,7 @@ impl LinearTransform {
             }
         }
     }
+
     /// Closed-form counts of [`LinearTransform::evaluate`] (see [`cost`]).
     pub fn predicted_cost(&self) -> OpCounts {
         let regenerate = !matches!(self.store, DiagStore::Encoded(_));

@@ -118,6 +118,15 @@ impl MxvHybrid {
         })
     }
 
+    /// Level of the inputs.
+    pub fn level(&self) -> usize {
+        self.blocks[0][0].level()
+    }
+    /// Slots of the inputs.
+    pub fn slots(&self) -> usize {
+        self.slots
+    }
+
     /// Number of input ciphertexts (column blocks).
     pub fn input_blocks(&self) -> usize {
         self.cols.div_ceil(self.slots)

@@ -51,7 +51,9 @@ pub fn sign_plain(x: f64, steps: usize) -> f64 {
 pub fn sign(eval: &Evaluator, ct: &Ciphertext, steps: usize) -> Result<Ciphertext> {
     let f = sign_step();
     let total = f.depth() * steps;
-    let available = ct.level() / eval.params().primes_per_rescale();
+    let params = eval.params();
+    let available =
+        (ct.level() + 1).saturating_sub(params.base_primes()) / params.primes_per_rescale();
     if total > available {
         return Err(crate::CircuitError::NotEnoughLevels {
             needed: total,
@@ -66,7 +68,8 @@ pub fn sign(eval: &Evaluator, ct: &Ciphertext, steps: usize) -> Result<Ciphertex
     Ok(x)
 }
 
-/// `ReLU(x) = x·(1 + sign(x))/2` for values in `[−1, 1]`.
+/// `ReLU(x) = x·(1 + sign(x))/2` for values in `[−1, 1]`. The output scale is
+/// `scale(x)²/q` (not forced back to `scale(x)`: that would cost one more level).
 ///
 /// # Errors
 /// As [`sign`], with one more level.

@@ -104,7 +104,9 @@ impl Planner {
     /// Split nodes of the evaluation of `coeffs` at `level` (powers used go to `powers`), or
     /// `None` if it does not fit.
     fn walk(&self, coeffs: &[f64], level: usize, powers: &mut Vec<usize>) -> Option<usize> {
-        let Some(d) = degree(coeffs) else { return Some(0) };
+        let Some(d) = degree(coeffs) else {
+            return Some(0);
+        };
         if self.leaf_fits(coeffs, level) {
             powers.extend((1..=d).filter(|&k| coeffs[k] != 0.0));
             return Some(0);
@@ -156,7 +158,11 @@ pub fn plan(params: &Parameters, level: usize, p: &Chebyshev) -> Result<PolyPlan
     let base = params.base_primes();
     let available = (level + 1).saturating_sub(base) / c;
     if depth > available {
-        return Err(CircuitError::NotEnoughLevels { needed: depth, available, level });
+        return Err(CircuitError::NotEnoughLevels {
+            needed: depth,
+            available,
+            level,
+        });
     }
     let out_level = level - c * depth;
     let top = level - c * map_levels(p);
@@ -167,7 +173,12 @@ pub fn plan(params: &Parameters, level: usize, p: &Chebyshev) -> Result<PolyPlan
         if let Some(splits) = pl.walk(&p.coeffs, out_level, &mut powers) {
             let products = splits + power_products(&powers);
             if best.is_none_or(|b| products < b.products) {
-                best = Some(PolyPlan { depth, log_split: s, out_level, products });
+                best = Some(PolyPlan {
+                    depth,
+                    log_split: s,
+                    out_level,
+                    products,
+                });
             }
         }
     }
@@ -307,6 +318,21 @@ impl<'a> PolyEvaluator<'a> {
 /// `p(x)` slot-wise, output at scale `target_scale` (default: the input's scale) and level
 /// `ct.level() − ⌈log2(d+1)⌉` (times the primes per rescale).
 ///
+/// # Example
+/// ```
+/// use basalt_circuits::polynomial::{Chebyshev, evaluate};
+/// use basalt_circuits::testing::{Ctx, toy_params};
+/// let params = toy_params(10, 4, 40, 5); // insecure toy ring
+/// let ctx = Ctx::new(&params, &[])?;
+/// let p = Chebyshev::interpolate(|x| (2.0 * x).sin(), -1.0, 1.0, 15)?;
+/// let ct = ctx.encrypt_real(&[0.25, -0.5], 2, 4)?;
+/// let y = evaluate(&ctx.eval, &ct, &p, None)?;
+/// assert_eq!((y.level(), y.scale()), (0, ct.scale())); // 4 = ⌈log2 16⌉ levels, exact scale
+/// let have = ctx.decrypt(&y)?;
+/// assert!((have[1].re - (-1.0f64).sin()).abs() < 1e-5);
+/// # Ok::<(), basalt_circuits::CircuitError>(())
+/// ```
+///
 /// # Errors
 /// [`CircuitError::NotEnoughLevels`] before any work if the input has fewer levels left than
 /// the depth; [`CircuitError::Ckks`] (e.g. a missing relinearization key).
@@ -319,7 +345,11 @@ pub fn evaluate(
     let pl = plan(eval.params(), ct.level(), p)?;
     let mut pe = PolyEvaluator::new(eval, ct, p.a, p.b)?;
     let c = eval.params().primes_per_rescale();
-    pe.planner = Some(Planner { c, top: ct.level() - c * map_levels(p), s: pl.log_split });
+    pe.planner = Some(Planner {
+        c,
+        top: ct.level() - c * map_levels(p),
+        s: pl.log_split,
+    });
     let scale = target_scale.unwrap_or(ct.scale());
     let out = pe.node(&p.coeffs, pl.out_level, scale)?;
     debug_assert_eq!(out.level(), pl.out_level);
@@ -337,7 +367,9 @@ mod tests {
         let pl = plan(&params, 8, &p).unwrap();
         // s = 1 (pure recursive splitting) needs 31 splits + 5 powers = 36 products.
         assert_eq!((pl.depth, pl.out_level, pl.products), (6, 2, 18), "{pl:?}");
-        let odd = Chebyshev::interpolate(|x| (3.0 * x).sin(), -1.0, 1.0, 63).unwrap().into_odd();
+        let odd = Chebyshev::interpolate(|x| (3.0 * x).sin(), -1.0, 1.0, 63)
+            .unwrap()
+            .into_odd();
         assert_eq!(plan(&params, 8, &odd).unwrap().products, 17);
     }
 

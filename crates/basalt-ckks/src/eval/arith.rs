@@ -128,6 +128,11 @@ impl Evaluator {
         self.add_plain(ct, &pt)
     }
 
+    /// Subtract the complex constant `c` from every slot.
+    pub fn sub_const(&self, ct: &Ciphertext, c: Complex64) -> Result<Ciphertext> {
+        self.add_const(ct, -c)
+    }
+
     /// Multiply every slot by the real constant `c`, scaled by `const_scale` (the result's scale
     /// is `ct.scale · const_scale`). Use the top prime `q_l` as `const_scale` to have the next
     /// rescale restore the scale exactly ([`Evaluator::mul_const`] does).

@@ -1,3 +1,6 @@
+//! Closed-form counts against the papers: Osiris (BSGS ratio, hoisting) and HE-MxV (transforms
+//! per rotation and rescale).
+//!
 //! Closed-form modular-multiplication counts against Osiris' statements (seed 000 digest §7.5
 //! and §9 item 10), at its bootstrapping-level key-switching shape (`α = 14`, `ℓ = 12`,
 //! `N = 2^16`) for a 64-diagonal transform; NTT butterflies count 2 modmults (butterfly +
@@ -47,14 +50,42 @@ fn hoisting_levels_order_the_modmults() {
     let idx: Vec<usize> = (0..64).collect();
     let s = Split::new(&idx, 8, params.max_slots()).unwrap();
     let run = |h| {
-        let plan = Plan { n1: 8, hoisting: h, order: GscOrder::BabyStepCentric };
+        let plan = Plan {
+            n1: 8,
+            hoisting: h,
+            order: GscOrder::BabyStepCentric,
+        };
         osiris_modmults(predict(&params, &s, &plan, 12, false), n)
     };
-    let (nh, sh, dh_giant) = (run(Hoisting::None), run(Hoisting::Single), run(Hoisting::Double));
+    let (nh, sh, dh_giant) = (
+        run(Hoisting::None),
+        run(Hoisting::Single),
+        run(Hoisting::Double),
+    );
     let full = osiris_modmults(predict_full_double_hoisting(&params, &s, 12, false), n);
-    println!("64 diagonals, n1 = n2 = 8, l = 12: NH {nh}, SH {sh}, DH(giant lazy) {dh_giant}, DH(full) {full}; NH/DH(full) = {:.2}", nh as f64 / full as f64);
+    println!(
+        "64 diagonals, n1 = n2 = 8, l = 12: NH {nh}, SH {sh}, DH(giant lazy) {dh_giant}, DH(full) {full}; NH/DH(full) = {:.2}",
+        nh as f64 / full as f64
+    );
     assert!(nh > sh && sh > dh_giant && dh_giant > full);
     // Per transform the saving exceeds the paper's bootstrapping-wide 1.68× (EvalMod and the
     // other non-transform work dilute it there).
     assert!(nh as f64 / full as f64 > 1.68);
+}
+
+/// HE-MxV (seed 002 §1.2): a SEAL-style rotation (dnum = l, one special prime) costs
+/// `(l+1)(l+2)` NTT-class transforms — 20 / 72 / 240 for Set-A/B/C — and a rescale `2l`.
+#[test]
+fn mxv_rotation_and_rescale_transforms_match_the_paper() {
+    use basalt_circuits::lintrans::cost::Primitives;
+    for (name, want_rot, want_rescale) in
+        [("MXV_SET_A", 20, 6), ("MXV_SET_B", 72, 14), ("MXV_SET_C", 240, 28)]
+    {
+        let params = Parameters::preset(name).expect("preset");
+        let p = Primitives::at(&params, params.max_level());
+        let rot = p.rotation.ntt_limbs + p.rotation.intt_limbs;
+        let rescale = p.rescale.ntt_limbs + p.rescale.intt_limbs;
+        println!("{name}: rotation {rot} transforms, rescale {rescale}");
+        assert_eq!((rot, rescale), (want_rot, want_rescale), "{name}");
+    }
 }
