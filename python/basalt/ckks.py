@@ -71,6 +71,10 @@ class Ciphertext:
         """Drop to a lower level without rescaling (exact)."""
         return self._wrap(self._ctx._c.drop_to_level(self._raw, int(level)))
 
+    def to_bytes(self) -> bytes:
+        """Serialize (load it back with `Context.ciphertext_from_bytes`)."""
+        return self._ctx._c.ciphertext_to_bytes(self._raw)
+
     def __repr__(self):
         return repr(self._raw)
 
@@ -111,6 +115,18 @@ class Context:
         if not isinstance(ct, Ciphertext) or ct._ctx is not self:
             raise BasaltError("this ciphertext belongs to another context")
         return self._c.decrypt(ct._raw)
+
+    def ciphertext_from_bytes(self, data: bytes) -> Ciphertext:
+        """Load a ciphertext serialized under this context's parameters; corrupted or foreign
+        bytes raise `BasaltError`."""
+        return Ciphertext(self, self._c.ciphertext_from_bytes(bytes(data)))
+
+    def evaluation_keys_to_bytes(self) -> bytes:
+        return self._c.evaluation_keys_to_bytes()
+
+    def check_evaluation_keys(self, data: bytes) -> int:
+        """Validate serialized evaluation keys; returns the number of Galois keys."""
+        return self._c.check_evaluation_keys(bytes(data))
 
     @staticmethod
     def precision(want, have) -> dict:

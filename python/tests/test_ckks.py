@@ -57,3 +57,27 @@ def test_bad_input_raises_basalt_error_not_panic(ctx):
 def test_presets_are_listed():
     names = [n for n, _ in basalt.ckks.presets()]
     assert any("N16" in n for n in names)
+
+
+def test_serialization_round_trips_and_rejects_corruption(ctx):
+    x = RNG.uniform(-1, 1, 32)
+    ct = ctx.encrypt(x)
+    data = ct.to_bytes()
+    back = ctx.ciphertext_from_bytes(data)
+    assert back.level == ct.level and back.scale == ct.scale
+    assert bits(x, ctx.decrypt(back)) > 25
+    keys = ctx.evaluation_keys_to_bytes()
+    assert ctx.check_evaluation_keys(keys) == 3  # rotations 1, -3 and conjugation
+    for bad in (data[:-9], data[: len(data) // 2], b"", bytes(len(data))):
+        with pytest.raises(basalt.BasaltError):
+            ctx.ciphertext_from_bytes(bad)
+    flipped = bytearray(data)
+    for i in range(40, len(flipped), max(1, len(flipped) // 50)):
+        flipped[i] ^= 0xFF
+    with pytest.raises(basalt.BasaltError):
+        ctx.ciphertext_from_bytes(bytes(flipped))
+    with pytest.raises(basalt.BasaltError):
+        ctx.check_evaluation_keys(keys[: len(keys) // 3])
+    other = Context.toy_insecure(log_n=10, levels=2)
+    with pytest.raises(basalt.BasaltError):
+        other.ciphertext_from_bytes(data)

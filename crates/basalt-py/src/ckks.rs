@@ -9,7 +9,7 @@ use basalt_ckks::{
 use num_complex::Complex64;
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyBytes, PyDict};
 
 use crate::err;
 
@@ -180,6 +180,34 @@ impl PyCkks {
     }
     fn conjugate(&self, py: Python<'_>, a: &PyCiphertext) -> PyResult<PyCiphertext> {
         py.allow_threads(|| Ok(PyCiphertext { ct: self.eval.conjugate(&a.ct).map_err(err)? }))
+    }
+
+    /// Serialize a ciphertext (parameter-set id, shape and residues).
+    fn ciphertext_to_bytes<'py>(&self, py: Python<'py>, ct: &PyCiphertext) -> PyResult<Bound<'py, PyBytes>> {
+        let b = ct.ct.to_bytes().map_err(err)?;
+        Ok(PyBytes::new(py, &b))
+    }
+
+    /// Load a ciphertext, validating it against this context's parameters (id, limb counts,
+    /// every residue below its modulus): bad bytes raise `BasaltError`.
+    fn ciphertext_from_bytes(&self, data: &[u8]) -> PyResult<PyCiphertext> {
+        Ok(PyCiphertext { ct: Ciphertext::from_bytes(&self.params, data).map_err(err)? })
+    }
+
+    /// Serialize the evaluation keys (relinearisation and Galois keys).
+    fn evaluation_keys_to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        let b = self.eval.keys().to_bytes().map_err(err)?;
+        Ok(PyBytes::new(py, &b))
+    }
+
+    /// Validate serialized evaluation keys against this context (raises `BasaltError` on any
+    /// corruption); returns how many Galois keys they hold.
+    fn check_evaluation_keys(&self, py: Python<'_>, data: &[u8]) -> PyResult<usize> {
+        let data = data.to_vec();
+        py.allow_threads(|| {
+            let k = basalt_ckks::EvaluationKeys::from_bytes(&self.params, &data).map_err(err)?;
+            Ok(k.galois.len())
+        })
     }
 
     /// Precision of `have` against `want` in bits, as Lattigo reports it.
