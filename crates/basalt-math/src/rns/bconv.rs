@@ -101,7 +101,7 @@ impl BConv {
     /// Convert Coeff-domain limbs `input[i]` (mod `from[i]`) into `output[j]` (mod `to[j]`):
     /// the fast conversion, `X + u·Q` with `0 <= u < from`.
     pub fn apply(&self, input: &[&[u64]], output: &mut [&mut [u64]]) {
-        self.convert(input, output, false);
+        self.convert(input, output, false, &|_, _| {});
     }
 
     /// Exact conversion of `X mod Q` (in `[0, Q)`): the overshoot `u = floor(Σ_i y_i / q_i)` is
@@ -110,10 +110,30 @@ impl BConv {
     /// ModDown and Rescale use this: the fast version's error `−u·Q/D` is biased (never
     /// positive), which costs several bits of worst-slot precision after a key switch.
     pub fn apply_exact(&self, input: &[&[u64]], output: &mut [&mut [u64]]) {
-        self.convert(input, output, true);
+        self.convert(input, output, true, &|_, _| {});
     }
 
-    fn convert(&self, input: &[&[u64]], output: &mut [&mut [u64]], exact: bool) {
+    /// [`BConv::apply`] (or [`BConv::apply_exact`] when `exact`) followed by `post(j, limb)` on
+    /// each output limb in the task that produced it, while the limb is still in cache: ModUp
+    /// and ModDown fuse their NTT and final arithmetic this way instead of streaming every limb
+    /// through memory once more.
+    pub fn apply_then(
+        &self,
+        input: &[&[u64]],
+        output: &mut [&mut [u64]],
+        exact: bool,
+        post: &(dyn Fn(usize, &mut [u64]) + Sync),
+    ) {
+        self.convert(input, output, exact, post);
+    }
+
+    fn convert(
+        &self,
+        input: &[&[u64]],
+        output: &mut [&mut [u64]],
+        exact: bool,
+        post: &(dyn Fn(usize, &mut [u64]) + Sync),
+    ) {
         assert_eq!(
             input.len(),
             self.from.len(),
@@ -156,24 +176,17 @@ impl BConv {
         // Step 2: out_j = Σ_i y_i · table[j][i] (− u·Q) mod p_j, one task per output limb.
         let items = output
             .par_iter_mut()
+            .enumerate()
             .zip(&self.to)
             .zip(&self.table)
             .zip(&self.q_mod_to);
-        items.for_each(|(((out, p), row), &q_mod_p)| {
-            let mut acc = [0u128; BLOCK];
+        items.for_each(|((((j, out), p), row), &q_mod_p)| {
             let neg_q = p.neg(q_mod_p);
+            let mut acc = [0u128; BLOCK];
             for start in (0..n).step_by(BLOCK) {
                 let len = BLOCK.min(n - start);
                 let acc = &mut acc[..len];
-                acc.fill(0);
-                for (k, (yi, &t)) in y.iter().zip(row).enumerate() {
-                    for (a, &v) in acc.iter_mut().zip(&yi[start..start + len]) {
-                        *a += v as u128 * t as u128;
-                    }
-                    if (k + 1) % self.chunk == 0 {
-                        acc.iter_mut().for_each(|a| *a = p.reduce_u128(*a) as u128);
-                    }
-                }
+                self.accumulate(&y, row, *p, start, acc);
                 let out = &mut out[start..start + len];
                 if exact {
                     let u = &u[start..start + len];
@@ -187,7 +200,50 @@ impl BConv {
                     }
                 }
             }
+            post(j, out);
         });
+    }
+
+    /// `acc[c] = Σ_i y_i[start + c] · row[i]`, unreduced (but below 2^128). Up to 8 inputs whose
+    /// products all fit one accumulator, the sum is kept in registers per coefficient (about 30%
+    /// faster than streaming an accumulator array); otherwise input by input with periodic
+    /// reductions.
+    fn accumulate(&self, y: &[Vec<u64>], row: &[u64], p: Modulus, start: usize, acc: &mut [u128]) {
+        fn regs<const F: usize>(y: &[Vec<u64>], row: &[u64], start: usize, acc: &mut [u128]) {
+            let len = acc.len();
+            let ys: [&[u64]; F] = std::array::from_fn(|i| &y[i][start..start + len]);
+            let ts: [u128; F] = std::array::from_fn(|i| row[i] as u128);
+            for (c, a) in acc.iter_mut().enumerate() {
+                let mut s = 0u128;
+                for i in 0..F {
+                    s += ys[i][c] as u128 * ts[i];
+                }
+                *a = s;
+            }
+        }
+        if y.len() <= self.chunk {
+            match y.len() {
+                1 => return regs::<1>(y, row, start, acc),
+                2 => return regs::<2>(y, row, start, acc),
+                3 => return regs::<3>(y, row, start, acc),
+                4 => return regs::<4>(y, row, start, acc),
+                5 => return regs::<5>(y, row, start, acc),
+                6 => return regs::<6>(y, row, start, acc),
+                7 => return regs::<7>(y, row, start, acc),
+                8 => return regs::<8>(y, row, start, acc),
+                _ => {}
+            }
+        }
+        let len = acc.len();
+        acc.fill(0);
+        for (k, (yi, &t)) in y.iter().zip(row).enumerate() {
+            for (a, &v) in acc.iter_mut().zip(&yi[start..start + len]) {
+                *a += v as u128 * t as u128;
+            }
+            if (k + 1) % self.chunk == 0 {
+                acc.iter_mut().for_each(|a| *a = p.reduce_u128(*a) as u128);
+            }
+        }
     }
 }
 

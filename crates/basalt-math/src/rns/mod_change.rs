@@ -85,15 +85,14 @@ pub fn mod_up(
                 conv_out.push(limb);
             }
         }
-        conv.apply(&input, &mut conv_out);
+        // Each converted limb is transformed right away, while it is in cache.
+        conv.apply_then(&input, &mut conv_out, false, &|j, limb| {
+            ctx.ntt_table(to_global[j]).forward(limb)
+        });
         emit(Kernel::Ntt {
             n: n as u32,
             limbs: targets.len() as u32,
         });
-        conv_out
-            .par_iter_mut()
-            .zip(&to_global)
-            .for_each(|(limb, &g)| ctx.ntt_table(g).forward(limb));
     }
     out
 }
@@ -194,28 +193,11 @@ fn divide_round(ctx: &RingContext, x: &RnsPoly, keep: usize) -> RnsPoly {
             to: k_len,
         });
     } else {
+        // Steps 2 and 3 fused per kept limb j, while the limb is in cache:
+        // y' = BConv_exact(...) − H, back to x's domain, then out = (x − y') · D^{-1}.
         let input: Vec<&[u64]> = dropped.iter().map(|v| v.as_slice()).collect();
         let mut outs: Vec<&mut [u64]> = out.data_mut().chunks_mut(n).collect();
-        ctx.bconv(&drop_global, &keep_global)
-            .apply_exact(&input, &mut outs);
-    }
-    elem(k_len, ElemOp::Sub);
-    if ntt {
-        emit(Kernel::Ntt {
-            n: n32,
-            limbs: k_len,
-        });
-    }
-    // 3. out = (x − y') · D^{-1} on each kept limb.
-    elem(k_len, ElemOp::Sub);
-    elem(k_len, ElemOp::MulScalar);
-    if symbolic {
-        return out;
-    }
-    out.data_mut()
-        .par_chunks_mut(n)
-        .enumerate()
-        .for_each(|(j, y)| {
+        let finish = |j: usize, y: &mut [u64]| {
             let m = ctx.moduli()[j];
             let h = half_mod(j);
             y.iter_mut().for_each(|v| *v = m.sub(*v, h));
@@ -226,6 +208,18 @@ fn divide_round(ctx: &RingContext, x: &RnsPoly, keep: usize) -> RnsPoly {
             for (v, &xv) in y.iter_mut().zip(x.limb(j)) {
                 *v = m.mul_shoup(m.sub(xv, *v), w, ws);
             }
+        };
+        ctx.bconv(&drop_global, &keep_global)
+            .apply_then(&input, &mut outs, true, &finish);
+    }
+    elem(k_len, ElemOp::Sub);
+    if ntt {
+        emit(Kernel::Ntt {
+            n: n32,
+            limbs: k_len,
         });
+    }
+    elem(k_len, ElemOp::Sub);
+    elem(k_len, ElemOp::MulScalar);
     out
 }
