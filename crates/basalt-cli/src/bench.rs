@@ -31,11 +31,7 @@ pub struct BenchArgs {
     #[arg(long, default_value_t = 16)]
     log_n: u32,
     /// CKKS presets to run (names or aliases; `basalt params` lists them).
-    #[arg(
-        long,
-        value_delimiter = ',',
-        default_value = "LATTIGO_RESIDUAL,N16QP1546H192H32"
-    )]
+    #[arg(long, value_delimiter = ',', default_value = "LATTIGO_RESIDUAL,N16QP1546H192H32")]
     preset: Vec<String>,
     /// Key-switching datapath: hybrid or reordered (FAB).
     #[arg(long, default_value = "hybrid")]
@@ -124,9 +120,7 @@ pub fn run(a: &BenchArgs) -> Result<(), String> {
     };
     if matches!(a.suite, Suite::Ntt | Suite::All) {
         eprintln!("bench ntt: N=2^{} …", a.log_n);
-        records.extend(basalt_math::bench::ntt_suite(
-            a.log_n, 25, &a.threads, min_time,
-        ));
+        records.extend(basalt_math::bench::ntt_suite(a.log_n, 25, &a.threads, min_time));
     }
     for r in records.drain(..) {
         emit(r);
@@ -136,9 +130,7 @@ pub fn run(a: &BenchArgs) -> Result<(), String> {
             "hybrid" => basalt_ckks::KsVariant::Hybrid,
             "reordered" => basalt_ckks::KsVariant::Reordered,
             v => {
-                return Err(format!(
-                    "unknown key-switching variant {v:?} (hybrid | reordered)"
-                ));
+                return Err(format!("unknown key-switching variant {v:?} (hybrid | reordered)"));
             }
         };
         for preset in &a.preset {

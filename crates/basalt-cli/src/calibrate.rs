@@ -46,9 +46,7 @@ pub fn measure_costs(min_time: Duration) -> KernelCosts {
         let add = ms(measure(min_time, || ctx.add_assign(&mut z, &y)));
         let mul_acc = ms(measure(min_time, || ctx.mul_acc(&mut z, &y, &y)));
         let scalars = vec![12345u64; limbs];
-        let mul_scalar = ms(measure(min_time, || {
-            ctx.mul_scalar_assign(&mut z, &scalars)
-        }));
+        let mul_scalar = ms(measure(min_time, || ctx.mul_scalar_assign(&mut z, &scalars)));
         let elem = (add + mul_acc + mul_scalar) / 3.0 / limbs as f64;
         let auto = ms(measure(min_time, || drop(ctx.automorphism(&y, 5)))) / limbs as f64;
         let from: Vec<usize> = (0..5).collect();

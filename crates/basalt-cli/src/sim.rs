@@ -55,11 +55,7 @@ enum SimCmd {
 /// A machine name from data/machines, or a path.
 pub fn machine_path(data: &Path, name: &str) -> PathBuf {
     let p = PathBuf::from(name);
-    if p.exists() {
-        p
-    } else {
-        data.join("machines").join(format!("{name}.toml"))
-    }
+    if p.exists() { p } else { data.join("machines").join(format!("{name}.toml")) }
 }
 
 pub fn run(a: &SimArgs) -> Result<(), String> {
@@ -67,10 +63,7 @@ pub fn run(a: &SimArgs) -> Result<(), String> {
         SimCmd::Reproduce { paper, json, data } => {
             let r = basalt_sim::reproduce(paper.as_deref(), data).map_err(|e| e.to_string())?;
             if *json {
-                println!(
-                    "{}",
-                    serde_json::to_string_pretty(&r).map_err(|e| e.to_string())?
-                );
+                println!("{}", serde_json::to_string_pretty(&r).map_err(|e| e.to_string())?);
             } else {
                 println!("{r}");
             }
@@ -89,13 +82,7 @@ pub fn run(a: &SimArgs) -> Result<(), String> {
             std::fs::write(out, text).map_err(|e| format!("{}: {e}", out.display()))?;
             eprintln!("wrote {}", out.display());
         }
-        SimCmd::Run {
-            machine,
-            trace,
-            overrides,
-            json,
-            data,
-        } => {
+        SimCmd::Run { machine, trace, overrides, json, data } => {
             let sets: Vec<&str> = overrides.iter().map(String::as_str).collect();
             let m = basalt_sim::Machine::load_with(machine_path(data, machine), &sets)
                 .map_err(|e| e.to_string())?;
@@ -105,10 +92,7 @@ pub fn run(a: &SimArgs) -> Result<(), String> {
                 .map_err(|e| format!("{}: not a trace: {e}", trace.display()))?;
             let r = basalt_sim::simulate(&m, &t).map_err(|e| e.to_string())?;
             if *json {
-                println!(
-                    "{}",
-                    serde_json::to_string_pretty(&r).map_err(|e| e.to_string())?
-                );
+                println!("{}", serde_json::to_string_pretty(&r).map_err(|e| e.to_string())?);
             } else {
                 println!("{r}");
             }

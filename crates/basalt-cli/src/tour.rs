@@ -42,10 +42,7 @@ fn check(label: &str, want: &[Complex64], have: &[Complex64], min_bits: f64) -> 
     if ok {
         Ok(())
     } else {
-        Err(format!(
-            "{label}: mean precision {:.1} bits below {min_bits}",
-            p.mean.l2
-        ))
+        Err(format!("{label}: mean precision {:.1} bits below {min_bits}", p.mean.l2))
     }
 }
 
@@ -68,10 +65,7 @@ fn accelerators(params: &Parameters) -> Result<(), String> {
         eprintln!("   (skipped: run from the repository root, where data/machines lives)");
         return Ok(());
     }
-    let programs = [
-        (Program::Hmult, "HMult+relin+rescale"),
-        (Program::Rotate, "rotation"),
-    ];
+    let programs = [(Program::Hmult, "HMult+relin+rescale"), (Program::Rotate, "rotation")];
     let mut traces = Vec::new();
     for (p, _) in programs {
         let args = TraceArgs {
@@ -83,10 +77,7 @@ fn accelerators(params: &Parameters) -> Result<(), String> {
         };
         traces.push(record_program(params, &args)?);
     }
-    eprintln!(
-        "   {:<12} {:>22} {:>22}",
-        "machine", programs[0].1, programs[1].1
-    );
+    eprintln!("   {:<12} {:>22} {:>22}", "machine", programs[0].1, programs[1].1);
     for m in ["osiris", "fab", "craterlake", "f1plus", "cpu"] {
         let machine = basalt_sim::Machine::load(crate::sim::machine_path(data, m))
             .map_err(|e| e.to_string())?;
@@ -119,11 +110,7 @@ fn ckks(quick: bool) -> Result<Parameters, String> {
         params.max_level(),
         params.dnum(),
         sec.bits,
-        if sec.sparse_caveat {
-            " (sparse secret: an upper bound)"
-        } else {
-            ""
-        }
+        if sec.sparse_caveat { " (sparse secret: an upper bound)" } else { "" }
     ));
     let slots = params.max_slots();
     let kg = KeyGenerator::new(&params);
@@ -136,39 +123,26 @@ fn ckks(quick: bool) -> Result<Parameters, String> {
     let enc = Encoder::new(&params);
 
     // Deterministic inputs in the unit disc.
-    let x: Vec<Complex64> = (0..slots)
-        .map(|i| Complex64::from_polar(0.9, i as f64 * 0.37))
-        .collect();
+    let x: Vec<Complex64> =
+        (0..slots).map(|i| Complex64::from_polar(0.9, i as f64 * 0.37)).collect();
     let y: Vec<Complex64> = (0..slots)
         .map(|i| Complex64::new((i as f64 * 0.11).sin(), (i as f64 * 0.05).cos() * 0.5))
         .collect();
     let (level, scale) = (params.max_level(), params.default_scale());
     let err = |e: basalt_ckks::CkksError| e.to_string();
     let cx = timed(&format!("encode + encrypt {slots} complex slots"), || {
-        enc.encode(&x, slots, level, scale)
-            .and_then(|pt| encryptor::encrypt_pk(&params, &pt, &pk))
+        enc.encode(&x, slots, level, scale).and_then(|pt| encryptor::encrypt_pk(&params, &pt, &pk))
     })
     .map_err(err)?;
-    let cy = encryptor::encrypt_pk(
-        &params,
-        &enc.encode(&y, slots, level, scale).map_err(err)?,
-        &pk,
-    )
-    .map_err(err)?;
+    let cy =
+        encryptor::encrypt_pk(&params, &enc.encode(&y, slots, level, scale).map_err(err)?, &pk)
+            .map_err(err)?;
     let decrypt = |c: &basalt_ckks::Ciphertext| {
         encryptor::decrypt(&params, c, &sk).and_then(|pt| enc.decode(&pt))
     };
-    check(
-        "decrypt(encrypt(x)) = x",
-        &x,
-        &decrypt(&cx).map_err(err)?,
-        20.0,
-    )?;
+    check("decrypt(encrypt(x)) = x", &x, &decrypt(&cx).map_err(err)?, 20.0)?;
 
-    let prod = timed("x · y: multiply + relinearise", || {
-        eval.mul_relin(&cx, &cy)
-    })
-    .map_err(err)?;
+    let prod = timed("x · y: multiply + relinearise", || eval.mul_relin(&cx, &cy)).map_err(err)?;
     let prod = timed("rescale", || eval.rescale(&prod)).map_err(err)?;
     let want: Vec<Complex64> = x.iter().zip(&y).map(|(a, b)| a * b).collect();
     check("x · y", &want, &decrypt(&prod).map_err(err)?, 20.0)?;
@@ -181,16 +155,10 @@ fn ckks(quick: bool) -> Result<Parameters, String> {
     let want: Vec<Complex64> = x.iter().map(|v| v.conj()).collect();
     check("conj(x)", &want, &decrypt(&conj).map_err(err)?, 20.0)?;
 
-    let hoisted = timed("rotate x by 1 and 5, hoisted (one ModUp)", || {
-        eval.rotate_hoisted(&cx, &[1, 5])
-    })
-    .map_err(err)?;
+    let hoisted =
+        timed("rotate x by 1 and 5, hoisted (one ModUp)", || eval.rotate_hoisted(&cx, &[1, 5]))
+            .map_err(err)?;
     let want: Vec<Complex64> = (0..slots).map(|i| x[(i + 1) % slots]).collect();
-    check(
-        "hoisted rotate(x, 1)",
-        &want,
-        &decrypt(&hoisted[0]).map_err(err)?,
-        20.0,
-    )?;
+    check("hoisted rotate(x, 1)", &want, &decrypt(&hoisted[0]).map_err(err)?, 20.0)?;
     Ok(params)
 }

@@ -51,14 +51,8 @@ pub fn record_program(params: &Parameters, a: &TraceArgs) -> Result<Trace, Strin
         Program::Hoisted8 => (1..=8).collect(),
     };
     let keys = kg.gen_evaluation_keys(&sk, &rotations, false, a.seeded);
-    let variant = if a.reordered {
-        KsVariant::Reordered
-    } else {
-        KsVariant::Hybrid
-    };
-    let eval = Evaluator::new(params, keys)
-        .map_err(|e| e.to_string())?
-        .with_variant(variant, 4);
+    let variant = if a.reordered { KsVariant::Reordered } else { KsVariant::Hybrid };
+    let eval = Evaluator::new(params, keys).map_err(|e| e.to_string())?.with_variant(variant, 4);
     let ct = Ciphertext::symbolic(params, level).map_err(|e| e.to_string())?;
     let (r, t) = record(|| -> Result<(), basalt_ckks::CkksError> {
         match a.program {

@@ -10,12 +10,8 @@ fn main() {
         let q = ntt_primes(bits, 16, 1, &[]).unwrap()[0];
         let m = Modulus::new(q).unwrap();
         let t = NttTable::new(n, m).unwrap();
-        let a: Vec<u64> = (0..n as u64)
-            .map(|i| (i * 0x9e3779b97f4a7c15) % q)
-            .collect();
-        let b: Vec<u64> = (0..n as u64)
-            .map(|i| (i * 0xc2b2ae3d27d4eb4f) % q)
-            .collect();
+        let a: Vec<u64> = (0..n as u64).map(|i| (i * 0x9e3779b97f4a7c15) % q).collect();
+        let b: Vec<u64> = (0..n as u64).map(|i| (i * 0xc2b2ae3d27d4eb4f) % q).collect();
         let mut c = a.clone();
         let s1 = measure(Duration::from_millis(300), || {
             c.iter_mut().zip(&b).for_each(|(x, &y)| *x = m.mul(*x, y));

@@ -20,27 +20,48 @@ fn main() {
     let t = Duration::from_millis(500);
     in_pool(1, || {
         let s = measure(t, || drop(mod_up(&ctx, &a, &a_ntt, 0..5, 5)));
-        println!("mod_up one digit (5 -> 25 limbs):   {:.2} ms (thread CPU)", s.thread_cpu_median_ms);
+        println!(
+            "mod_up one digit (5 -> 25 limbs):   {:.2} ms (thread CPU)",
+            s.thread_cpu_median_ms
+        );
         let s = measure(t, || drop(mod_down(&ctx, &x_ntt)));
-        println!("mod_down (30 -> 25 limbs, NTT):     {:.2} ms (thread CPU)", s.thread_cpu_median_ms);
+        println!(
+            "mod_down (30 -> 25 limbs, NTT):     {:.2} ms (thread CPU)",
+            s.thread_cpu_median_ms
+        );
         let s = measure(t, || drop(rescale(&ctx, &a_ntt, 1)));
-        println!("rescale (25 -> 24 limbs, NTT):      {:.2} ms (thread CPU)", s.thread_cpu_median_ms);
+        println!(
+            "rescale (25 -> 24 limbs, NTT):      {:.2} ms (thread CPU)",
+            s.thread_cpu_median_ms
+        );
         let s = measure(t, || {
             let mut y = a_ntt.clone();
             ctx.intt_assign(&mut y);
             ctx.ntt_assign(&mut y);
         });
-        println!("clone + INTT + NTT, 25 limbs:       {:.2} ms (thread CPU)", s.thread_cpu_median_ms);
+        println!(
+            "clone + INTT + NTT, 25 limbs:       {:.2} ms (thread CPU)",
+            s.thread_cpu_median_ms
+        );
         let s = measure(t, || drop(ctx.automorphism(&x_ntt, 5)));
-        println!("automorphism, 30 limbs (NTT):       {:.2} ms (thread CPU)", s.thread_cpu_median_ms);
+        println!(
+            "automorphism, 30 limbs (NTT):       {:.2} ms (thread CPU)",
+            s.thread_cpu_median_ms
+        );
         let mut acc = RnsPoly::zero(ctx.n(), 25, 5, Domain::Ntt);
         let s = measure(t, || ctx.mul_acc(&mut acc, &x_ntt, &x_ntt));
-        println!("mul_acc, 30 limbs:                  {:.2} ms (thread CPU)", s.thread_cpu_median_ms);
+        println!(
+            "mul_acc, 30 limbs:                  {:.2} ms (thread CPU)",
+            s.thread_cpu_median_ms
+        );
         let s = measure(t, || {
             let mut y = x_ntt.clone();
             ctx.intt_assign(&mut y);
         });
-        println!("clone + INTT, 30 limbs:             {:.2} ms (thread CPU)", s.thread_cpu_median_ms);
+        println!(
+            "clone + INTT, 30 limbs:             {:.2} ms (thread CPU)",
+            s.thread_cpu_median_ms
+        );
         let from: Vec<usize> = (25..30).collect();
         let to: Vec<usize> = (0..25).collect();
         let conv = ctx.bconv(&from, &to);
@@ -50,6 +71,9 @@ fn main() {
             let mut o: Vec<&mut [u64]> = out.iter_mut().map(|v| v.as_mut_slice()).collect();
             conv.apply(&input, &mut o);
         });
-        println!("BConv 5 -> 25:                      {:.2} ms (thread CPU)", s.thread_cpu_median_ms);
+        println!(
+            "BConv 5 -> 25:                      {:.2} ms (thread CPU)",
+            s.thread_cpu_median_ms
+        );
     });
 }

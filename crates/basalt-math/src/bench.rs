@@ -68,11 +68,7 @@ pub fn measure(min_time: Duration, mut f: impl FnMut()) -> Stats {
 
 /// Run `f` inside a rayon pool of `threads` threads.
 pub fn in_pool<R: Send>(threads: usize, f: impl FnOnce() -> R + Send) -> R {
-    rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .expect("rayon pool")
-        .install(f)
+    rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("rayon pool").install(f)
 }
 
 /// A reproducible pseudo-random polynomial (xorshift; not for secrets) for benchmarks and tests.
@@ -106,16 +102,12 @@ pub fn ntt_suite(log_n: u32, limbs: usize, threads: &[usize], min_time: Duration
         let plan = tfhe_ntt::prime64::Plan::try_new(n, q).expect("plan");
         let peer = measure(min_time, || plan.fwd(&mut buf));
         for (imp, s) in [("basalt", ours), ("tfhe-ntt", peer)] {
-            out.push(
-                json!({"bench": "ntt/forward", "impl": imp, "n": n, "q_bits": bits,
-                "limbs": 1, "threads": 1, "stats": s.to_json()}),
-            );
+            out.push(json!({"bench": "ntt/forward", "impl": imp, "n": n, "q_bits": bits,
+                "limbs": 1, "threads": 1, "stats": s.to_json()}));
         }
         let inv = in_pool(1, || measure(min_time, || table.inverse(&mut buf)));
-        out.push(
-            json!({"bench": "ntt/inverse", "impl": "basalt", "n": n, "q_bits": bits,
-            "limbs": 1, "threads": 1, "stats": inv.to_json()}),
-        );
+        out.push(json!({"bench": "ntt/inverse", "impl": "basalt", "n": n, "q_bits": bits,
+            "limbs": 1, "threads": 1, "stats": inv.to_json()}));
     }
     let q = ntt_primes(60, log_n, limbs, &[]).expect("primes");
     let p = ntt_primes(61, log_n, 5, &q).expect("primes");
@@ -134,10 +126,8 @@ pub fn ntt_suite(log_n: u32, limbs: usize, threads: &[usize], min_time: Duration
         out.push(json!({"bench": "ntt/forward_poly", "impl": "basalt", "n": n, "q_bits": 60,
             "limbs": limbs, "threads": t, "stats": s.to_json(), "note": "includes one clone of the polynomial"}));
         let s = in_pool(t, || measure(min_time, || drop(mod_down(&ctx, &x_ntt))));
-        out.push(
-            json!({"bench": "mod_down", "impl": "basalt", "n": n, "q_limbs": limbs,
-            "p_limbs": 5, "threads": t, "stats": s.to_json()}),
-        );
+        out.push(json!({"bench": "mod_down", "impl": "basalt", "n": n, "q_limbs": limbs,
+            "p_limbs": 5, "threads": t, "stats": s.to_json()}));
     }
     out
 }

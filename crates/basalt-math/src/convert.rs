@@ -14,20 +14,14 @@ impl RingContext {
         assert_eq!(coeffs.len(), self.n(), "from_i64: expected n coefficients");
         let mut a = RnsPoly::zero(self.n(), q_limbs, p_limbs, Domain::Coeff);
         self.par_limbs(&mut a, |_, _, m, x| {
-            x.iter_mut()
-                .zip(coeffs)
-                .for_each(|(x, &c)| *x = m.from_i64(c))
+            x.iter_mut().zip(coeffs).for_each(|(x, &c)| *x = m.from_i64(c))
         });
         a
     }
 
     /// Reduce big integers into every limb of a new Coeff-domain polynomial.
     pub fn from_bigint(&self, coeffs: &[BigInt], q_limbs: usize, p_limbs: usize) -> RnsPoly {
-        assert_eq!(
-            coeffs.len(),
-            self.n(),
-            "from_bigint: expected n coefficients"
-        );
+        assert_eq!(coeffs.len(), self.n(), "from_bigint: expected n coefficients");
         let mut a = RnsPoly::zero(self.n(), q_limbs, p_limbs, Domain::Coeff);
         self.par_limbs(&mut a, |_, _, m, x| {
             let q = BigInt::from(m.value());
@@ -42,15 +36,8 @@ impl RingContext {
     /// Round real coefficients to the nearest integer and reduce them into every limb. Values
     /// of any magnitude an `f64` can hold are exact (no 2^63 limit).
     pub fn from_f64_round(&self, coeffs: &[f64], q_limbs: usize, p_limbs: usize) -> RnsPoly {
-        assert_eq!(
-            coeffs.len(),
-            self.n(),
-            "from_f64_round: expected n coefficients"
-        );
-        assert!(
-            coeffs.iter().all(|c| c.is_finite()),
-            "from_f64_round: non-finite coefficient"
-        );
+        assert_eq!(coeffs.len(), self.n(), "from_f64_round: expected n coefficients");
+        assert!(coeffs.iter().all(|c| c.is_finite()), "from_f64_round: non-finite coefficient");
         const SMALL: f64 = 9.2e18; // below 2^63
         let mut a = RnsPoly::zero(self.n(), q_limbs, p_limbs, Domain::Coeff);
         self.par_limbs(&mut a, |_, _, m, x| {
@@ -71,11 +58,7 @@ impl RingContext {
     /// Exact CRT lift of a Coeff-domain polynomial over all its limbs to centred big integers
     /// in `(-M/2, M/2]`, `M` the product of its moduli.
     pub fn to_bigint_centered(&self, a: &RnsPoly) -> Vec<BigInt> {
-        assert_eq!(
-            a.domain(),
-            Domain::Coeff,
-            "to_bigint_centered: needs the coefficient domain"
-        );
+        assert_eq!(a.domain(), Domain::Coeff, "to_bigint_centered: needs the coefficient domain");
         let crt = Crt::new(self, a);
         (0..a.n()).into_par_iter().map(|j| crt.lift(a, j)).collect()
     }
@@ -83,20 +66,13 @@ impl RingContext {
     /// The centred lift as `f64`, accurate to a relative `2^-48` or better for every
     /// coefficient whatever its size (exact mixed-radix digits, then a positive Horner sum).
     pub fn to_f64_centered(&self, a: &RnsPoly) -> Vec<f64> {
-        assert_eq!(
-            a.domain(),
-            Domain::Coeff,
-            "to_f64_centered: needs the coefficient domain"
-        );
+        assert_eq!(a.domain(), Domain::Coeff, "to_f64_centered: needs the coefficient domain");
         if a.limbs() == 1 {
             let m = self.modulus_of(a, 0);
             return a.limb(0).iter().map(|&x| m.center(x) as f64).collect();
         }
         let g = Garner::new(self, a);
-        (0..a.n())
-            .into_par_iter()
-            .map(|j| g.lift_f64(a, j))
-            .collect()
+        (0..a.n()).into_par_iter().map(|j| g.lift_f64(a, j)).collect()
     }
 }
 
@@ -128,10 +104,7 @@ impl Crt {
         let inv = mods
             .iter()
             .zip(&hat)
-            .map(|(m, h)| {
-                m.inv((h % m.value()).to_u64().expect("fits"))
-                    .expect("coprime moduli")
-            })
+            .map(|(m, h)| m.inv((h % m.value()).to_u64().expect("fits")).expect("coprime moduli"))
             .collect();
         Crt {
             moduli: mods.iter().map(|m| m.value()).collect(),
@@ -188,16 +161,9 @@ impl Garner {
             .collect();
         let big_m: BigUint = moduli.iter().map(|m| BigUint::from(m.value())).product();
         let half: BigUint = big_m >> 1u32;
-        let half_res: Vec<u64> = moduli
-            .iter()
-            .map(|m| (&half % m.value()).to_u64().expect("fits"))
-            .collect();
-        let mut g = Garner {
-            moduli,
-            inv,
-            half_res: half_res.clone(),
-            half_dig: Vec::new(),
-        };
+        let half_res: Vec<u64> =
+            moduli.iter().map(|m| (&half % m.value()).to_u64().expect("fits")).collect();
+        let mut g = Garner { moduli, inv, half_res: half_res.clone(), half_dig: Vec::new() };
         g.half_dig = g.digits(|i| half_res[i]);
         g
     }
@@ -227,21 +193,13 @@ impl Garner {
                     let (t, b1) = xi.overflowing_sub(y(i));
                     let (t, b2) = t.overflowing_sub(borrow);
                     borrow = u64::from(b1 || b2);
-                    if borrow == 1 {
-                        t.wrapping_add(self.moduli[i].value())
-                    } else {
-                        t
-                    }
+                    if borrow == 1 { t.wrapping_add(self.moduli[i].value()) } else { t }
                 })
                 .collect();
             (d, borrow == 1)
         };
         let (d, negative) = sub(&x, &|i| self.half_dig[i]);
-        let d = if negative {
-            sub(&vec![0; d.len()], &|i| d[i]).0
-        } else {
-            d
-        };
+        let d = if negative { sub(&vec![0; d.len()], &|i| d[i]).0 } else { d };
         let mag = d
             .iter()
             .zip(&self.moduli)

@@ -25,11 +25,7 @@ impl RingContext {
             a_s = (a.q_limbs(), a.p_limbs(), a.domain()),
             b_s = (b.q_limbs(), b.p_limbs(), b.domain())
         );
-        assert_eq!(
-            a.is_symbolic(),
-            b.is_symbolic(),
-            "{what}: symbolic and real operands mixed"
-        );
+        assert_eq!(a.is_symbolic(), b.is_symbolic(), "{what}: symbolic and real operands mixed");
     }
 
     /// Run `f(local limb index, global index, modulus, limb)` on every limb of `a`.
@@ -62,31 +58,16 @@ impl RingContext {
         let par = n * a.limbs() >= PAR_THRESHOLD;
         let body = |(i, (x, y)): (usize, (&mut [u64], &[u64]))| f(g[i], self.moduli()[g[i]], x, y);
         if par {
-            a.data_mut()
-                .par_chunks_mut(n)
-                .zip(b.data().par_chunks(n))
-                .enumerate()
-                .for_each(body);
+            a.data_mut().par_chunks_mut(n).zip(b.data().par_chunks(n)).enumerate().for_each(body);
         } else {
-            a.data_mut()
-                .chunks_mut(n)
-                .zip(b.data().chunks(n))
-                .enumerate()
-                .for_each(body);
+            a.data_mut().chunks_mut(n).zip(b.data().chunks(n)).enumerate().for_each(body);
         }
     }
 
     /// Forward NTT of every limb (Coeff → Ntt).
     pub fn ntt_assign(&self, a: &mut RnsPoly) {
-        assert_eq!(
-            a.domain(),
-            Domain::Coeff,
-            "ntt_assign: input already in the NTT domain"
-        );
-        emit(Kernel::Ntt {
-            n: a.n() as u32,
-            limbs: a.limbs() as u32,
-        });
+        assert_eq!(a.domain(), Domain::Coeff, "ntt_assign: input already in the NTT domain");
+        emit(Kernel::Ntt { n: a.n() as u32, limbs: a.limbs() as u32 });
         a.set_domain(Domain::Ntt);
         if !a.is_symbolic() {
             self.par_limbs(a, |_, g, _, limb| self.ntt_table(g).forward(limb));
@@ -95,15 +76,8 @@ impl RingContext {
 
     /// Inverse NTT of every limb (Ntt → Coeff).
     pub fn intt_assign(&self, a: &mut RnsPoly) {
-        assert_eq!(
-            a.domain(),
-            Domain::Ntt,
-            "intt_assign: input already in the coefficient domain"
-        );
-        emit(Kernel::Intt {
-            n: a.n() as u32,
-            limbs: a.limbs() as u32,
-        });
+        assert_eq!(a.domain(), Domain::Ntt, "intt_assign: input already in the coefficient domain");
+        emit(Kernel::Intt { n: a.n() as u32, limbs: a.limbs() as u32 });
         a.set_domain(Domain::Coeff);
         if !a.is_symbolic() {
             self.par_limbs(a, |_, g, _, limb| self.ntt_table(g).inverse(limb));
@@ -111,11 +85,7 @@ impl RingContext {
     }
 
     fn elem(&self, a: &RnsPoly, op: ElemOp) {
-        emit(Kernel::Elem {
-            n: a.n() as u32,
-            limbs: a.limbs() as u32,
-            op,
-        });
+        emit(Kernel::Elem { n: a.n() as u32, limbs: a.limbs() as u32, op });
     }
 
     /// `a += b`.
@@ -151,11 +121,7 @@ impl RingContext {
     /// `a = a ∘ b` (pointwise; both in the NTT domain).
     pub fn mul_assign(&self, a: &mut RnsPoly, b: &RnsPoly) {
         self.check_pair(a, b, "mul_assign");
-        assert_eq!(
-            a.domain(),
-            Domain::Ntt,
-            "mul_assign: operands must be in the NTT domain"
-        );
+        assert_eq!(a.domain(), Domain::Ntt, "mul_assign: operands must be in the NTT domain");
         self.elem(a, ElemOp::Mul);
         if !a.is_symbolic() {
             // tfhe-ntt's vectorised multiply-accumulate into a zeroed scratch limb is 2.5–6×
@@ -173,11 +139,7 @@ impl RingContext {
     pub fn mul_acc(&self, acc: &mut RnsPoly, a: &RnsPoly, b: &RnsPoly) {
         self.check_pair(acc, a, "mul_acc");
         self.check_pair(a, b, "mul_acc");
-        assert_eq!(
-            a.domain(),
-            Domain::Ntt,
-            "mul_acc: operands must be in the NTT domain"
-        );
+        assert_eq!(a.domain(), Domain::Ntt, "mul_acc: operands must be in the NTT domain");
         self.elem(acc, ElemOp::MulAcc);
         if acc.is_symbolic() {
             return;
@@ -189,9 +151,7 @@ impl RingContext {
             .par_chunks_mut(n)
             .zip(a.data().par_chunks(n))
             .zip(b.data().par_chunks(n));
-        zipped
-            .enumerate()
-            .for_each(|(i, ((z, x), y))| self.ntt_table(g[i]).mul_acc(z, x, y));
+        zipped.enumerate().for_each(|(i, ((z, x), y))| self.ntt_table(g[i]).mul_acc(z, x, y));
     }
 
     /// Multiply limb `i` by `s[i]` (a per-limb scalar, e.g. an RNS constant).
@@ -209,9 +169,7 @@ impl RingContext {
 
     /// Multiply by a signed integer constant.
     pub fn mul_i64_assign(&self, a: &mut RnsPoly, c: i64) {
-        let s: Vec<u64> = (0..a.limbs())
-            .map(|i| self.modulus_of(a, i).from_i64(c))
-            .collect();
+        let s: Vec<u64> = (0..a.limbs()).map(|i| self.modulus_of(a, i).from_i64(c)).collect();
         self.mul_scalar_assign(a, &s);
     }
 
@@ -237,16 +195,9 @@ impl RingContext {
     /// The automorphism `a(X) -> a(X^galois)` (`galois` odd), in either domain.
     pub fn automorphism(&self, a: &RnsPoly, galois: u64) -> RnsPoly {
         let n = a.n();
-        assert!(
-            galois % 2 == 1,
-            "automorphism: Galois element {galois} must be odd"
-        );
+        assert!(galois % 2 == 1, "automorphism: Galois element {galois} must be odd");
         let galois = galois % (2 * n as u64);
-        emit(Kernel::Automorph {
-            n: n as u32,
-            limbs: a.limbs() as u32,
-            galois,
-        });
+        emit(Kernel::Automorph { n: n as u32, limbs: a.limbs() as u32, galois });
         let mut out = a.zero_like();
         if a.is_symbolic() {
             return out;
@@ -257,9 +208,7 @@ impl RingContext {
                 let src = a.data();
                 self.par_limbs(&mut out, |i, _, _, dst| {
                     let s = &src[i * n..(i + 1) * n];
-                    dst.iter_mut()
-                        .zip(perm.iter())
-                        .for_each(|(d, &p)| *d = s[p as usize]);
+                    dst.iter_mut().zip(perm.iter()).for_each(|(d, &p)| *d = s[p as usize]);
                 });
             }
             Domain::Coeff => {
@@ -345,11 +294,7 @@ mod tests {
         let mut want = vec![0i64; n];
         for (i, &v) in coeffs.iter().enumerate() {
             let t = i * 5 % (2 * n);
-            if t < n {
-                want[t] += v
-            } else {
-                want[t - n] -= v
-            }
+            if t < n { want[t] += v } else { want[t - n] -= v }
         }
         let got: Vec<i64> = out.limb(0).iter().map(|&x| m.center(x)).collect();
         assert_eq!(got, want);

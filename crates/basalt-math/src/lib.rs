@@ -52,12 +52,7 @@ pub enum MathError {
     #[error(
         "only {found} NTT-friendly primes of {bits} bits exist for n = 2^{log_n}; {wanted} requested"
     )]
-    NotEnoughPrimes {
-        bits: u32,
-        log_n: u32,
-        wanted: usize,
-        found: usize,
-    },
+    NotEnoughPrimes { bits: u32, log_n: u32, wanted: usize, found: usize },
     #[error("modulus {0} appears twice in the chain")]
     DuplicateModulus(u64),
     #[error("the chain needs at least one Q prime")]

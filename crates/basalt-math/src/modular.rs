@@ -26,10 +26,7 @@ impl Modulus {
         }
         // floor(2^128 / q) = floor((2^128 - 1) / q) unless q divides 2^128 (only powers of two).
         let r = u128::MAX / q as u128 + u128::from(q.is_power_of_two());
-        Ok(Modulus {
-            q,
-            ratio: [r as u64, (r >> 64) as u64],
-        })
+        Ok(Modulus { q, ratio: [r as u64, (r >> 64) as u64] })
     }
 
     #[inline(always)]
@@ -80,11 +77,7 @@ impl Modulus {
 
     #[inline(always)]
     pub fn reduce(&self, a: u64) -> u64 {
-        if a < self.q {
-            a
-        } else {
-            self.reduce_u128(a as u128)
-        }
+        if a < self.q { a } else { self.reduce_u128(a as u128) }
     }
 
     #[inline(always)]
@@ -130,11 +123,7 @@ impl Modulus {
     /// Centred lift of a residue to `(-q/2, q/2]`.
     #[inline(always)]
     pub fn center(&self, a: u64) -> i64 {
-        if a > self.q / 2 {
-            a as i64 - self.q as i64
-        } else {
-            a as i64
-        }
+        if a > self.q / 2 { a as i64 - self.q as i64 } else { a as i64 }
     }
 
     /// Shoup's precomputed constant `floor(w * 2^64 / q)` for multiplying by `w < q`.
@@ -159,10 +148,7 @@ mod tests {
 
     /// Primes: the largest below 2^62 (found by `is_prime`), a Mersenne prime, two small ones.
     fn qs() -> [u64; 4] {
-        let top = (1..)
-            .map(|k| (1u64 << 62) - k)
-            .find(|&q| crate::primes::is_prime(q))
-            .unwrap();
+        let top = (1..).map(|k| (1u64 << 62) - k).find(|&q| crate::primes::is_prime(q)).unwrap();
         [top, (1 << 61) - 1, 998_244_353, 65_537]
     }
 

@@ -75,10 +75,7 @@ impl NttTable {
         }
         x.iter()
             .map(|v| {
-                exponent_of
-                    .get(v)
-                    .copied()
-                    .ok_or(MathError::NotNttFriendly { q: m.value(), n })
+                exponent_of.get(v).copied().ok_or(MathError::NotNttFriendly { q: m.value(), n })
             })
             .collect()
     }
@@ -150,9 +147,6 @@ mod tests {
         let m = Modulus::new(998_244_353).unwrap(); // 119·2^23+1: fine for n ≤ 2^22
         assert!(NttTable::new(1 << 10, m).is_ok());
         let m = Modulus::new(1_000_000_007).unwrap();
-        assert!(matches!(
-            NttTable::new(16, m),
-            Err(MathError::NotNttFriendly { .. })
-        ));
+        assert!(matches!(NttTable::new(16, m), Err(MathError::NotNttFriendly { .. })));
     }
 }

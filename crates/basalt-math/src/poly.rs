@@ -43,14 +43,7 @@ impl RnsPoly {
 
     /// A shape-only polynomial for trace mode (see the module doc).
     pub fn symbolic(n: usize, q_limbs: usize, p_limbs: usize, domain: Domain) -> RnsPoly {
-        RnsPoly {
-            n,
-            q_limbs,
-            p_limbs,
-            domain,
-            symbolic: true,
-            data: Vec::new(),
-        }
+        RnsPoly { n, q_limbs, p_limbs, domain, symbolic: true, data: Vec::new() }
     }
 
     /// A polynomial of the same shape and kind (real or symbolic), all zero.

@@ -160,15 +160,8 @@ mod tests {
 
     #[test]
     fn generated_primes_are_ntt_friendly_distinct_and_sized() {
-        for (bits, log_n) in [
-            (28, 16),
-            (54, 16),
-            (60, 16),
-            (61, 16),
-            (40, 12),
-            (20, 10),
-            (36, 15),
-        ] {
+        for (bits, log_n) in [(28, 16), (54, 16), (60, 16), (61, 16), (40, 12), (20, 10), (36, 15)]
+        {
             let ps = ntt_primes(bits, log_n, 6, &[]).unwrap();
             let n = 1usize << log_n;
             for (i, &p) in ps.iter().enumerate() {
@@ -178,23 +171,13 @@ mod tests {
             }
             let below = ntt_primes_below(bits, log_n, 4, &ps).unwrap();
             assert!(below.windows(2).all(|w| w[0] > w[1]));
-            assert!(
-                below
-                    .iter()
-                    .all(|&p| p < 1 << bits && is_ntt_prime(p, n) && !ps.contains(&p))
-            );
+            assert!(below.iter().all(|&p| p < 1 << bits && is_ntt_prime(p, n) && !ps.contains(&p)));
         }
     }
 
     #[test]
     fn running_dry_is_an_error() {
-        assert!(matches!(
-            ntt_primes(20, 17, 100, &[]),
-            Err(MathError::NotEnoughPrimes { .. })
-        ));
-        assert!(matches!(
-            ntt_primes(62, 10, 1, &[]),
-            Err(MathError::UnsupportedPrimeBits(62))
-        ));
+        assert!(matches!(ntt_primes(20, 17, 100, &[]), Err(MathError::NotEnoughPrimes { .. })));
+        assert!(matches!(ntt_primes(62, 10, 1, &[]), Err(MathError::UnsupportedPrimeBits(62))));
     }
 }

@@ -55,18 +55,11 @@ impl RingContext {
             }
             moduli.push(m);
         }
-        let ntt = moduli
-            .iter()
-            .map(|&m| NttTable::new(n, m))
-            .collect::<Result<Vec<_>, _>>()?;
+        let ntt = moduli.iter().map(|&m| NttTable::new(n, m)).collect::<Result<Vec<_>, _>>()?;
         let slot_exp = ntt[0].slot_exponents()?;
         for t in &ntt[1..] {
             // tfhe-ntt uses one slot order for every prime; automorphisms rely on it.
-            assert_eq!(
-                t.slot_exponents()?,
-                slot_exp,
-                "NTT slot order differs between primes"
-            );
+            assert_eq!(t.slot_exponents()?, slot_exp, "NTT slot order differs between primes");
         }
         let mut slot_of = vec![0u32; n];
         for (j, &e) in slot_exp.iter().enumerate() {
@@ -114,11 +107,7 @@ impl RingContext {
     /// Global index (into [`RingContext::moduli`]) of limb `i` of `a`.
     #[inline]
     pub fn global_index(&self, a: &RnsPoly, i: usize) -> usize {
-        if i < a.q_limbs() {
-            i
-        } else {
-            self.q_count + i - a.q_limbs()
-        }
+        if i < a.q_limbs() { i } else { self.q_count + i - a.q_limbs() }
     }
 
     /// Global indices of all limbs of `a`, in order.
@@ -136,11 +125,7 @@ impl RingContext {
     /// residue below its modulus.
     pub fn check_poly(&self, a: &RnsPoly) -> Result<(), String> {
         if a.n() != self.n() {
-            return Err(format!(
-                "degree {} does not match the ring's {}",
-                a.n(),
-                self.n()
-            ));
+            return Err(format!("degree {} does not match the ring's {}", a.n(), self.n()));
         }
         if a.q_limbs() == 0 || a.q_limbs() > self.q_count || a.p_limbs() > self.p().len() {
             return Err(format!(
@@ -157,10 +142,7 @@ impl RingContext {
         for i in 0..a.limbs() {
             let q = self.modulus_of(a, i).value();
             if let Some(j) = a.limb(i).iter().position(|&v| v >= q) {
-                return Err(format!(
-                    "residue {} of limb {i} is not reduced modulo {q}",
-                    j
-                ));
+                return Err(format!("residue {} of limb {i} is not reduced modulo {q}", j));
             }
         }
         Ok(())

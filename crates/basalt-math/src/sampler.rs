@@ -29,9 +29,7 @@ impl Xof {
         h.update(domain_sep);
         let mut key = [0u8; 32];
         h.finalize_xof().read(&mut key);
-        Xof {
-            stream: ChaCha20Rng::from_seed(key),
-        }
+        Xof { stream: ChaCha20Rng::from_seed(key) }
     }
 
     pub fn fill(&mut self, buf: &mut [u8]) {
@@ -47,9 +45,7 @@ impl Xof {
 pub fn fresh_seed() -> [u8; 32] {
     let mut s = [0u8; 32];
     use rand::TryRngCore;
-    rand::rngs::OsRng
-        .try_fill_bytes(&mut s)
-        .expect("operating system RNG unavailable");
+    rand::rngs::OsRng.try_fill_bytes(&mut s).expect("operating system RNG unavailable");
     s
 }
 
@@ -60,10 +56,7 @@ pub fn fresh_seed() -> [u8; 32] {
 /// depends only on the seed.
 pub fn uniform_ntt(ctx: &RingContext, xof: &mut Xof, q_limbs: usize, p_limbs: usize) -> RnsPoly {
     let n = ctx.n();
-    emit(Kernel::KeyGen {
-        n: n as u32,
-        limbs: (q_limbs + p_limbs) as u32,
-    });
+    emit(Kernel::KeyGen { n: n as u32, limbs: (q_limbs + p_limbs) as u32 });
     let mut a = RnsPoly::zero(n, q_limbs, p_limbs, Domain::Ntt);
     for i in 0..a.limbs() {
         let m = ctx.modulus_of(&a, i);

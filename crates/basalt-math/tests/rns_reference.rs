@@ -134,15 +134,7 @@ fn results_do_not_depend_on_the_thread_count() {
         c.ntt_assign(&mut y);
         mod_down(&c, &y)
     };
-    let one = rayon::ThreadPoolBuilder::new()
-        .num_threads(1)
-        .build()
-        .unwrap()
-        .install(run);
-    let two = rayon::ThreadPoolBuilder::new()
-        .num_threads(2)
-        .build()
-        .unwrap()
-        .install(run);
+    let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap().install(run);
+    let two = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap().install(run);
     assert_eq!(one, two);
 }

@@ -55,7 +55,12 @@ impl PyCiphertext {
     }
 }
 
-fn build(params: Parameters, rotations: Vec<i64>, conjugate: bool, seeded: bool) -> PyResult<PyCkks> {
+fn build(
+    params: Parameters,
+    rotations: Vec<i64>,
+    conjugate: bool,
+    seeded: bool,
+) -> PyResult<PyCkks> {
     let kg = KeyGenerator::new(&params);
     let sk = kg.gen_secret_key();
     let pk = kg.gen_public_key(&sk);
@@ -71,7 +76,13 @@ impl PyCkks {
     /// security are refused unless loaded by name from their data file, which opts in.
     #[staticmethod]
     #[pyo3(signature = (name, rotations=vec![], conjugate=false, seeded_keys=false))]
-    fn preset(py: Python<'_>, name: &str, rotations: Vec<i64>, conjugate: bool, seeded_keys: bool) -> PyResult<PyCkks> {
+    fn preset(
+        py: Python<'_>,
+        name: &str,
+        rotations: Vec<i64>,
+        conjugate: bool,
+        seeded_keys: bool,
+    ) -> PyResult<PyCkks> {
         let params = Parameters::preset(name).map_err(err)?;
         py.allow_threads(|| build(params, rotations, conjugate, seeded_keys))
     }
@@ -137,7 +148,11 @@ impl PyCkks {
     }
 
     /// Decrypt and decode to a complex128 vector of the ciphertext's slot count.
-    fn decrypt<'py>(&self, py: Python<'py>, ct: &PyCiphertext) -> PyResult<Bound<'py, PyArray1<Complex64>>> {
+    fn decrypt<'py>(
+        &self,
+        py: Python<'py>,
+        ct: &PyCiphertext,
+    ) -> PyResult<Bound<'py, PyArray1<Complex64>>> {
         let v = py.allow_threads(|| {
             let pt = encryptor::decrypt(&self.params, &ct.ct, &self.sk).map_err(err)?;
             self.encoder.decode(&pt).map_err(err)
@@ -156,7 +171,9 @@ impl PyCkks {
     }
     /// Ciphertext product, relinearised (not rescaled: call `rescale`).
     fn mul(&self, py: Python<'_>, a: &PyCiphertext, b: &PyCiphertext) -> PyResult<PyCiphertext> {
-        py.allow_threads(|| Ok(PyCiphertext { ct: self.eval.mul_relin(&a.ct, &b.ct).map_err(err)? }))
+        py.allow_threads(|| {
+            Ok(PyCiphertext { ct: self.eval.mul_relin(&a.ct, &b.ct).map_err(err)? })
+        })
     }
     /// Multiply by a real constant (encoded at the ciphertext's top prime's scale; rescale after).
     fn mul_const(&self, a: &PyCiphertext, c: f64) -> PyResult<PyCiphertext> {
@@ -183,7 +200,11 @@ impl PyCkks {
     }
 
     /// Serialize a ciphertext (parameter-set id, shape and residues).
-    fn ciphertext_to_bytes<'py>(&self, py: Python<'py>, ct: &PyCiphertext) -> PyResult<Bound<'py, PyBytes>> {
+    fn ciphertext_to_bytes<'py>(
+        &self,
+        py: Python<'py>,
+        ct: &PyCiphertext,
+    ) -> PyResult<Bound<'py, PyBytes>> {
         let b = ct.ct.to_bytes().map_err(err)?;
         Ok(PyBytes::new(py, &b))
     }

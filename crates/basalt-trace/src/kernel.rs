@@ -47,12 +47,7 @@ pub enum Kernel {
     Automorph { n: u32, limbs: u32, galois: u64 },
     /// Load of key-switching key material: `digits` digits × 2 polynomials × `limbs` limbs.
     /// `seeded` means the uniform half is regenerated on chip instead (see [`Kernel::KeyGen`]).
-    KeyLoad {
-        n: u32,
-        limbs: u32,
-        digits: u32,
-        seeded: bool,
-    },
+    KeyLoad { n: u32, limbs: u32, digits: u32, seeded: bool },
     /// On-the-fly regeneration of the uniform half of a seeded key from its seed (CraterLake's
     /// KSHGen): `limbs` residue polynomials of degree `n` sampled from the XOF.
     KeyGen { n: u32, limbs: u32 },
@@ -60,11 +55,7 @@ pub enum Kernel {
     PlainLoad { n: u32, limbs: u32 },
     /// A TFHE kernel; `size` is the polynomial size (or LWE dimension for key switching) and
     /// `count` how many polynomials/coefficients it covers.
-    Tfhe {
-        step: TfheStep,
-        size: u32,
-        count: u32,
-    },
+    Tfhe { step: TfheStep, size: u32, count: u32 },
 }
 
 /// Kind of a kernel without its shape, for counting.

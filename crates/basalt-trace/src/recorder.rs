@@ -42,10 +42,7 @@ impl Trace {
 
     /// Units of one kind.
     pub fn count(&self, kind: KernelKind) -> u64 {
-        self.kernels()
-            .filter(|k| k.kind() == kind)
-            .map(Kernel::units)
-            .sum()
+        self.kernels().filter(|k| k.kind() == kind).map(Kernel::units).sum()
     }
 }
 
@@ -109,9 +106,7 @@ impl Drop for RegionGuard {
 pub fn region(name: &str) -> RegionGuard {
     let active = STACK.with(|s| {
         if let Some(t) = s.borrow_mut().last_mut() {
-            t.events.push(Event::Enter {
-                name: name.to_string(),
-            });
+            t.events.push(Event::Enter { name: name.to_string() });
             true
         } else {
             false
@@ -133,21 +128,12 @@ mod tests {
             emit(Kernel::Ntt { n: 8, limbs: 2 });
             let ((), inner) = record(|| emit(Kernel::Intt { n: 8, limbs: 3 }));
             assert_eq!(inner.count(KernelKind::Intt), 3);
-            emit(Kernel::BConv {
-                n: 8,
-                from: 2,
-                to: 3,
-            });
+            emit(Kernel::BConv { n: 8, from: 2, to: 3 });
         });
         assert_eq!(outer.count(KernelKind::Ntt), 2);
         assert_eq!(outer.count(KernelKind::Intt), 0);
         assert_eq!(outer.count(KernelKind::BConv), 48);
-        assert_eq!(
-            outer.events.first(),
-            Some(&Event::Enter {
-                name: "outer".into()
-            })
-        );
+        assert_eq!(outer.events.first(), Some(&Event::Enter { name: "outer".into() }));
         assert_eq!(outer.events.last(), Some(&Event::Exit));
         assert!(!is_recording());
         let _ = ElemOp::Add;
@@ -155,13 +141,7 @@ mod tests {
 
     #[test]
     fn serde_round_trip() {
-        let ((), t) = record(|| {
-            emit(Kernel::Elem {
-                n: 16,
-                limbs: 4,
-                op: ElemOp::MulAcc,
-            })
-        });
+        let ((), t) = record(|| emit(Kernel::Elem { n: 16, limbs: 4, op: ElemOp::MulAcc }));
         let s = serde_json::to_string(&t).unwrap();
         let back: Trace = serde_json::from_str(&s).unwrap();
         assert_eq!(back, t);

@@ -54,41 +54,21 @@ impl BConv {
             .iter()
             .zip(&hats)
             .map(|(m, h)| {
-                let v = m
-                    .inv((h % m.value()).to_u64().expect("fits"))
-                    .expect("coprime moduli");
+                let v = m.inv((h % m.value()).to_u64().expect("fits")).expect("coprime moduli");
                 (v, m.shoup(v))
             })
             .collect();
         let table = to
             .iter()
-            .map(|p| {
-                hats.iter()
-                    .map(|h| (h % p.value()).to_u64().expect("fits"))
-                    .collect()
-            })
+            .map(|p| hats.iter().map(|h| (h % p.value()).to_u64().expect("fits")).collect())
             .collect();
         let max_bits = |ms: &[Modulus]| ms.iter().map(Modulus::bits).max().unwrap_or(1);
         let product_bits = max_bits(&from) + max_bits(&to);
-        let chunk = if product_bits >= 128 {
-            1
-        } else {
-            (1usize << (128 - product_bits).min(20)) - 1
-        };
+        let chunk =
+            if product_bits >= 128 { 1 } else { (1usize << (128 - product_bits).min(20)) - 1 };
         let recip = from.iter().map(|m| 1.0 / m.value() as f64).collect();
-        let q_mod_to = to
-            .iter()
-            .map(|p| (&big_q % p.value()).to_u64().expect("fits"))
-            .collect();
-        BConv {
-            from,
-            to,
-            hat_inv,
-            table,
-            chunk: chunk.max(1),
-            recip,
-            q_mod_to,
-        }
+        let q_mod_to = to.iter().map(|p| (&big_q % p.value()).to_u64().expect("fits")).collect();
+        BConv { from, to, hat_inv, table, chunk: chunk.max(1), recip, q_mod_to }
     }
 
     pub fn from_len(&self) -> usize {
@@ -134,22 +114,10 @@ impl BConv {
         exact: bool,
         post: &(dyn Fn(usize, &mut [u64]) + Sync),
     ) {
-        assert_eq!(
-            input.len(),
-            self.from.len(),
-            "BConv: wrong number of input limbs"
-        );
-        assert_eq!(
-            output.len(),
-            self.to.len(),
-            "BConv: wrong number of output limbs"
-        );
+        assert_eq!(input.len(), self.from.len(), "BConv: wrong number of input limbs");
+        assert_eq!(output.len(), self.to.len(), "BConv: wrong number of output limbs");
         let n = input.first().map_or(0, |l| l.len());
-        emit(Kernel::BConv {
-            n: n as u32,
-            from: input.len() as u32,
-            to: output.len() as u32,
-        });
+        emit(Kernel::BConv { n: n as u32, from: input.len() as u32, to: output.len() as u32 });
         // Step 1: y_i = x_i · (Q/q_i)^{-1} mod q_i.
         let y: Vec<Vec<u64>> = input
             .par_iter()
@@ -162,11 +130,7 @@ impl BConv {
             (0..n)
                 .into_par_iter()
                 .map(|c| {
-                    let s: f64 = y
-                        .iter()
-                        .zip(&self.recip)
-                        .map(|(yi, r)| yi[c] as f64 * r)
-                        .sum();
+                    let s: f64 = y.iter().zip(&self.recip).map(|(yi, r)| yi[c] as f64 * r).sum();
                     s.floor() as u64
                 })
                 .collect()
@@ -174,12 +138,8 @@ impl BConv {
             Vec::new()
         };
         // Step 2: out_j = Σ_i y_i · table[j][i] (− u·Q) mod p_j, one task per output limb.
-        let items = output
-            .par_iter_mut()
-            .enumerate()
-            .zip(&self.to)
-            .zip(&self.table)
-            .zip(&self.q_mod_to);
+        let items =
+            output.par_iter_mut().enumerate().zip(&self.to).zip(&self.table).zip(&self.q_mod_to);
         items.for_each(|((((j, out), p), row), &q_mod_p)| {
             let neg_q = p.neg(q_mod_p);
             let mut acc = [0u128; BLOCK];
@@ -251,19 +211,11 @@ impl RingContext {
     /// The (cached) BConv tables from the limbs `from` to the limbs `to` (global indices).
     pub fn bconv(&self, from: &[usize], to: &[usize]) -> Arc<BConv> {
         let key = (from.to_vec(), to.to_vec());
-        if let Some(b) = self
-            .bconv_cache
-            .lock()
-            .expect("bconv cache poisoned")
-            .get(&key)
-        {
+        if let Some(b) = self.bconv_cache.lock().expect("bconv cache poisoned").get(&key) {
             return b.clone();
         }
         let b = Arc::new(BConv::new(self, from, to));
-        self.bconv_cache
-            .lock()
-            .expect("bconv cache poisoned")
-            .insert(key, b.clone());
+        self.bconv_cache.lock().expect("bconv cache poisoned").insert(key, b.clone());
         b
     }
 }

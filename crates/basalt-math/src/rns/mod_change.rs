@@ -37,26 +37,17 @@ pub fn mod_up(
         Domain::Coeff,
         "mod_up: a_coeff must be in the coefficient domain"
     );
-    assert_eq!(
-        a_ntt.domain(),
-        Domain::Ntt,
-        "mod_up: a_ntt must be in the NTT domain"
-    );
+    assert_eq!(a_ntt.domain(), Domain::Ntt, "mod_up: a_ntt must be in the NTT domain");
     assert!(
         a_coeff.p_limbs() == 0 && a_ntt.p_limbs() == 0 && a_coeff.q_limbs() == a_ntt.q_limbs(),
         "mod_up: the two forms must have the same Q-only shape"
     );
-    assert!(
-        digit.end <= a_coeff.q_limbs() && !digit.is_empty(),
-        "mod_up: digit out of range"
-    );
+    assert!(digit.end <= a_coeff.q_limbs() && !digit.is_empty(), "mod_up: digit out of range");
     let _region = basalt_trace::region("ModUp");
     let q_limbs = a_coeff.q_limbs();
     let mut out = a_ntt.with_shape(q_limbs, p_limbs, Domain::Ntt);
     // Limbs of `out` that BConv produces: every Q limb outside the digit, then every P limb.
-    let targets: Vec<usize> = (0..q_limbs + p_limbs)
-        .filter(|i| !digit.contains(i))
-        .collect();
+    let targets: Vec<usize> = (0..q_limbs + p_limbs).filter(|i| !digit.contains(i)).collect();
     let to_global: Vec<usize> = targets.iter().map(|&i| ctx.global_index(&out, i)).collect();
     let from_global: Vec<usize> = digit.clone().collect();
     let conv = ctx.bconv(&from_global, &to_global);
@@ -66,10 +57,7 @@ pub fn mod_up(
             from: digit.len() as u32,
             to: targets.len() as u32,
         });
-        emit(Kernel::Ntt {
-            n: ctx.n() as u32,
-            limbs: targets.len() as u32,
-        });
+        emit(Kernel::Ntt { n: ctx.n() as u32, limbs: targets.len() as u32 });
         return out;
     }
     let n = ctx.n();
@@ -89,10 +77,7 @@ pub fn mod_up(
         conv.apply_then(&input, &mut conv_out, false, &|j, limb| {
             ctx.ntt_table(to_global[j]).forward(limb)
         });
-        emit(Kernel::Ntt {
-            n: n as u32,
-            limbs: targets.len() as u32,
-        });
+        emit(Kernel::Ntt { n: n as u32, limbs: targets.len() as u32 });
     }
     out
 }
@@ -139,22 +124,17 @@ fn divide_round(ctx: &RingContext, x: &RnsPoly, keep: usize) -> RnsPoly {
     let mut out = x.with_shape(keep, 0, x.domain());
 
     // Per-parameter constants: H mod each limb and D^{-1} mod each kept limb.
-    let big_d: BigUint = drop_global
-        .iter()
-        .map(|&g| BigUint::from(ctx.moduli()[g].value()))
-        .product();
+    let big_d: BigUint =
+        drop_global.iter().map(|&g| BigUint::from(ctx.moduli()[g].value())).product();
     let half: BigUint = &big_d >> 1u32;
     let half_mod = |g: usize| -> u64 {
-        (&half % BigUint::from(ctx.moduli()[g].value()))
-            .to_u64()
-            .expect("fits")
+        (&half % BigUint::from(ctx.moduli()[g].value())).to_u64().expect("fits")
     };
     let d_inv: Vec<u64> = keep_global
         .iter()
         .map(|&g| {
             let m = ctx.moduli()[g];
-            m.inv((&big_d % m.value()).to_u64().expect("fits"))
-                .expect("coprime moduli")
+            m.inv((&big_d % m.value()).to_u64().expect("fits")).expect("coprime moduli")
         })
         .collect();
 
@@ -164,34 +144,24 @@ fn divide_round(ctx: &RingContext, x: &RnsPoly, keep: usize) -> RnsPoly {
 
     // 1. The dropped limbs in the coefficient domain, plus H.
     if ntt {
-        emit(Kernel::Intt {
-            n: n32,
-            limbs: d_len,
-        });
+        emit(Kernel::Intt { n: n32, limbs: d_len });
     }
     elem(d_len, ElemOp::Add);
     let mut dropped: Vec<Vec<u64>> = Vec::new();
     if !symbolic {
         dropped = drop.iter().map(|&i| x.limb(i).to_vec()).collect();
-        dropped
-            .par_iter_mut()
-            .zip(&drop_global)
-            .for_each(|(limb, &g)| {
-                if ntt {
-                    ctx.ntt_table(g).inverse(limb);
-                }
-                let m = ctx.moduli()[g];
-                let h = half_mod(g);
-                limb.iter_mut().for_each(|v| *v = m.add(*v, h));
-            });
+        dropped.par_iter_mut().zip(&drop_global).for_each(|(limb, &g)| {
+            if ntt {
+                ctx.ntt_table(g).inverse(limb);
+            }
+            let m = ctx.moduli()[g];
+            let h = half_mod(g);
+            limb.iter_mut().for_each(|v| *v = m.add(*v, h));
+        });
     }
     // 2. y = exact BConv to the kept limbs, then (step 3) minus H and back to x's domain.
     if symbolic {
-        emit(Kernel::BConv {
-            n: n32,
-            from: d_len,
-            to: k_len,
-        });
+        emit(Kernel::BConv { n: n32, from: d_len, to: k_len });
     } else {
         // Steps 2 and 3 fused per kept limb j, while the limb is in cache:
         // y' = BConv_exact(...) − H, back to x's domain, then out = (x − y') · D^{-1}.
@@ -209,15 +179,11 @@ fn divide_round(ctx: &RingContext, x: &RnsPoly, keep: usize) -> RnsPoly {
                 *v = m.mul_shoup(m.sub(xv, *v), w, ws);
             }
         };
-        ctx.bconv(&drop_global, &keep_global)
-            .apply_then(&input, &mut outs, true, &finish);
+        ctx.bconv(&drop_global, &keep_global).apply_then(&input, &mut outs, true, &finish);
     }
     elem(k_len, ElemOp::Sub);
     if ntt {
-        emit(Kernel::Ntt {
-            n: n32,
-            limbs: k_len,
-        });
+        emit(Kernel::Ntt { n: n32, limbs: k_len });
     }
     elem(k_len, ElemOp::Sub);
     elem(k_len, ElemOp::MulScalar);
