@@ -135,11 +135,8 @@ fn time_reps(reps: usize, mut f: impl FnMut() -> Result<()>) -> Result<(f64, f64
         t.push(s.elapsed().as_secs_f64() * 1e3);
     }
     t.sort_by(f64::total_cmp);
-    let median = if t.len() % 2 == 1 {
-        t[t.len() / 2]
-    } else {
-        (t[t.len() / 2 - 1] + t[t.len() / 2]) / 2.0
-    };
+    let median =
+        if t.len() % 2 == 1 { t[t.len() / 2] } else { (t[t.len() / 2 - 1] + t[t.len() / 2]) / 2.0 };
     Ok((median, t[0], t.iter().sum::<f64>() / t.len() as f64))
 }
 
@@ -157,25 +154,17 @@ pub fn run_with_params(params: &Parameters, config: &BenchConfig) -> Result<Vec<
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(config.threads.max(1))
         .build()
-        .map_err(|e| CkksError::Corrupt {
-            what: "thread pool",
-            reason: e.to_string(),
-        })?;
+        .map_err(|e| CkksError::Corrupt { what: "thread pool", reason: e.to_string() })?;
     pool.install(|| run_in_pool(params, config))
 }
 
 fn run_in_pool(params: &Parameters, config: &BenchConfig) -> Result<Vec<BenchRecord>> {
     let level = config.level.unwrap_or(params.max_level());
     if level > params.max_level() {
-        return Err(CkksError::LevelTooHigh {
-            requested: level,
-            max: params.max_level(),
-        });
+        return Err(CkksError::LevelTooHigh { requested: level, max: params.max_level() });
     }
     let ops = &config.ops;
-    let needs_relin = ops
-        .iter()
-        .any(|o| matches!(o, BenchOp::MulRelin | BenchOp::Rescale));
+    let needs_relin = ops.iter().any(|o| matches!(o, BenchOp::MulRelin | BenchOp::Rescale));
     let mut rotations: Vec<i64> = Vec::new();
     if ops.contains(&BenchOp::Rotate) {
         rotations.push(1);
@@ -252,9 +241,8 @@ fn run_in_pool(params: &Parameters, config: &BenchConfig) -> Result<Vec<BenchRec
             }
             BenchOp::RotateHoisted8 => {
                 per = 8.0;
-                let r = time_reps(config.reps, || {
-                    eval.rotate_hoisted(&ct, &rotations).map(|_| ())
-                })?;
+                let r =
+                    time_reps(config.reps, || eval.rotate_hoisted(&ct, &rotations).map(|_| ()))?;
                 let res = eval.rotate_hoisted(&ct, &rotations)?;
                 let want: Vec<Complex64> = (0..slots).map(|i| vals[(i + 8) % slots]).collect();
                 precision = Some(PrecisionStats::new(&want, &dec(&res[7])?));
@@ -297,11 +285,7 @@ mod tests {
         let mut lit = ParametersLiteral::toy(10, 60, 40, 3, 61, 2, 2);
         lit.log_default_scale = 40.0;
         let p = Parameters::new(lit).unwrap();
-        let cfg = BenchConfig {
-            reps: 2,
-            threads: 2,
-            ..Default::default()
-        };
+        let cfg = BenchConfig { reps: 2, threads: 2, ..Default::default() };
         let recs = run_with_params(&p, &cfg).unwrap();
         assert_eq!(recs.len(), 5);
         for r in &recs {
@@ -314,9 +298,6 @@ mod tests {
         }
         let s = serde_json::to_string(&recs[1]).unwrap();
         assert!(s.contains("\"variant\":\"hybrid\""));
-        assert_eq!(
-            BenchOp::parse("rotate_hoisted_8"),
-            Some(BenchOp::RotateHoisted8)
-        );
+        assert_eq!(BenchOp::parse("rotate_hoisted_8"), Some(BenchOp::RotateHoisted8));
     }
 }

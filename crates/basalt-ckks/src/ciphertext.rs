@@ -35,10 +35,7 @@ pub struct Ciphertext {
 
 fn check_level(params: &Parameters, level: usize) -> Result<()> {
     if level > params.max_level() {
-        return Err(CkksError::LevelTooHigh {
-            requested: level,
-            max: params.max_level(),
-        });
+        return Err(CkksError::LevelTooHigh { requested: level, max: params.max_level() });
     }
     Ok(())
 }
@@ -144,10 +141,7 @@ impl Ciphertext {
     /// Drop Q limbs down to `level` (no rescale, the scale is unchanged).
     pub fn drop_to_level(&mut self, level: usize) -> Result<()> {
         if level > self.level() {
-            return Err(CkksError::LevelTooHigh {
-                requested: level,
-                max: self.level(),
-            });
+            return Err(CkksError::LevelTooHigh { requested: level, max: self.level() });
         }
         for p in &mut self.polys {
             p.truncate_q(level + 1);
@@ -160,10 +154,7 @@ impl Plaintext {
     /// Drop Q limbs down to `level`.
     pub fn drop_to_level(&mut self, level: usize) -> Result<()> {
         if level > self.level() {
-            return Err(CkksError::LevelTooHigh {
-                requested: level,
-                max: self.level(),
-            });
+            return Err(CkksError::LevelTooHigh { requested: level, max: self.level() });
         }
         self.poly.truncate_q(level + 1);
         Ok(())

@@ -70,11 +70,7 @@ impl Encoder {
         let roots = (0..m)
             .map(|k| Complex64::from_polar(1.0, 2.0 * std::f64::consts::PI * k as f64 / m as f64))
             .collect();
-        Encoder {
-            params: params.clone(),
-            rot_group,
-            roots,
-        }
+        Encoder { params: params.clone(), rot_group, roots }
     }
 
     pub fn params(&self) -> &Parameters {
@@ -139,10 +135,7 @@ impl Encoder {
     pub fn embed(&self, values: &[Complex64], slots: usize, scale: f64) -> Result<Vec<f64>> {
         self.check_slots(slots)?;
         if values.len() > slots {
-            return Err(CkksError::TooManyValues {
-                count: values.len(),
-                slots,
-            });
+            return Err(CkksError::TooManyValues { count: values.len(), slots });
         }
         if !(scale.is_finite() && scale > 0.0) {
             return Err(CkksError::BadScale(scale.log2()));
@@ -150,9 +143,7 @@ impl Encoder {
         let mut v = vec![Complex64::new(0.0, 0.0); slots];
         v[..values.len()].copy_from_slice(values);
         if let Some(bad) = v.iter().find(|z| !(z.re.is_finite() && z.im.is_finite())) {
-            return Err(CkksError::Overflow {
-                value: bad.re + bad.im,
-            });
+            return Err(CkksError::Overflow { value: bad.re + bad.im });
         }
         self.special_ifft(&mut v);
         let n = self.params.n();
@@ -178,28 +169,17 @@ impl Encoder {
         scale: f64,
     ) -> Result<Plaintext> {
         if level > self.params.max_level() {
-            return Err(CkksError::LevelTooHigh {
-                requested: level,
-                max: self.params.max_level(),
-            });
+            return Err(CkksError::LevelTooHigh { requested: level, max: self.params.max_level() });
         }
         let coeffs = self.embed(values, slots, scale)?;
-        let log_q: f64 = self.params.q()[..=level]
-            .iter()
-            .map(|&q| (q as f64).log2())
-            .sum();
+        let log_q: f64 = self.params.q()[..=level].iter().map(|&q| (q as f64).log2()).sum();
         if let Some(&big) = coeffs.iter().find(|c| c.abs() >= (log_q - 1.0).exp2()) {
             return Err(CkksError::Overflow { value: big / scale });
         }
         let ring = self.params.ring();
         let mut poly = ring.from_f64_round(&coeffs, level + 1, 0);
         ring.ntt_assign(&mut poly);
-        Ok(Plaintext {
-            poly,
-            scale,
-            slots,
-            params_id: self.params.id(),
-        })
+        Ok(Plaintext { poly, scale, slots, params_id: self.params.id() })
     }
 
     /// Encode real values.
@@ -229,10 +209,7 @@ impl Encoder {
     /// Wrong parameter set, or a symbolic plaintext.
     pub fn decode(&self, pt: &Plaintext) -> Result<Vec<Complex64>> {
         if pt.params_id != self.params.id() {
-            return Err(CkksError::WrongParams {
-                expected: self.params.id(),
-                found: pt.params_id,
-            });
+            return Err(CkksError::WrongParams { expected: self.params.id(), found: pt.params_id });
         }
         if pt.is_symbolic() {
             return Err(CkksError::Symbolic);
@@ -332,26 +309,15 @@ mod tests {
             .map(|_| Complex64::new(rng.random_range(-1.0..1.0), rng.random_range(-1.0..1.0)))
             .collect();
         for level in 0..=p.max_level() {
-            let pt = enc
-                .encode(&vals, p.max_slots(), level, 2f64.powi(40))
-                .unwrap();
+            let pt = enc.encode(&vals, p.max_slots(), level, 2f64.powi(40)).unwrap();
             let out = enc.decode(&pt).unwrap();
             let stats = crate::precision::PrecisionStats::new(&vals, &out);
             assert!(stats.min.l2 > 30.0, "level {level}: {stats:?}");
         }
         // Errors are named.
-        assert!(matches!(
-            enc.encode(&vals, 3, 0, 1.0),
-            Err(CkksError::BadSlots { .. })
-        ));
-        assert!(matches!(
-            enc.encode(&vals, 4, 0, 1.0),
-            Err(CkksError::TooManyValues { .. })
-        ));
-        assert!(matches!(
-            enc.encode(&vals[..4], 4, 9, 1.0),
-            Err(CkksError::LevelTooHigh { .. })
-        ));
+        assert!(matches!(enc.encode(&vals, 3, 0, 1.0), Err(CkksError::BadSlots { .. })));
+        assert!(matches!(enc.encode(&vals, 4, 0, 1.0), Err(CkksError::TooManyValues { .. })));
+        assert!(matches!(enc.encode(&vals[..4], 4, 9, 1.0), Err(CkksError::LevelTooHigh { .. })));
         assert!(matches!(
             enc.encode(&[Complex64::new(1.0, 0.0)], 4, 0, 2f64.powi(60)),
             Err(CkksError::Overflow { .. })

@@ -15,10 +15,7 @@ use crate::util::{csprng, restrict};
 
 fn check(params: &Parameters, id: u64) -> Result<()> {
     if id != params.id() {
-        return Err(CkksError::WrongParams {
-            expected: params.id(),
-            found: id,
-        });
+        return Err(CkksError::WrongParams { expected: params.id(), found: id });
     }
     Ok(())
 }
@@ -42,12 +39,7 @@ pub fn encrypt_sk(params: &Parameters, pt: &Plaintext, sk: &SecretKey) -> Result
     let mut as_ = a.clone();
     ring.mul_assign(&mut as_, &restrict(&sk.poly, l1, 0));
     ring.sub_assign(&mut c0, &as_);
-    Ok(Ciphertext {
-        polys: vec![c0, a],
-        scale: pt.scale,
-        slots: pt.slots,
-        params_id: params.id(),
-    })
+    Ok(Ciphertext { polys: vec![c0, a], scale: pt.scale, slots: pt.slots, params_id: params.id() })
 }
 
 /// Encrypt `pt` under the public key.
@@ -74,12 +66,7 @@ pub fn encrypt_pk(params: &Parameters, pt: &Plaintext, pk: &PublicKey) -> Result
     let mut t = restrict(&pk.a, l1, 0);
     ring.mul_assign(&mut t, &u);
     ring.add_assign(&mut c1, &t);
-    Ok(Ciphertext {
-        polys: vec![c0, c1],
-        scale: pt.scale,
-        slots: pt.slots,
-        params_id: params.id(),
-    })
+    Ok(Ciphertext { polys: vec![c0, c1], scale: pt.scale, slots: pt.slots, params_id: params.id() })
 }
 
 /// Decrypt: `Σ_i c_i·s^i` at the ciphertext's level, scale and slots.
@@ -98,10 +85,5 @@ pub fn decrypt(params: &Parameters, ct: &Ciphertext, sk: &SecretKey) -> Result<P
         ring.mul_assign(&mut acc, &s);
         ring.add_assign(&mut acc, &ct.polys[i]);
     }
-    Ok(Plaintext {
-        poly: acc,
-        scale: ct.scale,
-        slots: ct.slots,
-        params_id: params.id(),
-    })
+    Ok(Plaintext { poly: acc, scale: ct.scale, slots: ct.slots, params_id: params.id() })
 }

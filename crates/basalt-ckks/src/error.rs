@@ -47,19 +47,11 @@ pub enum ParamError {
     #[error(
         "the level layout is invalid: {limbs} Q limbs, {base} base primes, {per_level} primes per level"
     )]
-    BadLevelLayout {
-        limbs: usize,
-        base: usize,
-        per_level: usize,
-    },
+    BadLevelLayout { limbs: usize, base: usize, per_level: usize },
     #[error(
         "insecure: log QP = {log_qp:.1} bits exceeds {max_log_qp} bits allowed for 128-bit security at N = 2^{log_n} (opt in with `allow_insecure` or `Parameters::new_insecure`)"
     )]
-    Insecure {
-        log_qp: f64,
-        max_log_qp: u32,
-        log_n: u32,
-    },
+    Insecure { log_qp: f64, max_log_qp: u32, log_n: u32 },
     #[error("no preset named `{0}`")]
     UnknownPreset(String),
     #[error("preset file `{file}` is malformed: {msg}")]

@@ -40,11 +40,7 @@ fn stats_of(mut e: Vec<f64>) -> (f64, f64, f64, f64) {
     e.sort_by(f64::total_cmp);
     let n = e.len();
     let mean = e.iter().sum::<f64>() / n as f64;
-    let median = if n % 2 == 1 {
-        e[n / 2]
-    } else {
-        (e[n / 2 - 1] + e[n / 2]) / 2.0
-    };
+    let median = if n % 2 == 1 { e[n / 2] } else { (e[n / 2 - 1] + e[n / 2]) / 2.0 };
     (bits(e[n - 1]), bits(e[0]), bits(mean), bits(median))
 }
 
@@ -58,26 +54,10 @@ impl PrecisionStats {
         let slots = re.len();
         let (r, i, c) = (stats_of(re), stats_of(im), stats_of(l2));
         PrecisionStats {
-            min: Bits {
-                real: r.0,
-                imag: i.0,
-                l2: c.0,
-            },
-            max: Bits {
-                real: r.1,
-                imag: i.1,
-                l2: c.1,
-            },
-            mean: Bits {
-                real: r.2,
-                imag: i.2,
-                l2: c.2,
-            },
-            median: Bits {
-                real: r.3,
-                imag: i.3,
-                l2: c.3,
-            },
+            min: Bits { real: r.0, imag: i.0, l2: c.0 },
+            max: Bits { real: r.1, imag: i.1, l2: c.1 },
+            mean: Bits { real: r.2, imag: i.2, l2: c.2 },
+            median: Bits { real: r.3, imag: i.3, l2: c.3 },
             slots,
         }
     }

@@ -54,42 +54,28 @@ struct KeyWire {
 }
 
 fn opts(limit: usize) -> impl Options {
-    bincode::DefaultOptions::new()
-        .with_fixint_encoding()
-        .with_limit(limit as u64 + 64)
+    bincode::DefaultOptions::new().with_fixint_encoding().with_limit(limit as u64 + 64)
 }
 
 fn encode<T: Serialize>(what: &'static str, v: &T) -> Result<Vec<u8>> {
     opts(usize::MAX / 2)
         .serialize(v)
-        .map_err(|e| CkksError::Corrupt {
-            what,
-            reason: e.to_string(),
-        })
+        .map_err(|e| CkksError::Corrupt { what, reason: e.to_string() })
 }
 
 fn decode<T: DeserializeOwned>(what: &'static str, bytes: &[u8]) -> Result<T> {
     opts(bytes.len())
         .deserialize(bytes)
-        .map_err(|e| CkksError::Corrupt {
-            what,
-            reason: e.to_string(),
-        })
+        .map_err(|e| CkksError::Corrupt { what, reason: e.to_string() })
 }
 
 fn corrupt(what: &'static str, reason: impl Into<String>) -> CkksError {
-    CkksError::Corrupt {
-        what,
-        reason: reason.into(),
-    }
+    CkksError::Corrupt { what, reason: reason.into() }
 }
 
 fn poly_out(what: &'static str, p: &RnsPoly) -> Result<PolyWire> {
     if p.is_symbolic() {
-        return Err(corrupt(
-            what,
-            "cannot serialize a symbolic (trace-only) object",
-        ));
+        return Err(corrupt(what, "cannot serialize a symbolic (trace-only) object"));
     }
     Ok(PolyWire {
         n: p.n() as u32,
@@ -109,10 +95,7 @@ fn poly_in(
     p_limbs: usize,
 ) -> Result<RnsPoly> {
     if w.n as usize != params.n() {
-        return Err(corrupt(
-            what,
-            format!("degree {} is not N = {}", w.n, params.n()),
-        ));
+        return Err(corrupt(what, format!("degree {} is not N = {}", w.n, params.n())));
     }
     if !w.ntt {
         return Err(corrupt(what, "polynomial is not in the NTT domain"));
@@ -132,10 +115,7 @@ fn poly_in(
 
 fn check_id(params: &Parameters, found: u64) -> Result<()> {
     if found != params.id() {
-        return Err(CkksError::WrongParams {
-            expected: params.id(),
-            found,
-        });
+        return Err(CkksError::WrongParams { expected: params.id(), found });
     }
     Ok(())
 }
@@ -164,10 +144,7 @@ fn check_scale_slots(
     slots: u64,
 ) -> Result<()> {
     if !(scale.is_finite() && scale > 0.0) {
-        return Err(corrupt(
-            what,
-            format!("scale {scale} is not positive and finite"),
-        ));
+        return Err(corrupt(what, format!("scale {scale} is not positive and finite")));
     }
     let s = slots as usize;
     if s == 0 || !s.is_power_of_two() || s > params.max_slots() {
@@ -179,11 +156,7 @@ fn check_scale_slots(
 impl Ciphertext {
     /// Serialize (bincode). Symbolic ciphertexts cannot be serialized.
     pub fn to_bytes(&self) -> Result<Vec<u8>> {
-        let polys = self
-            .polys
-            .iter()
-            .map(|p| poly_out("ciphertext", p))
-            .collect::<Result<_>>()?;
+        let polys = self.polys.iter().map(|p| poly_out("ciphertext", p)).collect::<Result<_>>()?;
         encode(
             "ciphertext",
             &CtWire {
@@ -216,12 +189,7 @@ impl Ciphertext {
             .into_iter()
             .map(|p| poly_in(W, params, p, Some(q), 0))
             .collect::<Result<_>>()?;
-        Ok(Ciphertext {
-            polys,
-            scale: w.scale,
-            slots: w.slots as usize,
-            params_id: w.params_id,
-        })
+        Ok(Ciphertext { polys, scale: w.scale, slots: w.slots as usize, params_id: w.params_id })
     }
 }
 
@@ -250,12 +218,7 @@ impl Plaintext {
             return Err(corrupt(W, "a plaintext has exactly one polynomial"));
         }
         let poly = poly_in(W, params, w.polys.remove(0), None, 0)?;
-        Ok(Plaintext {
-            poly,
-            scale: w.scale,
-            slots: w.slots as usize,
-            params_id: w.params_id,
-        })
+        Ok(Plaintext { poly, scale: w.scale, slots: w.slots as usize, params_id: w.params_id })
     }
 }
 
@@ -273,12 +236,8 @@ fn key_out(material: &KeyMaterial, galois: u64) -> Result<Vec<u8>> {
             tag,
             galois,
             seed,
-            b: b.iter()
-                .map(|p| poly_out("key", p))
-                .collect::<Result<_>>()?,
-            a: a.iter()
-                .map(|p| poly_out("key", p))
-                .collect::<Result<_>>()?,
+            b: b.iter().map(|p| poly_out("key", p)).collect::<Result<_>>()?,
+            a: a.iter().map(|p| poly_out("key", p)).collect::<Result<_>>()?,
         },
     )
 }
@@ -291,11 +250,7 @@ fn key_in(params: &Parameters, bytes: &[u8]) -> Result<(KeyMaterial, u64)> {
     if w.b.len() != params.dnum() || !(w.a.is_empty() || w.a.len() == params.dnum()) {
         return Err(corrupt(
             W,
-            format!(
-                "{} digits, the parameter set has dnum = {}",
-                w.b.len(),
-                params.dnum()
-            ),
+            format!("{} digits, the parameter set has dnum = {}", w.b.len(), params.dnum()),
         ));
     }
     if let KeyTag::Galois(g) = w.tag
@@ -306,9 +261,7 @@ fn key_in(params: &Parameters, bytes: &[u8]) -> Result<(KeyMaterial, u64)> {
     let l1 = Some(params.max_level() + 1);
     let k = params.k();
     let b: Vec<RnsPoly> =
-        w.b.into_iter()
-            .map(|p| poly_in(W, params, p, l1, k))
-            .collect::<Result<_>>()?;
+        w.b.into_iter().map(|p| poly_in(W, params, p, l1, k)).collect::<Result<_>>()?;
     let m = if w.a.is_empty() {
         KeyMaterial::Seeded(SeededKeySwitchKey {
             b,
@@ -317,17 +270,8 @@ fn key_in(params: &Parameters, bytes: &[u8]) -> Result<(KeyMaterial, u64)> {
             params_id: w.params_id,
         })
     } else {
-        let a =
-            w.a.into_iter()
-                .map(|p| poly_in(W, params, p, l1, k))
-                .collect::<Result<_>>()?;
-        KeyMaterial::Full(KeySwitchKey {
-            b,
-            a,
-            seed: w.seed,
-            tag: w.tag,
-            params_id: w.params_id,
-        })
+        let a = w.a.into_iter().map(|p| poly_in(W, params, p, l1, k)).collect::<Result<_>>()?;
+        KeyMaterial::Full(KeySwitchKey { b, a, seed: w.seed, tag: w.tag, params_id: w.params_id })
     };
     Ok((m, w.galois))
 }
@@ -407,10 +351,7 @@ impl PublicKey {
                 params_id: self.params_id,
                 scale: 1.0,
                 slots: 1,
-                polys: vec![
-                    poly_out("public key", &self.b)?,
-                    poly_out("public key", &self.a)?,
-                ],
+                polys: vec![poly_out("public key", &self.b)?, poly_out("public key", &self.a)?],
             },
         )
     }
@@ -426,11 +367,7 @@ impl PublicKey {
         let mut it = w.polys.into_iter();
         let b = poly_in(W, params, it.next().expect("two"), l1, 0)?;
         let a = poly_in(W, params, it.next().expect("two"), l1, 0)?;
-        Ok(PublicKey {
-            b,
-            a,
-            params_id: w.params_id,
-        })
+        Ok(PublicKey { b, a, params_id: w.params_id })
     }
 }
 
@@ -456,17 +393,8 @@ impl SecretKey {
         if w.polys.len() != 1 {
             return Err(corrupt(W, "a secret key has one polynomial"));
         }
-        let poly = poly_in(
-            W,
-            params,
-            w.polys.remove(0),
-            Some(params.max_level() + 1),
-            params.k(),
-        )?;
-        Ok(SecretKey {
-            poly,
-            params_id: w.params_id,
-        })
+        let poly = poly_in(W, params, w.polys.remove(0), Some(params.max_level() + 1), params.k())?;
+        Ok(SecretKey { poly, params_id: w.params_id })
     }
 }
 
@@ -482,19 +410,10 @@ impl crate::keys::EvaluationKeys {
     /// Serialize the relinearization key and every Galois key (each validated on load).
     pub fn to_bytes(&self) -> Result<Vec<u8>> {
         let relin = self.relin.as_ref().map(RelinKey::to_bytes).transpose()?;
-        let galois = self
-            .galois
-            .values()
-            .map(GaloisKey::to_bytes)
-            .collect::<Result<_>>()?;
+        let galois = self.galois.values().map(GaloisKey::to_bytes).collect::<Result<_>>()?;
         encode(
             "evaluation keys",
-            &EvalKeysWire {
-                magic: *b"BCEK",
-                version: VERSION,
-                relin,
-                galois,
-            },
+            &EvalKeysWire { magic: *b"BCEK", version: VERSION, relin, galois },
         )
     }
 
@@ -510,10 +429,7 @@ impl crate::keys::EvaluationKeys {
         for g in w.galois {
             let gk = GaloisKey::from_bytes(params, &g)?;
             if out.galois.contains_key(&gk.galois) {
-                return Err(corrupt(
-                    W,
-                    format!("Galois element {} appears twice", gk.galois),
-                ));
+                return Err(corrupt(W, format!("Galois element {} appears twice", gk.galois)));
             }
             out.galois.insert(gk.galois, gk);
         }

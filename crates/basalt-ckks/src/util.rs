@@ -9,10 +9,7 @@ use rand_chacha::ChaCha20Rng;
 /// The first `q_limbs` Q limbs and first `p_limbs` P limbs of `a` (a copy; symbolic stays
 /// symbolic). Not a kernel: a hardware model would address the limbs in place.
 pub(crate) fn restrict(a: &RnsPoly, q_limbs: usize, p_limbs: usize) -> RnsPoly {
-    assert!(
-        q_limbs <= a.q_limbs() && p_limbs <= a.p_limbs(),
-        "restrict: cannot add limbs"
-    );
+    assert!(q_limbs <= a.q_limbs() && p_limbs <= a.p_limbs(), "restrict: cannot add limbs");
     if a.is_symbolic() {
         return RnsPoly::symbolic(a.n(), q_limbs, p_limbs, a.domain());
     }
@@ -33,11 +30,7 @@ pub(crate) fn restrict(a: &RnsPoly, q_limbs: usize, p_limbs: usize) -> RnsPoly {
 pub(crate) fn lift_times_p(ring: &RingContext, a: &RnsPoly, k: usize, p_mod_q: &[u64]) -> RnsPoly {
     let l1 = a.q_limbs();
     let n = a.n();
-    emit(Kernel::Elem {
-        n: n as u32,
-        limbs: l1 as u32,
-        op: ElemOp::MulScalar,
-    });
+    emit(Kernel::Elem { n: n as u32, limbs: l1 as u32, op: ElemOp::MulScalar });
     if a.is_symbolic() {
         return RnsPoly::symbolic(n, l1, k, a.domain());
     }
@@ -46,10 +39,7 @@ pub(crate) fn lift_times_p(ring: &RingContext, a: &RnsPoly, k: usize, p_mod_q: &
         let m = ring.q()[i];
         let (w, ws) = (pq, m.shoup(pq));
         let src = a.limb(i);
-        out.limb_mut(i)
-            .iter_mut()
-            .zip(src)
-            .for_each(|(o, &x)| *o = m.mul_shoup(x, w, ws));
+        out.limb_mut(i).iter_mut().zip(src).for_each(|(o, &x)| *o = m.mul_shoup(x, w, ws));
     }
     out
 }

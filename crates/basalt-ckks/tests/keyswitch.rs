@@ -29,9 +29,7 @@ fn ks_error(
     ring.mul_assign(&mut ds, &q_part(s2.poly(), l1));
     ring.sub_assign(&mut t, &ds);
     ring.intt_assign(&mut t);
-    ring.to_f64_centered(&t)
-        .iter()
-        .fold(0.0f64, |m, x| m.max(x.abs()))
+    ring.to_f64_centered(&t).iter().fold(0.0f64, |m, x| m.max(x.abs()))
 }
 
 #[test]
@@ -55,17 +53,11 @@ fn keyswitch_matches_the_key_relation_and_all_variants_agree() {
             // Naive reference: u0 + u1·s = d·s' + small.
             let err = ks_error(&params, d, &std, &s, &s2);
             println!("dnum={dnum} k={k} level={level}: key-switch error {err}");
-            assert!(
-                err < 2f64.powi(24),
-                "dnum={dnum} level={level}: error {err}"
-            );
+            assert!(err < 2f64.powi(24), "dnum={dnum} level={level}: error {err}");
             assert!(err > 0.0, "a key switch adds noise");
             // Reordered (several block sizes) and seeded: bit-identical.
             for block in [1usize, 3, 64] {
-                assert_eq!(
-                    reordered::keyswitch_reordered(&params, d, &full, block),
-                    std
-                );
+                assert_eq!(reordered::keyswitch_reordered(&params, d, &full, block), std);
             }
             assert_eq!(hybrid::keyswitch(&params, d, &seeded), std);
             assert_eq!(reordered::keyswitch_reordered(&params, d, &seeded, 2), std);
@@ -111,9 +103,7 @@ fn evaluator_variants_and_seeded_keys_are_bit_identical() {
     let seeded = Evaluator::new(&params, seeded_keys).unwrap();
     let enc = Encoder::new(&params);
     let v = random_values(params.max_slots(), 9);
-    let pt = enc
-        .encode(&v, params.max_slots(), 3, params.default_scale())
-        .unwrap();
+    let pt = enc.encode(&v, params.max_slots(), 3, params.default_scale()).unwrap();
     let ct = basalt_ckks::encryptor::encrypt_sk(&params, &pt, &sk).unwrap();
     let a = plain.mul_relin(&ct, &ct).unwrap();
     assert_eq!(reord.mul_relin(&ct, &ct).unwrap(), a);
@@ -121,10 +111,7 @@ fn evaluator_variants_and_seeded_keys_are_bit_identical() {
     let r = plain.rotate(&ct, 3).unwrap();
     assert_eq!(reord.rotate(&ct, 3).unwrap(), r);
     assert_eq!(seeded.rotate(&ct, 3).unwrap(), r);
-    assert_eq!(
-        seeded.conjugate(&ct).unwrap(),
-        plain.conjugate(&ct).unwrap()
-    );
+    assert_eq!(seeded.conjugate(&ct).unwrap(), plain.conjugate(&ct).unwrap());
 }
 
 #[test]
@@ -175,12 +162,7 @@ fn hoisted_and_double_hoisted_rotations_decrypt_like_plain_rotations() {
     for h in &hoisted[1..] {
         plain_sum = c.eval.add(&plain_sum, h).unwrap();
     }
-    assert!(
-        PrecisionStats::new(&c.decrypt(&plain_sum), &c.decrypt(&sum))
-            .min
-            .l2
-            > 22.0
-    );
+    assert!(PrecisionStats::new(&c.decrypt(&plain_sum), &c.decrypt(&sum)).min.l2 > 22.0);
     let _ = Domain::Ntt;
 }
 

@@ -26,10 +26,7 @@ fn functional_with(name: &str, min_mul: f64, min_rot: f64, mean_rot: bool) {
     let fresh = c.precision(&a, &ca);
     println!("{name}: fresh {fresh}");
     let prod: Vec<_> = a.iter().zip(&b).map(|(x, y)| x * y).collect();
-    let m = c
-        .eval
-        .rescale(&c.eval.mul_relin(&ca, &cb).unwrap())
-        .unwrap();
+    let m = c.eval.rescale(&c.eval.mul_relin(&ca, &cb).unwrap()).unwrap();
     let sm = c.precision(&prod, &m);
     let r = c.eval.rotate(&ca, 1).unwrap();
     let sr = c.precision(&rot(&a, 1), &r);
@@ -95,10 +92,7 @@ fn every_preset_builds_and_reports_security() {
         if lit.allow_insecure {
             let mut l = lit.clone();
             l.allow_insecure = false;
-            assert!(matches!(
-                Parameters::new(l),
-                Err(ParamError::Insecure { .. })
-            ));
+            assert!(matches!(Parameters::new(l), Err(ParamError::Insecure { .. })));
         }
         // Aliases resolve.
         for a in &lit.aliases {
@@ -107,29 +101,17 @@ fn every_preset_builds_and_reports_security() {
     }
     // Spot checks against the papers.
     let fab = Parameters::preset("FAB").unwrap();
-    assert_eq!(
-        (fab.max_level(), fab.k(), fab.dnum(), fab.alpha()),
-        (23, 8, 3, 8)
-    );
+    assert_eq!((fab.max_level(), fab.k(), fab.dnum(), fab.alpha()), (23, 8, 3, 8));
     assert!((fab.log_qp() - 1728.0).abs() < 1.0);
     let lat = Parameters::preset("N16QP1546H192H32").unwrap();
     assert!((lat.log_qp() - 1546.0).abs() < 1.0, "{}", lat.log_qp());
     assert_eq!((lat.max_level(), lat.dnum()), (24, 5));
     let o3 = Parameters::preset("osiris_set_iii").unwrap();
     assert_eq!((o3.alpha(), o3.dnum(), o3.logical_levels()), (5, 2, 8));
-    assert!(
-        o3.q().iter().chain(o3.p()).all(|&q| q < 1 << 40),
-        "Osiris words are ≤ 40 bits"
-    );
+    assert!(o3.q().iter().chain(o3.p()).all(|&q| q < 1 << 40), "Osiris words are ≤ 40 bits");
     let cl = Parameters::preset("CRATERLAKE_80").unwrap();
-    assert!(
-        cl.q().iter().chain(cl.p()).all(|&q| q < 1 << 28),
-        "CraterLake words are 28 bits"
-    );
-    assert!(matches!(
-        Parameters::preset("nope"),
-        Err(ParamError::UnknownPreset(_))
-    ));
+    assert!(cl.q().iter().chain(cl.p()).all(|&q| q < 1 << 28), "CraterLake words are 28 bits");
+    assert!(matches!(Parameters::preset("nope"), Err(ParamError::UnknownPreset(_))));
 }
 
 #[test]

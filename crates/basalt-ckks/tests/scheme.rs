@@ -20,10 +20,7 @@ fn encrypt_decrypt_secret_and_public_key() {
     let s = c.precision(&v, &ct);
     println!("N=2^11 sk encrypt: {s}");
     assert!(s.min.l2 > 25.0);
-    let pt = c
-        .enc
-        .encode(&v, c.params.max_slots(), 2, c.params.default_scale())
-        .unwrap();
+    let pt = c.enc.encode(&v, c.params.max_slots(), 2, c.params.default_scale()).unwrap();
     let ct = encrypt_pk(&c.params, &pt, &c.pk).unwrap();
     let s = c.precision(&v, &ct);
     println!("N=2^11 pk encrypt: {s}");
@@ -35,10 +32,7 @@ fn sparse_packing_and_real_slots() {
     let c = setup(toy(10, 2, 1, 3), &[1, -3], false);
     for slots in [1usize, 2, 8, 64, 256] {
         let v = random_values(slots, slots as u64);
-        let pt = c
-            .enc
-            .encode(&v, slots, 2, c.params.default_scale())
-            .unwrap();
+        let pt = c.enc.encode(&v, slots, 2, c.params.default_scale()).unwrap();
         let ct = basalt_ckks::encryptor::encrypt_sk(&c.params, &pt, &c.sk).unwrap();
         let s = c.precision(&v, &ct);
         assert!(s.min.l2 > 25.0, "slots={slots}: {s}");
@@ -51,10 +45,7 @@ fn sparse_packing_and_real_slots() {
         }
     }
     let reals: Vec<f64> = (0..100).map(|i| (i as f64 / 37.0).sin()).collect();
-    let pt = c
-        .enc
-        .encode_real(&reals, 128, 1, c.params.default_scale())
-        .unwrap();
+    let pt = c.enc.encode_real(&reals, 128, 1, c.params.default_scale()).unwrap();
     let out = c.enc.decode_real(&pt).unwrap();
     assert!(PrecisionStats::new_real(&reals, &out[..100]).min.real > 30.0);
 }
@@ -72,10 +63,7 @@ fn additive_and_constant_operations() {
     assert!(c.precision(&sum, &e.add(&ca, &cb).unwrap()).min.l2 > 25.0);
     assert!(c.precision(&dif, &e.sub(&ca, &cb).unwrap()).min.l2 > 25.0);
     assert!(c.precision(&neg, &e.neg(&ca).unwrap()).min.l2 > 25.0);
-    let pb = c
-        .enc
-        .encode(&b, c.params.max_slots(), 3, c.params.default_scale())
-        .unwrap();
+    let pb = c.enc.encode(&b, c.params.max_slots(), 3, c.params.default_scale()).unwrap();
     assert!(c.precision(&sum, &e.add_plain(&ca, &pb).unwrap()).min.l2 > 25.0);
     assert!(c.precision(&dif, &e.sub_plain(&ca, &pb).unwrap()).min.l2 > 25.0);
     // ct × pt, rescale.
@@ -89,19 +77,13 @@ fn additive_and_constant_operations() {
     assert!(c.precision(&addk, &e.add_const(&ca, k).unwrap()).min.l2 > 25.0);
     let addr: Vec<_> = a.iter().map(|x| x + 0.75).collect();
     assert!(
-        c.precision(&addr, &e.add_const(&ca, Complex64::new(0.75, 0.0)).unwrap())
-            .min
-            .l2
-            > 25.0
+        c.precision(&addr, &e.add_const(&ca, Complex64::new(0.75, 0.0)).unwrap()).min.l2 > 25.0
     );
     let subk: Vec<_> = a.iter().map(|x| x - k).collect();
     assert!(c.precision(&subk, &e.sub_const(&ca, k).unwrap()).min.l2 > 25.0);
     let mulk: Vec<_> = a.iter().map(|x| x * k).collect();
     let m = e.rescale(&e.mul_const_complex(&ca, k).unwrap()).unwrap();
-    assert!(
-        (m.scale() / ca.scale() - 1.0).abs() < 1e-12,
-        "rescale restores the scale exactly"
-    );
+    assert!((m.scale() / ca.scale() - 1.0).abs() < 1e-12, "rescale restores the scale exactly");
     assert!(c.precision(&mulk, &m).min.l2 > MIN_BITS);
     let mulr: Vec<_> = a.iter().map(|x| x * -3.5).collect();
     let m = e.rescale(&e.mul_const(&ca, -3.5).unwrap()).unwrap();
@@ -162,20 +144,14 @@ fn double_prime_rescale() {
     let a = random_values(c.params.max_slots(), 5);
     let ca = c.encrypt(&a, 4);
     let sq: Vec<_> = a.iter().map(|x| x * x).collect();
-    let m = c
-        .eval
-        .rescale(&c.eval.mul_relin(&ca, &ca).unwrap())
-        .unwrap();
+    let m = c.eval.rescale(&c.eval.mul_relin(&ca, &ca).unwrap()).unwrap();
     assert_eq!(m.level(), 2);
     let s = c.precision(&sq, &m);
     println!("double-prime (2x30-bit levels, scale 2^60): {s}");
     assert!(s.min.l2 > 30.0);
     let m = c.eval.rescale(&m).unwrap();
     assert_eq!(m.level(), 0);
-    assert!(matches!(
-        c.eval.rescale(&m),
-        Err(CkksError::LevelBelowZero { .. })
-    ));
+    assert!(matches!(c.eval.rescale(&m), Err(CkksError::LevelBelowZero { .. })));
 }
 
 #[test]
@@ -196,20 +172,11 @@ fn named_errors() {
     let a = random_values(8, 1);
     let ca = c.encrypt(&a, 3);
     let low = c.encrypt(&a, 2);
-    assert!(matches!(
-        e.add(&ca, &low),
-        Err(CkksError::LevelMismatch { left: 3, right: 2 })
-    ));
-    assert!(matches!(
-        e.mul_relin(&ca, &low),
-        Err(CkksError::LevelMismatch { .. })
-    ));
+    assert!(matches!(e.add(&ca, &low), Err(CkksError::LevelMismatch { left: 3, right: 2 })));
+    assert!(matches!(e.mul_relin(&ca, &low), Err(CkksError::LevelMismatch { .. })));
     let mut scaled = ca.clone();
     scaled.set_scale(ca.scale() * 2.0);
-    assert!(matches!(
-        e.add(&ca, &scaled),
-        Err(CkksError::ScaleMismatch { .. })
-    ));
+    assert!(matches!(e.add(&ca, &scaled), Err(CkksError::ScaleMismatch { .. })));
     match e.rotate(&ca, 5) {
         Err(CkksError::MissingRotationKey { rotation: 5, .. }) => {}
         other => panic!("expected a missing key error, got {other:?}"),
@@ -220,36 +187,18 @@ fn named_errors() {
     for _ in 0..2 {
         m = e.rescale(&m).unwrap();
     }
-    assert!(matches!(
-        e.rescale(&m),
-        Err(CkksError::LevelBelowZero { level: 0, .. })
-    ));
+    assert!(matches!(e.rescale(&m), Err(CkksError::LevelBelowZero { level: 0, .. })));
     let e2 = Evaluator::new(&c.params, EvaluationKeys::default()).unwrap();
-    assert!(matches!(
-        e2.mul_relin(&ca, &ca),
-        Err(CkksError::MissingRelinKey)
-    ));
-    assert!(matches!(
-        e2.conjugate(&ca),
-        Err(CkksError::MissingConjugationKey { .. })
-    ));
+    assert!(matches!(e2.mul_relin(&ca, &ca), Err(CkksError::MissingRelinKey)));
+    assert!(matches!(e2.conjugate(&ca), Err(CkksError::MissingConjugationKey { .. })));
     // Objects of another parameter set.
     let other = setup(toy(10, 3, 2, 4), &[1], false);
     let cb = other.encrypt(&a, 3);
-    assert!(matches!(
-        e.add(&ca, &cb),
-        Err(CkksError::WrongParams { .. })
-    ));
-    assert!(matches!(
-        decrypt(&c.params, &cb, &c.sk),
-        Err(CkksError::WrongParams { .. })
-    ));
+    assert!(matches!(e.add(&ca, &cb), Err(CkksError::WrongParams { .. })));
+    assert!(matches!(decrypt(&c.params, &cb, &c.sk), Err(CkksError::WrongParams { .. })));
     let kg = KeyGenerator::new(&other.params);
     let keys = kg.gen_evaluation_keys(&other.sk, &[1], false, false);
-    assert!(matches!(
-        Evaluator::new(&c.params, keys),
-        Err(CkksError::WrongParams { .. })
-    ));
+    assert!(matches!(Evaluator::new(&c.params, keys), Err(CkksError::WrongParams { .. })));
     // A key for another Galois element under the wrong slot.
     let kg = KeyGenerator::new(&c.params);
     let mut gk = kg.gen_rotation_key(&c.sk, 2, false);
@@ -259,10 +208,7 @@ fn named_errors() {
     // Symbolic and real operands do not mix.
     let sym = Ciphertext::symbolic(&c.params, 3).unwrap();
     assert!(matches!(e.add(&ca, &sym), Err(CkksError::SymbolicMix)));
-    assert!(matches!(
-        decrypt(&c.params, &sym, &c.sk),
-        Err(CkksError::Symbolic)
-    ));
+    assert!(matches!(decrypt(&c.params, &sym, &c.sk), Err(CkksError::Symbolic)));
 }
 
 #[test]
@@ -270,25 +216,16 @@ fn parameter_validation_names_errors() {
     let ok = ParametersLiteral::toy(10, 60, 40, 3, 61, 2, 2);
     let mut l = ok.clone();
     l.dnum = Some(9);
-    assert!(matches!(
-        Parameters::new(l),
-        Err(ParamError::DnumOutOfRange { dnum: 9, max: 4 })
-    ));
+    assert!(matches!(Parameters::new(l), Err(ParamError::DnumOutOfRange { dnum: 9, max: 4 })));
     let mut l = ok.clone();
     l.log_q = vec![];
     l.q = vec![97, 97];
-    assert!(matches!(
-        Parameters::new(l),
-        Err(ParamError::PrimeNotNttFriendly { .. })
-    ));
+    assert!(matches!(Parameters::new(l), Err(ParamError::PrimeNotNttFriendly { .. })));
     let q = basalt_math::primes::ntt_primes(40, 10, 2, &[]).unwrap();
     let mut l = ok.clone();
     l.log_q = vec![];
     l.q = vec![q[0], q[1], q[0]];
-    assert!(matches!(
-        Parameters::new(l),
-        Err(ParamError::DuplicateModulus { .. })
-    ));
+    assert!(matches!(Parameters::new(l), Err(ParamError::DuplicateModulus { .. })));
     let mut l = ok.clone();
     l.log_q = vec![];
     l.q = vec![q[0] + 2 * 1024];
@@ -299,38 +236,22 @@ fn parameter_validation_names_errors() {
     let mut l = ok.clone();
     l.allow_insecure = false;
     match Parameters::new(l.clone()) {
-        Err(ParamError::Insecure {
-            max_log_qp: 27,
-            log_n: 10,
-            ..
-        }) => {}
+        Err(ParamError::Insecure { max_log_qp: 27, log_n: 10, .. }) => {}
         other => panic!("{other:?}"),
     }
     assert!(Parameters::new_insecure(l).is_ok());
     let mut l = ok.clone();
     l.log_p = vec![25];
-    assert!(matches!(
-        Parameters::new(l),
-        Err(ParamError::SpecialModulusTooSmall { .. })
-    ));
+    assert!(matches!(Parameters::new(l), Err(ParamError::SpecialModulusTooSmall { .. })));
     let mut l = ok.clone();
     l.secret = SecretDistribution::Hamming { h: 5000 };
-    assert!(matches!(
-        Parameters::new(l),
-        Err(ParamError::HammingWeightOutOfRange { .. })
-    ));
+    assert!(matches!(Parameters::new(l), Err(ParamError::HammingWeightOutOfRange { .. })));
     let mut l = ok.clone();
     l.double_prime = true; // 3 primes above the base: odd
-    assert!(matches!(
-        Parameters::new(l),
-        Err(ParamError::BadLevelLayout { .. })
-    ));
+    assert!(matches!(Parameters::new(l), Err(ParamError::BadLevelLayout { .. })));
     let mut l = ok;
     l.log_n = 20;
-    assert!(matches!(
-        Parameters::new(l),
-        Err(ParamError::LogNOutOfRange(20))
-    ));
+    assert!(matches!(Parameters::new(l), Err(ParamError::LogNOutOfRange(20))));
     // A secure set at N=2^13 passes without opting in.
     let mut l = ParametersLiteral::toy(13, 60, 40, 2, 60, 1, 3);
     l.allow_insecure = false;

@@ -46,45 +46,22 @@ fn ciphertexts_plaintexts_and_keys_round_trip_and_reject_corruption() {
     let ct = c.encrypt(&v, 3);
     let bytes = ct.to_bytes().unwrap();
     assert_eq!(Ciphertext::from_bytes(p, &bytes).unwrap(), ct);
-    let pt = c
-        .enc
-        .encode(&v, p.max_slots(), 2, p.default_scale())
-        .unwrap();
-    assert_eq!(
-        Plaintext::from_bytes(p, &pt.to_bytes().unwrap()).unwrap(),
-        pt
-    );
+    let pt = c.enc.encode(&v, p.max_slots(), 2, p.default_scale()).unwrap();
+    assert_eq!(Plaintext::from_bytes(p, &pt.to_bytes().unwrap()).unwrap(), pt);
     let kg = KeyGenerator::new(p);
     let full = kg.gen_relin_key(&c.sk, false);
-    let KeyMaterial::Full(k) = &full.key else {
-        unreachable!()
-    };
+    let KeyMaterial::Full(k) = &full.key else { unreachable!() };
     let seeded = k.to_seeded();
-    assert_eq!(
-        KeySwitchKey::from_bytes(p, &k.to_bytes().unwrap()).unwrap(),
-        *k
-    );
+    assert_eq!(KeySwitchKey::from_bytes(p, &k.to_bytes().unwrap()).unwrap(), *k);
     let sb = seeded.to_bytes().unwrap();
     assert!(sb.len() * 2 < k.to_bytes().unwrap().len() + 1024);
     let back = SeededKeySwitchKey::from_bytes(p, &sb).unwrap();
     assert_eq!(back.expand(p).unwrap(), *k);
-    assert_eq!(
-        RelinKey::from_bytes(p, &full.to_bytes().unwrap()).unwrap(),
-        full
-    );
+    assert_eq!(RelinKey::from_bytes(p, &full.to_bytes().unwrap()).unwrap(), full);
     let gk = kg.gen_rotation_key(&c.sk, 1, true);
-    assert_eq!(
-        GaloisKey::from_bytes(p, &gk.to_bytes().unwrap()).unwrap(),
-        gk
-    );
-    assert_eq!(
-        PublicKey::from_bytes(p, &c.pk.to_bytes().unwrap()).unwrap(),
-        c.pk
-    );
-    assert_eq!(
-        SecretKey::from_bytes(p, &c.sk.to_bytes().unwrap()).unwrap(),
-        c.sk
-    );
+    assert_eq!(GaloisKey::from_bytes(p, &gk.to_bytes().unwrap()).unwrap(), gk);
+    assert_eq!(PublicKey::from_bytes(p, &c.pk.to_bytes().unwrap()).unwrap(), c.pk);
+    assert_eq!(SecretKey::from_bytes(p, &c.sk.to_bytes().unwrap()).unwrap(), c.sk);
     // A whole evaluation-key set (seeded keys).
     let ek = kg.gen_evaluation_keys(&c.sk, &[1, 2], true, true);
     let eb = ek.to_bytes().unwrap();
@@ -92,22 +69,13 @@ fn ciphertexts_plaintexts_and_keys_round_trip_and_reject_corruption() {
     fuzz(&eb, 40, |b| EvaluationKeys::from_bytes(p, b));
     // Wrong parameter set, wrong kind.
     let other = toy(10, 3, 2, 4);
-    assert!(matches!(
-        Ciphertext::from_bytes(&other, &bytes),
-        Err(CkksError::WrongParams { .. })
-    ));
-    assert!(matches!(
-        Plaintext::from_bytes(p, &bytes),
-        Err(CkksError::Corrupt { .. })
-    ));
+    assert!(matches!(Ciphertext::from_bytes(&other, &bytes), Err(CkksError::WrongParams { .. })));
+    assert!(matches!(Plaintext::from_bytes(p, &bytes), Err(CkksError::Corrupt { .. })));
     assert!(matches!(
         RelinKey::from_bytes(p, &gk.to_bytes().unwrap()),
         Err(CkksError::Corrupt { .. })
     ));
-    assert!(matches!(
-        KeySwitchKey::from_bytes(p, &sb),
-        Err(CkksError::Corrupt { .. })
-    ));
+    assert!(matches!(KeySwitchKey::from_bytes(p, &sb), Err(CkksError::Corrupt { .. })));
     // A residue ≥ its modulus is rejected: set the last word of the data to all ones.
     let mut bad = bytes.clone();
     let n = bad.len();

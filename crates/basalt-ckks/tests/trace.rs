@@ -16,21 +16,12 @@ fn check_ks_counts(t: &Trace, c: &KsCost, extra_mulacc: u64, what: &str) {
         c.mul_acc_limbs + extra_mulacc,
         "{what}: MulAcc"
     );
-    assert_eq!(
-        t.count(KernelKind::KeyLoad),
-        c.key_limbs,
-        "{what}: key limbs"
-    );
+    assert_eq!(t.count(KernelKind::KeyLoad), c.key_limbs, "{what}: key limbs");
 }
 
 #[test]
 fn real_and_symbolic_traces_are_equal_and_match_closed_forms() {
-    for (dnum, k, seeded) in [
-        (5usize, 1usize, false),
-        (2, 3, true),
-        (1, 5, false),
-        (3, 2, true),
-    ] {
+    for (dnum, k, seeded) in [(5usize, 1usize, false), (2, 3, true), (1, 5, false), (3, 2, true)] {
         let c = setup(toy(10, 4, k, dnum), &[1], seeded);
         for variant in [KsVariant::Hybrid, KsVariant::Reordered] {
             let e = c.eval.clone().with_variant(variant, 3);
@@ -64,10 +55,8 @@ fn real_and_symbolic_traces_are_equal_and_match_closed_forms() {
                 // Rescale: count INTT, (l) NTT per polynomial.
                 let m = e.mul_relin(&ct, &ct).unwrap();
                 let (_, real) = record(|| e.rescale(&m).unwrap());
-                let (_, symb) = record(|| {
-                    e.rescale(&Ciphertext::symbolic(&c.params, level).unwrap())
-                        .unwrap()
-                });
+                let (_, symb) =
+                    record(|| e.rescale(&Ciphertext::symbolic(&c.params, level).unwrap()).unwrap());
                 assert_eq!(real, symb);
                 assert_eq!(real.count(KernelKind::Intt), 2);
                 assert_eq!(real.count(KernelKind::Ntt), 2 * level as u64);
@@ -80,11 +69,7 @@ fn real_and_symbolic_traces_are_equal_and_match_closed_forms() {
 fn regions_are_named() {
     let c = setup(toy(10, 3, 2, 2), &[1], false);
     let sym = Ciphertext::symbolic(&c.params, 3).unwrap();
-    let (_, t) = record(|| {
-        c.eval
-            .rescale(&c.eval.mul_relin(&sym, &sym).unwrap())
-            .unwrap()
-    });
+    let (_, t) = record(|| c.eval.rescale(&c.eval.mul_relin(&sym, &sym).unwrap()).unwrap());
     let names: Vec<String> = t
         .events
         .iter()
@@ -104,10 +89,7 @@ fn regions_are_named() {
         "ModDown",
         "Rescale",
     ] {
-        assert!(
-            names.iter().any(|n| n == want),
-            "missing region {want}: {names:?}"
-        );
+        assert!(names.iter().any(|n| n == want), "missing region {want}: {names:?}");
     }
     let (_, t) = record(|| c.eval.rotate(&sym, 1).unwrap());
     assert!(
@@ -115,10 +97,7 @@ fn regions_are_named() {
             .iter()
             .any(|e| matches!(e, basalt_trace::Event::Enter { name } if name == "Rotate"))
     );
-    assert!(
-        t.kernels()
-            .any(|k| matches!(k, Kernel::KeyLoad { seeded: false, .. }))
-    );
+    assert!(t.kernels().any(|k| matches!(k, Kernel::KeyLoad { seeded: false, .. })));
 }
 
 #[test]
@@ -131,26 +110,13 @@ fn hoisted_rotations_trace_matches_closed_form() {
     let (_, real) = record(|| c.eval.rotate_hoisted(&ct, &rots).unwrap());
     let (_, symb) = record(|| c.eval.rotate_hoisted(&sym, &rots).unwrap());
     assert_eq!(real, symb);
-    let (l1, k, beta) = (
-        (level + 1) as u64,
-        c.params.k() as u64,
-        c.params.dnum_at(level) as u64,
-    );
+    let (l1, k, beta) = ((level + 1) as u64, c.params.k() as u64, c.params.dnum_at(level) as u64);
     let r = rots.len() as u64;
     // Decompose once: INTT l+1, ModUp NTT β(l+1+k) − (l+1); per rotation ModDown.
     assert_eq!(real.count(KernelKind::Intt), l1 + r * 2 * k);
-    assert_eq!(
-        real.count(KernelKind::Ntt),
-        beta * (l1 + k) - l1 + r * 2 * l1
-    );
-    assert_eq!(
-        real.count(KernelKind::Automorph),
-        r * (beta * (l1 + k) + l1)
-    );
-    assert_eq!(
-        real.count(KernelKind::Elem(ElemOp::MulAcc)),
-        r * 2 * beta * (l1 + k)
-    );
+    assert_eq!(real.count(KernelKind::Ntt), beta * (l1 + k) - l1 + r * 2 * l1);
+    assert_eq!(real.count(KernelKind::Automorph), r * (beta * (l1 + k) + l1));
+    assert_eq!(real.count(KernelKind::Elem(ElemOp::MulAcc)), r * 2 * beta * (l1 + k));
 }
 
 #[test]
@@ -172,18 +138,10 @@ fn double_hoisted_sum_pays_one_mod_down() {
     let (_, real) = record(|| run(&ct));
     let (_, symb) = record(|| run(&sym));
     assert_eq!(real, symb);
-    let (l1, k, beta) = (
-        (level + 1) as u64,
-        c.params.k() as u64,
-        c.params.dnum_at(level) as u64,
-    );
+    let (l1, k, beta) = ((level + 1) as u64, c.params.k() as u64, c.params.dnum_at(level) as u64);
     let r = rots.len() as u64;
     assert_eq!(real.count(KernelKind::Intt), l1 + 2 * k);
     assert_eq!(real.count(KernelKind::Ntt), beta * (l1 + k) - l1 + 2 * l1);
-    assert_eq!(
-        real.count(KernelKind::KeyGen),
-        r * beta * (l1 + k),
-        "seeded keys regenerate a_j"
-    );
+    assert_eq!(real.count(KernelKind::KeyGen), r * beta * (l1 + k), "seeded keys regenerate a_j");
     assert_eq!(real.count(KernelKind::KeyLoad), r * 2 * beta * (l1 + k));
 }

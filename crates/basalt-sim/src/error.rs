@@ -7,57 +7,28 @@ use std::path::PathBuf;
 #[derive(Debug, thiserror::Error)]
 pub enum SimError {
     #[error("cannot read {path}: {source}")]
-    Io {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    Io { path: PathBuf, source: std::io::Error },
     #[error("{path}: {message}")]
     Parse { path: PathBuf, message: String },
     #[error("{path}: schema_version {found} is not supported (this build reads {supported})")]
-    SchemaVersion {
-        path: PathBuf,
-        found: u32,
-        supported: u32,
-    },
+    SchemaVersion { path: PathBuf, found: u32, supported: u32 },
     #[error("machine `{machine}`: `{field}` must be positive and finite, got {value}")]
-    NonPositive {
-        machine: String,
-        field: String,
-        value: f64,
-    },
+    NonPositive { machine: String, field: String, value: f64 },
     #[error("machine `{machine}`, unit `{unit}`: {message}")]
-    BadUnit {
-        machine: String,
-        unit: String,
-        message: String,
-    },
+    BadUnit { machine: String, unit: String, message: String },
     #[error("machine `{machine}`: two units serve `{kernel}` (`{first}` and `{second}`)")]
-    DuplicateServer {
-        machine: String,
-        kernel: String,
-        first: String,
-        second: String,
-    },
+    DuplicateServer { machine: String, kernel: String, first: String, second: String },
     #[error("machine `{machine}` has no unit that executes `{kernel}`")]
     NoUnitFor { machine: String, kernel: String },
     #[error(
         "trace does not fit machine `{machine}`: {what} = {found} exceeds the supported {limit} \
          (was the trace recorded with other parameters?)"
     )]
-    TraceMismatch {
-        machine: String,
-        what: String,
-        found: u64,
-        limit: u64,
-    },
+    TraceMismatch { machine: String, what: String, found: u64, limit: u64 },
     #[error("trace is malformed: {0}")]
     BadTrace(String),
     #[error("{path}:{line}: {message}")]
-    PaperData {
-        path: PathBuf,
-        line: usize,
-        message: String,
-    },
+    PaperData { path: PathBuf, line: usize, message: String },
     #[error("unknown paper `{0}` (known: osiris, fab, mxv, craterlake, strix)")]
     UnknownPaper(String),
 }

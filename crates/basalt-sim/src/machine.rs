@@ -261,19 +261,15 @@ impl Machine {
     /// Read and validate a machine file.
     pub fn load(path: impl AsRef<Path>) -> Result<Machine, SimError> {
         let path = path.as_ref();
-        let text = std::fs::read_to_string(path).map_err(|source| SimError::Io {
-            path: path.into(),
-            source,
-        })?;
+        let text = std::fs::read_to_string(path)
+            .map_err(|source| SimError::Io { path: path.into(), source })?;
         Machine::from_toml(&text, path)
     }
 
     /// Parse and validate machine TOML; `path` is only used in error messages.
     pub fn from_toml(text: &str, path: &Path) -> Result<Machine, SimError> {
-        let m: Machine = toml::from_str(text).map_err(|e| SimError::Parse {
-            path: path.into(),
-            message: e.to_string(),
-        })?;
+        let m: Machine = toml::from_str(text)
+            .map_err(|e| SimError::Parse { path: path.into(), message: e.to_string() })?;
         if m.schema_version != SCHEMA_VERSION {
             return Err(SimError::SchemaVersion {
                 path: path.into(),
@@ -356,11 +352,7 @@ impl Machine {
                 }
             }
             let names: Vec<String> = if u.serves.is_empty() {
-                u.class
-                    .default_serves()
-                    .iter()
-                    .map(|s| s.to_string())
-                    .collect()
+                u.class.default_serves().iter().map(|s| s.to_string()).collect()
             } else {
                 u.serves.clone()
             };
@@ -394,8 +386,7 @@ impl Machine {
 
     /// Bytes of one word in DRAM.
     pub fn bytes_per_word(&self) -> f64 {
-        self.dram_bytes_per_word
-            .unwrap_or(self.word_bits as f64 / 8.0)
+        self.dram_bytes_per_word.unwrap_or(self.word_bits as f64 / 8.0)
     }
 
     /// Cycles per second.
@@ -505,11 +496,7 @@ source = "test"
             ("hbm_gbps = 1000.0", "hbm_gbps = -1.0", "memory.hbm_gbps"),
             ("hbm_gbps = 1000.0", "hbm_gbps = 0.0", "memory.hbm_gbps"),
             ("clock_ghz = 1.0", "clock_ghz = 0.0", "clock_ghz"),
-            (
-                "eviction = \"lru\"",
-                "eviction = \"lru\"\nkey_share = 1.0",
-                "1 - memory.key_share",
-            ),
+            ("eviction = \"lru\"", "eviction = \"lru\"\nkey_share = 1.0", "1 - memory.key_share"),
         ] {
             match load(&MINIMAL.replace(from, to)) {
                 Err(SimError::NonPositive { field: f, .. }) => assert_eq!(f, field),
@@ -547,13 +534,7 @@ source = "test"
         let k = |op| Kernel::Elem { n: 8, limbs: 1, op };
         assert_eq!(m.unit_for(&k(ElemOp::Mul)).unwrap().name, "mul");
         assert_eq!(m.unit_for(&k(ElemOp::Add)).unwrap().name, "any");
-        let e = m
-            .unit_for(&Kernel::BConv {
-                n: 8,
-                from: 1,
-                to: 1,
-            })
-            .unwrap_err();
+        let e = m.unit_for(&Kernel::BConv { n: 8, from: 1, to: 1 }).unwrap_err();
         assert!(matches!(e, SimError::NoUnitFor { .. }));
     }
 }

@@ -58,21 +58,9 @@ impl Traffic {
 pub fn kernel_traffic(m: &Machine, k: &Kernel) -> Option<(DataKind, f64)> {
     let w = m.bytes_per_word();
     match *k {
-        Kernel::KeyLoad {
-            n,
-            limbs,
-            digits,
-            seeded,
-        } => {
-            let halves = if seeded && m.kshgen_enabled() {
-                1.0
-            } else {
-                2.0
-            };
-            Some((
-                DataKind::Keys,
-                halves * digits as f64 * limbs as f64 * n as f64 * w,
-            ))
+        Kernel::KeyLoad { n, limbs, digits, seeded } => {
+            let halves = if seeded && m.kshgen_enabled() { 1.0 } else { 2.0 };
+            Some((DataKind::Keys, halves * digits as f64 * limbs as f64 * n as f64 * w))
         }
         Kernel::PlainLoad { n, limbs } => Some((DataKind::Plaintexts, limbs as f64 * n as f64 * w)),
         _ => None,
@@ -153,19 +141,10 @@ mod tests {
     #[test]
     fn seeded_keys_halve_only_with_kshgen() {
         let mut m = crate::machine::tests::minimal();
-        let k = Kernel::KeyLoad {
-            n: 1 << 16,
-            limbs: 120,
-            digits: 1,
-            seeded: true,
-        };
+        let k = Kernel::KeyLoad { n: 1 << 16, limbs: 120, digits: 1, seeded: true };
         let full = kernel_traffic(&m, &k).unwrap().1;
         m.switches.kshgen = Some(true);
-        m.units.push(crate::units::tests::unit(
-            crate::machine::UnitClass::Kshgen,
-            1,
-            2048,
-        ));
+        m.units.push(crate::units::tests::unit(crate::machine::UnitClass::Kshgen, 1, 2048));
         let half = kernel_traffic(&m, &k).unwrap().1;
         assert_eq!(full, 2.0 * half);
         // 120 residues × 64K × 3.5 B = 26.25 MiB: CraterLake's streamed half-KSH at L = 60.

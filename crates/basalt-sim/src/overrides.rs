@@ -35,9 +35,7 @@ fn set(root: &mut toml::Table, key: &str, value: toml::Value) -> Result<(), Stri
                 false
             }
         };
-        let v = table
-            .get_mut(p)
-            .expect("present: checked or inserted above");
+        let v = table.get_mut(p).expect("present: checked or inserted above");
         if is_array {
             let name = *parts.get(i + 1).ok_or("missing entry name")?;
             let items = v.as_array_mut().expect("checked to be an array");
@@ -64,15 +62,11 @@ impl Machine {
         path: &Path,
         overrides: &[&str],
     ) -> Result<Machine, SimError> {
-        let bad = |message: String| SimError::Parse {
-            path: path.into(),
-            message,
-        };
+        let bad = |message: String| SimError::Parse { path: path.into(), message };
         let mut root: toml::Table = toml::from_str(text).map_err(|e| bad(e.to_string()))?;
         for o in overrides {
-            let (k, v) = o
-                .split_once('=')
-                .ok_or_else(|| bad(format!("override `{o}` is not key=value")))?;
+            let (k, v) =
+                o.split_once('=').ok_or_else(|| bad(format!("override `{o}` is not key=value")))?;
             set(&mut root, k.trim(), parse_value(v.trim()))
                 .map_err(|m| bad(format!("override `{o}`: {m}")))?;
         }
@@ -83,10 +77,8 @@ impl Machine {
     /// [`Machine::load`] with overrides.
     pub fn load_with(path: impl AsRef<Path>, overrides: &[&str]) -> Result<Machine, SimError> {
         let path = path.as_ref();
-        let text = std::fs::read_to_string(path).map_err(|source| SimError::Io {
-            path: path.into(),
-            source,
-        })?;
+        let text = std::fs::read_to_string(path)
+            .map_err(|source| SimError::Io { path: path.into(), source })?;
         Machine::from_toml_with(&text, path, overrides)
     }
 }
@@ -103,11 +95,7 @@ mod tests {
     fn overrides_reach_tables_units_and_switches() {
         let m = Machine::load_with(
             strix(),
-            &[
-                "memory.hbm_gbps=150",
-                "units.fft.lanes=8",
-                "switches.folding=false",
-            ],
+            &["memory.hbm_gbps=150", "units.fft.lanes=8", "switches.folding=false"],
         )
         .unwrap();
         assert_eq!(m.memory.hbm_gbps, 150.0);
@@ -120,10 +108,7 @@ mod tests {
         let e = Machine::load_with(strix(), &["memory.hbm_gbps=-3"]).unwrap_err();
         assert!(matches!(e, SimError::NonPositive { .. }), "{e}");
         let e = Machine::load_with(strix(), &["units.nope.lanes=2"]).unwrap_err();
-        assert!(
-            e.to_string().contains("no `units` entry named `nope`"),
-            "{e}"
-        );
+        assert!(e.to_string().contains("no `units` entry named `nope`"), "{e}");
         let e = Machine::load_with(strix(), &["memory.hbm=3"]).unwrap_err();
         assert!(e.to_string().contains("hbm"), "{e}");
         assert!(Machine::load_with(strix(), &["clock_ghz"]).is_err());

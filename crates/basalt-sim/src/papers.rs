@@ -84,15 +84,10 @@ fn split_csv(line: &str) -> Result<Vec<String>, String> {
 
 /// Load and validate one CSV.
 pub fn load_csv(path: &Path, paper: &str) -> Result<Vec<PaperRow>, SimError> {
-    let text = std::fs::read_to_string(path).map_err(|source| SimError::Io {
-        path: path.into(),
-        source,
-    })?;
-    let err = |line: usize, message: String| SimError::PaperData {
-        path: path.into(),
-        line,
-        message,
-    };
+    let text = std::fs::read_to_string(path)
+        .map_err(|source| SimError::Io { path: path.into(), source })?;
+    let err =
+        |line: usize, message: String| SimError::PaperData { path: path.into(), line, message };
     let mut lines = text.lines().enumerate();
     match lines.next() {
         Some((_, h)) if h.trim_end() == HEADER => {}
@@ -108,9 +103,8 @@ pub fn load_csv(path: &Path, paper: &str) -> Result<Vec<PaperRow>, SimError> {
         if f.len() != 9 {
             return Err(err(n, format!("expected 9 fields, found {}", f.len())));
         }
-        let value: f64 = f[3]
-            .parse()
-            .map_err(|_| err(n, format!("value `{}` is not a number", f[3])))?;
+        let value: f64 =
+            f[3].parse().map_err(|_| err(n, format!("value `{}` is not a number", f[3])))?;
         if !value.is_finite() {
             return Err(err(n, "value must be finite".into()));
         }
@@ -132,10 +126,7 @@ pub fn load_csv(path: &Path, paper: &str) -> Result<Vec<PaperRow>, SimError> {
             .filter(|t: &f64| t.is_finite() && *t >= 0.0)
             .ok_or_else(|| err(n, format!("tolerance `{}` must be a number >= 0", f[7])))?;
         if tag == Tag::D && f[8].trim().is_empty() {
-            return Err(err(
-                n,
-                "a derived (D) row must show its arithmetic in `note`".into(),
-            ));
+            return Err(err(n, "a derived (D) row must show its arithmetic in `note`".into()));
         }
         if f[0].is_empty() || f[1].is_empty() || f[2].is_empty() {
             return Err(err(n, "table, row and metric must be non-empty".into()));
@@ -175,10 +166,7 @@ pub fn load_paper(data_dir: &Path, paper: &str) -> Result<Vec<PaperRow>, SimErro
         });
     }
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .map_err(|source| SimError::Io {
-            path: dir.clone(),
-            source,
-        })?
+        .map_err(|source| SimError::Io { path: dir.clone(), source })?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "csv"))
         .collect();
@@ -211,33 +199,13 @@ mod tests {
     #[test]
     fn unknown_tag_and_role_are_errors() {
         let p = tmp("tag.csv", &format!("{HEADER}\nT,r,m,1,x,Q,target,0,\n"));
-        assert!(
-            load_csv(&p, "t")
-                .unwrap_err()
-                .to_string()
-                .contains("unknown tag `Q`")
-        );
+        assert!(load_csv(&p, "t").unwrap_err().to_string().contains("unknown tag `Q`"));
         let p = tmp("role.csv", &format!("{HEADER}\nT,r,m,1,x,P,tuned,0,\n"));
-        assert!(
-            load_csv(&p, "t")
-                .unwrap_err()
-                .to_string()
-                .contains("unknown role `tuned`")
-        );
+        assert!(load_csv(&p, "t").unwrap_err().to_string().contains("unknown role `tuned`"));
         let p = tmp("d.csv", &format!("{HEADER}\nT,r,m,1,x,D,target,0,\n"));
-        assert!(
-            load_csv(&p, "t")
-                .unwrap_err()
-                .to_string()
-                .contains("arithmetic")
-        );
+        assert!(load_csv(&p, "t").unwrap_err().to_string().contains("arithmetic"));
         let p = tmp("hdr.csv", "table,row,value\n");
-        assert!(
-            load_csv(&p, "t")
-                .unwrap_err()
-                .to_string()
-                .contains("header")
-        );
+        assert!(load_csv(&p, "t").unwrap_err().to_string().contains("header"));
     }
 
     #[test]
@@ -257,11 +225,7 @@ mod tests {
         ] {
             for r in load_paper(&data, paper).unwrap() {
                 let held_out = tables.contains(&r.table.as_str());
-                let want = if held_out {
-                    Role::Validation
-                } else {
-                    Role::Target
-                };
+                let want = if held_out { Role::Validation } else { Role::Target };
                 assert_eq!(r.role, want, "{paper} {:?}", r.key());
             }
         }

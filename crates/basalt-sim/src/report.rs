@@ -60,10 +60,7 @@ impl Report {
 
     /// Regions in folded-stack form (`a;b cycles`), for flame graphs (`regions.folded`).
     pub fn folded(&self) -> String {
-        self.regions
-            .iter()
-            .map(|(p, r)| format!("{p} {:.0}\n", r.cycles))
-            .collect()
+        self.regions.iter().map(|(p, r)| format!("{p} {:.0}\n", r.cycles)).collect()
     }
 
     /// The whole report as TOML (`summary.toml`).
@@ -77,17 +74,10 @@ impl Report {
         let mut out = String::from("kind,name,cycles,stall_cycles,utilisation,energy_j\n");
         for u in &self.units {
             let e = u.energy_j.map_or(String::new(), |e| format!("{e:.6e}"));
-            out += &format!(
-                "unit,{},{:.0},,{:.4},{e}\n",
-                u.name, u.busy_cycles, u.utilisation
-            );
+            out += &format!("unit,{},{:.0},,{:.4},{e}\n", u.name, u.busy_cycles, u.utilisation);
         }
         for (p, r) in &self.regions {
-            let q = if p.contains(',') {
-                format!("\"{p}\"")
-            } else {
-                p.clone()
-            };
+            let q = if p.contains(',') { format!("\"{p}\"") } else { p.clone() };
             out += &format!("region,{q},{:.0},{:.0},,\n", r.cycles, r.stall_cycles);
         }
         out
@@ -108,11 +98,7 @@ impl fmt::Display for Report {
             self.stall_cycles,
             100.0 * self.stall_cycles / self.cycles.max(1.0)
         )?;
-        writeln!(
-            f,
-            "{:<16} {:<16} {:>5} {:>14} {:>7}",
-            "unit", "class", "count", "busy", "util"
-        )?;
+        writeln!(f, "{:<16} {:<16} {:>5} {:>14} {:>7}", "unit", "class", "count", "busy", "util")?;
         for u in &self.units {
             writeln!(
                 f,

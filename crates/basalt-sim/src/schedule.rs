@@ -67,10 +67,7 @@ pub fn simulate(machine: &Machine, trace: &Trace) -> Result<Report, SimError> {
     }
     s.flush();
     if !s.stack.is_empty() {
-        return Err(SimError::BadTrace(format!(
-            "unclosed region `{}`",
-            s.stack.join(";")
-        )));
+        return Err(SimError::BadTrace(format!("unclosed region `{}`", s.stack.join(";"))));
     }
     Ok(s.finish(trace))
 }
@@ -174,11 +171,7 @@ impl<'m> State<'m> {
         // for the first windows); with p = 0, when this window starts.
         let earliest = match p {
             0 => start,
-            _ => self
-                .starts
-                .len()
-                .checked_sub(p)
-                .map_or(0.0, |i| self.starts[i]),
+            _ => self.starts.len().checked_sub(p).map_or(0.0, |i| self.starts[i]),
         };
         // With `key_share`, keys and everything else stream over disjoint channel groups.
         let bpc = self.bytes_per_cycle;
@@ -199,11 +192,7 @@ impl<'m> State<'m> {
         self.cycles += time;
         self.compute += compute;
         self.stall += stall;
-        let path = if self.stack.is_empty() {
-            "(top)".to_string()
-        } else {
-            self.stack.join(";")
-        };
+        let path = if self.stack.is_empty() { "(top)".to_string() } else { self.stack.join(";") };
         let r = self.regions.entry(path).or_default();
         r.cycles += time;
         r.stall_cycles += stall;
@@ -232,11 +221,7 @@ impl<'m> State<'m> {
                 class: u.class,
                 count: u.count,
                 busy_cycles: busy,
-                utilisation: if self.cycles > 0.0 {
-                    busy / self.cycles
-                } else {
-                    0.0
-                },
+                utilisation: if self.cycles > 0.0 { busy / self.cycles } else { 0.0 },
                 energy_j: u.power_w.map(|p| busy / hz * p * u.count as f64),
             })
             .collect();
@@ -264,11 +249,7 @@ impl<'m> State<'m> {
             units,
             traffic: self.traffic,
             regions: self.regions,
-            kernel_units: trace
-                .counts()
-                .into_iter()
-                .map(|(k, v)| (format!("{k:?}"), v))
-                .collect(),
+            kernel_units: trace.counts().into_iter().map(|(k, v)| (format!("{k:?}"), v)).collect(),
             skipped_keygen: self.skipped_keygen,
             energy_j: any.then_some(energy),
         }
@@ -297,11 +278,7 @@ mod tests {
         let mut b = Builder::new();
         b.k(Kernel::Ntt { n: N, limbs: 2 }); // 64 cycles
         let rest = |b: &mut Builder| {
-            b.k(Kernel::Elem {
-                n: N,
-                limbs: 3,
-                op: ElemOp::Add,
-            }); // 96 cycles
+            b.k(Kernel::Elem { n: N, limbs: 3, op: ElemOp::Add }); // 96 cycles
             b.k(Kernel::PlainLoad { n: N, limbs: 1 }); // 262,144 B = 262.144 cycles
         };
         if split {
@@ -340,11 +317,7 @@ mod tests {
             b.k(Kernel::Ntt { n: N, limbs: 4 }); // 128 cycles, no memory
         });
         b.region("b", |b| {
-            b.k(Kernel::Elem {
-                n: N,
-                limbs: 1,
-                op: ElemOp::Add,
-            }); // 32 cycles
+            b.k(Kernel::Elem { n: N, limbs: 1, op: ElemOp::Add }); // 32 cycles
             b.k(Kernel::PlainLoad { n: N, limbs: 1 }); // 262.144 cycles
         });
         let t = b.build();
@@ -361,12 +334,7 @@ mod tests {
     #[test]
     fn key_share_splits_channels() {
         let mut b = Builder::new();
-        b.k(Kernel::KeyLoad {
-            n: N,
-            limbs: 1,
-            digits: 1,
-            seeded: false,
-        }); // 524,288 B
+        b.k(Kernel::KeyLoad { n: N, limbs: 1, digits: 1, seeded: false }); // 524,288 B
         b.k(Kernel::PlainLoad { n: N, limbs: 1 }); // 262,144 B
         let t = b.build();
         let mut m = toy(Overlap::Chained);
@@ -384,11 +352,7 @@ mod tests {
         m.units.push(bc);
         let mut b = Builder::new();
         b.k(Kernel::Intt { n: N, limbs: 4 }); // 128
-        b.k(Kernel::BConv {
-            n: N,
-            from: 4,
-            to: 8,
-        }); // 32 · 8 = 256
+        b.k(Kernel::BConv { n: N, from: 4, to: 8 }); // 32 · 8 = 256
         b.k(Kernel::Ntt { n: N, limbs: 8 }); // 256
         let t = b.build();
         m.switches.limb_interleaving = Some(true);
@@ -399,37 +363,18 @@ mod tests {
 
     #[test]
     fn unbalanced_regions_are_errors() {
-        let t = Trace {
-            events: vec![Event::Exit],
-        };
-        assert!(matches!(
-            simulate(&toy(Overlap::Serial), &t),
-            Err(SimError::BadTrace(_))
-        ));
-        let t = Trace {
-            events: vec![Event::Enter { name: "a".into() }],
-        };
-        assert!(matches!(
-            simulate(&toy(Overlap::Serial), &t),
-            Err(SimError::BadTrace(_))
-        ));
+        let t = Trace { events: vec![Event::Exit] };
+        assert!(matches!(simulate(&toy(Overlap::Serial), &t), Err(SimError::BadTrace(_))));
+        let t = Trace { events: vec![Event::Enter { name: "a".into() }] };
+        assert!(matches!(simulate(&toy(Overlap::Serial), &t), Err(SimError::BadTrace(_))));
     }
 
     #[test]
     fn kshgen_ablation_doubles_key_traffic() {
         use crate::synth::ckks::{KsShape, hybrid_keyswitch};
-        let path = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../data/machines/craterlake.toml"
-        );
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/machines/craterlake.toml");
         let mut m = Machine::load(path).unwrap();
-        let t = hybrid_keyswitch(KsShape {
-            n: N,
-            limbs: 60,
-            dnum: 1,
-            special: 60,
-            seeded: true,
-        });
+        let t = hybrid_keyswitch(KsShape { n: N, limbs: 60, dnum: 1, special: 60, seeded: true });
         let on = simulate(&m, &t).unwrap();
         m.switches.kshgen = Some(false);
         let off = simulate(&m, &t).unwrap();
@@ -449,10 +394,7 @@ mod tests {
     #[test]
     fn energy_uses_unit_power_and_serializes() {
         use crate::synth::tfhe::{STRIX_SETS, pbs_epoch};
-        let path = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../data/machines/strix.toml"
-        );
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/machines/strix.toml");
         let m = Machine::load(path).unwrap();
         let r = simulate(&m, &pbs_epoch(STRIX_SETS[0].1, 24, 2)).unwrap();
         let e = r.energy_j.unwrap();

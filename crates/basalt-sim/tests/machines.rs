@@ -22,29 +22,12 @@ fn all_machine_files_load() {
         })
         .collect();
     names.sort();
-    assert_eq!(
-        names,
-        [
-            "cpu",
-            "craterlake",
-            "f1plus",
-            "fab",
-            "mxv_u200",
-            "osiris",
-            "strix"
-        ]
-    );
+    assert_eq!(names, ["cpu", "craterlake", "f1plus", "fab", "mxv_u200", "osiris", "strix"]);
 }
 
 #[test]
 fn ckks_machines_run_a_keyswitch() {
-    let t = hybrid_keyswitch(KsShape {
-        n: 1 << 14,
-        limbs: 8,
-        dnum: 2,
-        special: 4,
-        seeded: true,
-    });
+    let t = hybrid_keyswitch(KsShape { n: 1 << 14, limbs: 8, dnum: 2, special: 4, seeded: true });
     for name in ["cpu", "craterlake", "f1plus", "fab", "mxv_u200", "osiris"] {
         let m = Machine::load(machines().join(format!("{name}.toml"))).unwrap();
         let r = simulate(&m, &t).unwrap_or_else(|e| panic!("{name}: {e}"));
@@ -57,42 +40,22 @@ fn ckks_machines_run_a_keyswitch() {
 fn trace_from_other_parameters_is_a_clear_error() {
     let m = Machine::load(machines().join("fab.toml")).unwrap();
     // N = 2^17 on a 2^16 machine.
-    let t = hybrid_keyswitch(KsShape {
-        n: 1 << 17,
-        limbs: 8,
-        dnum: 1,
-        special: 8,
-        seeded: false,
-    });
+    let t = hybrid_keyswitch(KsShape { n: 1 << 17, limbs: 8, dnum: 1, special: 8, seeded: false });
     let e = simulate(&m, &t).unwrap_err();
     assert!(matches!(e, SimError::TraceMismatch { .. }), "{e}");
     assert!(e.to_string().contains("other parameters"), "{e}");
     // 40 + 40 moduli exceed FAB's 32 tables.
-    let t = hybrid_keyswitch(KsShape {
-        n: 1 << 16,
-        limbs: 40,
-        dnum: 1,
-        special: 40,
-        seeded: false,
-    });
-    assert!(matches!(
-        simulate(&m, &t),
-        Err(SimError::TraceMismatch { .. })
-    ));
+    let t =
+        hybrid_keyswitch(KsShape { n: 1 << 16, limbs: 40, dnum: 1, special: 40, seeded: false });
+    assert!(matches!(simulate(&m, &t), Err(SimError::TraceMismatch { .. })));
     // A TFHE trace on a CKKS machine: no unit.
     let strix = basalt_sim::synth::tfhe::pbs_epoch(basalt_sim::synth::tfhe::STRIX_SETS[0].1, 1, 2);
-    assert!(matches!(
-        simulate(&m, &strix),
-        Err(SimError::NoUnitFor { .. })
-    ));
+    assert!(matches!(simulate(&m, &strix), Err(SimError::NoUnitFor { .. })));
 }
 
 #[test]
 fn missing_file_is_an_io_error() {
-    assert!(matches!(
-        Machine::load(machines().join("nope.toml")),
-        Err(SimError::Io { .. })
-    ));
+    assert!(matches!(Machine::load(machines().join("nope.toml")), Err(SimError::Io { .. })));
 }
 
 #[test]
@@ -100,30 +63,13 @@ fn a_million_kernels_simulate_quickly() {
     use basalt_trace::{ElemOp, Event, Kernel, Trace};
     let m = Machine::load(machines().join("craterlake.toml")).unwrap();
     let mut events = Vec::with_capacity(1_000_002);
-    events.push(Event::Enter {
-        name: "loop".into(),
-    });
+    events.push(Event::Enter { name: "loop".into() });
     for i in 0..1_000_000u32 {
         events.push(Event::Kernel(match i % 4 {
-            0 => Kernel::Ntt {
-                n: 1 << 16,
-                limbs: 1,
-            },
-            1 => Kernel::Elem {
-                n: 1 << 16,
-                limbs: 1,
-                op: ElemOp::Mul,
-            },
-            2 => Kernel::Elem {
-                n: 1 << 16,
-                limbs: 1,
-                op: ElemOp::Add,
-            },
-            _ => Kernel::BConv {
-                n: 1 << 16,
-                from: 2,
-                to: 3,
-            },
+            0 => Kernel::Ntt { n: 1 << 16, limbs: 1 },
+            1 => Kernel::Elem { n: 1 << 16, limbs: 1, op: ElemOp::Mul },
+            2 => Kernel::Elem { n: 1 << 16, limbs: 1, op: ElemOp::Add },
+            _ => Kernel::BConv { n: 1 << 16, from: 2, to: 3 },
         }));
     }
     events.push(Event::Exit);

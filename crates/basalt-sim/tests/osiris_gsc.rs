@@ -5,18 +5,9 @@ use basalt_sim::synth::lintrans::{BsgsShape, bsgs_double_hoisted};
 use basalt_sim::{Machine, Report, simulate};
 
 fn run(n1: u32, n2: u32, gsc: bool) -> Report {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../data/machines/osiris.toml"
-    );
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/machines/osiris.toml");
     let m = Machine::load(path).unwrap();
-    let shape = BsgsShape {
-        n: 1 << 16,
-        q_limbs: 13,
-        p_limbs: 14,
-        n1,
-        n2,
-    };
+    let shape = BsgsShape { n: 1 << 16, q_limbs: 13, p_limbs: 14, n1, n2 };
     simulate(&m, &bsgs_double_hoisted(shape, gsc)).unwrap()
 }
 

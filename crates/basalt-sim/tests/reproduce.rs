@@ -15,10 +15,7 @@ fn assert_within(r: &ReproReport, paper: &str, table: &str, row: &str, metric: &
     let x = r
         .get(paper, table, row, metric)
         .unwrap_or_else(|| panic!("no row {paper}/{table}/{row}/{metric}"));
-    assert!(
-        x.ours.is_some(),
-        "{paper}/{table}/{row}/{metric} is not modelled"
-    );
+    assert!(x.ours.is_some(), "{paper}/{table}/{row}/{metric} is not modelled");
     assert_eq!(
         x.within,
         Some(true),
@@ -89,9 +86,7 @@ fn mxv_primitives_and_traffic_model() {
     }
     // Table V is modelled and misses by ~3x (digest §5.3 reports the gap too): keep it visible.
     assert_eq!(
-        r.get("mxv", "V", "Our Design", "key switch throughput")
-            .unwrap()
-            .within,
+        r.get("mxv", "V", "Our Design", "key switch throughput").unwrap().within,
         Some(false)
     );
 }
@@ -102,10 +97,7 @@ fn fab_add_matches_and_keyswitch_ops_overshoot() {
     assert_within(&r, "fab", "5", "Add", "FAB latency");
     for op in ["Mult", "Rescale", "Rotate"] {
         let x = r.get("fab", "5", op, "FAB latency").unwrap();
-        assert!(
-            x.ratio.unwrap() > 1.0,
-            "{op}: top-level model should overshoot"
-        );
+        assert!(x.ratio.unwrap() > 1.0, "{op}: top-level model should overshoot");
     }
 }
 
@@ -121,21 +113,13 @@ fn full_report_lists_every_row_and_serializes() {
     assert!(json.contains("\"role\":\"validation\""));
     // Validation rows are present for every paper that has them.
     for p in ["osiris", "craterlake", "strix"] {
-        assert!(
-            r.rows
-                .iter()
-                .any(|x| x.paper == p && x.role == Role::Validation),
-            "{p}"
-        );
+        assert!(r.rows.iter().any(|x| x.paper == p && x.role == Role::Validation), "{p}");
     }
 }
 
 #[test]
 fn unknown_paper_is_an_error() {
-    assert!(matches!(
-        reproduce(Some("heax"), &data()),
-        Err(SimError::UnknownPaper(_))
-    ));
+    assert!(matches!(reproduce(Some("heax"), &data()), Err(SimError::UnknownPaper(_))));
 }
 
 /// `cargo test --release -p basalt-sim --test reproduce -- --ignored --nocapture` prints the

@@ -68,10 +68,7 @@ impl Evaluator {
     pub fn add_plain(&self, ct: &Ciphertext, pt: &Plaintext) -> Result<Ciphertext> {
         let p = self.plain_at(ct, pt)?;
         if !scales_match(ct.scale, pt.scale) {
-            return Err(CkksError::ScaleMismatch {
-                left: ct.scale.log2(),
-                right: pt.scale.log2(),
-            });
+            return Err(CkksError::ScaleMismatch { left: ct.scale.log2(), right: pt.scale.log2() });
         }
         let mut out = ct.clone();
         self.params.ring().add_assign(&mut out.polys[0], &p);
@@ -82,10 +79,7 @@ impl Evaluator {
     pub fn sub_plain(&self, ct: &Ciphertext, pt: &Plaintext) -> Result<Ciphertext> {
         let p = self.plain_at(ct, pt)?;
         if !scales_match(ct.scale, pt.scale) {
-            return Err(CkksError::ScaleMismatch {
-                left: ct.scale.log2(),
-                right: pt.scale.log2(),
-            });
+            return Err(CkksError::ScaleMismatch { left: ct.scale.log2(), right: pt.scale.log2() });
         }
         let mut out = ct.clone();
         self.params.ring().sub_assign(&mut out.polys[0], &p);
@@ -150,9 +144,7 @@ impl Evaluator {
             .collect::<Result<_>>()?;
         let ring = self.params.ring();
         let mut out = ct.clone();
-        out.polys
-            .iter_mut()
-            .for_each(|p| ring.mul_scalar_assign(p, &s));
+        out.polys.iter_mut().for_each(|p| ring.mul_scalar_assign(p, &s));
         out.scale = ct.scale * const_scale;
         Ok(out)
     }
@@ -160,11 +152,7 @@ impl Evaluator {
     /// Multiply by the real constant `c` with `const_scale = q_l` (or 1 at level 0, rounding
     /// `c` to an integer).
     pub fn mul_const(&self, ct: &Ciphertext, c: f64) -> Result<Ciphertext> {
-        let s = if ct.level() == 0 {
-            1.0
-        } else {
-            self.params.q()[ct.level()] as f64
-        };
+        let s = if ct.level() == 0 { 1.0 } else { self.params.q()[ct.level()] as f64 };
         self.mul_const_scaled(ct, c, s)
     }
 
@@ -173,11 +161,7 @@ impl Evaluator {
         if c.im == 0.0 {
             return self.mul_const(ct, c.re);
         }
-        let s = if ct.level() == 0 {
-            1.0
-        } else {
-            self.params.q()[ct.level()] as f64
-        };
+        let s = if ct.level() == 0 { 1.0 } else { self.params.q()[ct.level()] as f64 };
         let pt = if ct.is_symbolic() {
             let mut p = Plaintext::symbolic(&self.params, ct.level())?;
             p.scale = s;

@@ -44,10 +44,7 @@ impl Evaluator {
     pub fn new(params: &Parameters, keys: EvaluationKeys) -> Result<Evaluator> {
         let check = |id: u64| {
             if id != params.id() {
-                Err(CkksError::WrongParams {
-                    expected: params.id(),
-                    found: id,
-                })
+                Err(CkksError::WrongParams { expected: params.id(), found: id })
             } else {
                 Ok(())
             }
@@ -98,29 +95,20 @@ impl Evaluator {
 
     pub(crate) fn check_ct(&self, ct: &Ciphertext) -> Result<()> {
         if ct.params_id != self.params.id() {
-            return Err(CkksError::WrongParams {
-                expected: self.params.id(),
-                found: ct.params_id,
-            });
+            return Err(CkksError::WrongParams { expected: self.params.id(), found: ct.params_id });
         }
         Ok(())
     }
 
     pub(crate) fn check_pt(&self, ct: &Ciphertext, pt: &Plaintext) -> Result<()> {
         if pt.params_id != self.params.id() {
-            return Err(CkksError::WrongParams {
-                expected: self.params.id(),
-                found: pt.params_id,
-            });
+            return Err(CkksError::WrongParams { expected: self.params.id(), found: pt.params_id });
         }
         if ct.is_symbolic() != pt.is_symbolic() {
             return Err(CkksError::SymbolicMix);
         }
         if pt.level() < ct.level() {
-            return Err(CkksError::LevelMismatch {
-                left: ct.level(),
-                right: pt.level(),
-            });
+            return Err(CkksError::LevelMismatch { left: ct.level(), right: pt.level() });
         }
         Ok(())
     }
@@ -137,16 +125,10 @@ impl Evaluator {
             return Err(CkksError::SymbolicMix);
         }
         if a.level() != b.level() {
-            return Err(CkksError::LevelMismatch {
-                left: a.level(),
-                right: b.level(),
-            });
+            return Err(CkksError::LevelMismatch { left: a.level(), right: b.level() });
         }
         if same_scale && !scales_match(a.scale, b.scale) {
-            return Err(CkksError::ScaleMismatch {
-                left: a.scale.log2(),
-                right: b.scale.log2(),
-            });
+            return Err(CkksError::ScaleMismatch { left: a.scale.log2(), right: b.scale.log2() });
         }
         Ok(())
     }

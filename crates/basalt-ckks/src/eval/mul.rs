@@ -17,10 +17,7 @@ impl Evaluator {
         self.check_pair(a, b, false)?;
         for c in [a, b] {
             if c.degree() != 1 {
-                return Err(CkksError::Degree {
-                    degree: c.degree(),
-                    expected: 1,
-                });
+                return Err(CkksError::Degree { degree: c.degree(), expected: 1 });
             }
         }
         let _r = region("Tensor");
@@ -52,10 +49,7 @@ impl Evaluator {
             return Ok(ct.clone());
         }
         if ct.degree() != 2 {
-            return Err(CkksError::Degree {
-                degree: ct.degree(),
-                expected: 2,
-            });
+            return Err(CkksError::Degree { degree: ct.degree(), expected: 2 });
         }
         let rlk = self.keys.relin.as_ref().ok_or(CkksError::MissingRelinKey)?;
         if rlk.key.tag() != KeyTag::Relin {

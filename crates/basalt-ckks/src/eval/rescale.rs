@@ -24,21 +24,12 @@ impl Evaluator {
         self.check_ct(ct)?;
         let limbs = ct.level() + 1;
         if count == 0 || limbs < count + self.params.base_primes() {
-            return Err(CkksError::LevelBelowZero {
-                level: ct.level(),
-                drop: count,
-            });
+            return Err(CkksError::LevelBelowZero { level: ct.level(), drop: count });
         }
         let ring = self.params.ring();
-        let dropped: f64 = self.params.q()[limbs - count..limbs]
-            .iter()
-            .map(|&q| q as f64)
-            .product();
-        let polys = ct
-            .polys
-            .iter()
-            .map(|p| rns::rescale(ring, p, count))
-            .collect();
+        let dropped: f64 =
+            self.params.q()[limbs - count..limbs].iter().map(|&q| q as f64).product();
+        let polys = ct.polys.iter().map(|p| rns::rescale(ring, p, count)).collect();
         Ok(Ciphertext {
             polys,
             scale: ct.scale / dropped,
@@ -51,10 +42,7 @@ impl Evaluator {
     pub fn drop_level(&self, ct: &Ciphertext, levels: usize) -> Result<Ciphertext> {
         self.check_ct(ct)?;
         if levels > ct.level() {
-            return Err(CkksError::LevelBelowZero {
-                level: ct.level(),
-                drop: levels,
-            });
+            return Err(CkksError::LevelBelowZero { level: ct.level(), drop: levels });
         }
         let mut out = ct.clone();
         out.drop_to_level(ct.level() - levels)?;

@@ -11,10 +11,7 @@ use crate::keyswitch::{self, CiphertextQP, HoistedDecomp, hoisted};
 impl Evaluator {
     fn galois_key(&self, galois: u64, rotation: Option<i64>) -> Result<&GaloisKey> {
         let gk = self.keys.galois.get(&galois).ok_or(match rotation {
-            Some(k) => CkksError::MissingRotationKey {
-                rotation: k,
-                galois,
-            },
+            Some(k) => CkksError::MissingRotationKey { rotation: k, galois },
             None => CkksError::MissingConjugationKey { galois },
         })?;
         if gk.key.tag() != KeyTag::Galois(galois) {
@@ -28,10 +25,7 @@ impl Evaluator {
 
     fn check_degree1(ct: &Ciphertext) -> Result<()> {
         if ct.degree() != 1 {
-            return Err(CkksError::Degree {
-                degree: ct.degree(),
-                expected: 1,
-            });
+            return Err(CkksError::Degree { degree: ct.degree(), expected: 1 });
         }
         Ok(())
     }
@@ -50,10 +44,7 @@ impl Evaluator {
         let ring = self.params.ring();
         let (mut c0, c1) = {
             let _r = region("Automorph");
-            (
-                ring.automorphism(&ct.polys[0], galois),
-                ring.automorphism(&ct.polys[1], galois),
-            )
+            (ring.automorphism(&ct.polys[0], galois), ring.automorphism(&ct.polys[1], galois))
         };
         let (u0, u1) = self.keyswitch(&c1, &gk.key);
         ring.add_assign(&mut c0, &u0);
@@ -121,10 +112,7 @@ impl Evaluator {
     ) -> Result<Vec<CiphertextQP>> {
         self.check_ct(ct)?;
         if decomp.level() != ct.level() {
-            return Err(CkksError::LevelMismatch {
-                left: ct.level(),
-                right: decomp.level(),
-            });
+            return Err(CkksError::LevelMismatch { left: ct.level(), right: decomp.level() });
         }
         ks.iter()
             .map(|&k| {
@@ -149,10 +137,7 @@ impl Evaluator {
     /// ModDown of a (sum of) lazy rotation result(s).
     pub fn mod_down(&self, ct: &CiphertextQP) -> Result<Ciphertext> {
         if ct.params_id != self.params.id() {
-            return Err(CkksError::WrongParams {
-                expected: self.params.id(),
-                found: ct.params_id,
-            });
+            return Err(CkksError::WrongParams { expected: self.params.id(), found: ct.params_id });
         }
         Ok(ct.mod_down(&self.params))
     }

@@ -58,12 +58,7 @@ pub(crate) fn p_mod_q(params: &Parameters) -> Vec<u64> {
     let ring = params.ring();
     ring.q()
         .iter()
-        .map(|m| {
-            params
-                .p()
-                .iter()
-                .fold(1u64, |acc, &p| m.mul(acc, m.reduce(p)))
-        })
+        .map(|m| params.p().iter().fold(1u64, |acc, &p| m.mul(acc, m.reduce(p))))
         .collect()
 }
 
@@ -148,13 +143,7 @@ impl KeySwitchKey {
             bs.push(b);
             as_.push(a);
         }
-        KeySwitchKey {
-            b: bs,
-            a: as_,
-            seed,
-            tag,
-            params_id: params.id(),
-        }
+        KeySwitchKey { b: bs, a: as_, seed, tag, params_id: params.id() }
     }
 
     pub fn digits(&self) -> usize {
@@ -171,10 +160,6 @@ impl KeySwitchKey {
     }
     /// Bytes of key material (both halves).
     pub fn size_bytes(&self) -> usize {
-        self.b
-            .iter()
-            .chain(&self.a)
-            .map(|p| p.data().len() * 8)
-            .sum()
+        self.b.iter().chain(&self.a).map(|p| p.data().len() * 8).sum()
     }
 }

@@ -26,9 +26,7 @@ pub struct KeyGenerator {
 
 impl KeyGenerator {
     pub fn new(params: &Parameters) -> KeyGenerator {
-        KeyGenerator {
-            params: params.clone(),
-        }
+        KeyGenerator { params: params.clone() }
     }
     pub fn gen_secret_key(&self) -> SecretKey {
         SecretKey::generate(&self.params)
@@ -48,29 +46,20 @@ impl KeyGenerator {
         seeded: bool,
     ) -> KeyMaterial {
         let k = KeySwitchKey::generate(&self.params, s_from, sk, tag, fresh_seed());
-        if seeded {
-            KeyMaterial::Seeded(k.to_seeded())
-        } else {
-            KeyMaterial::Full(k)
-        }
+        if seeded { KeyMaterial::Seeded(k.to_seeded()) } else { KeyMaterial::Full(k) }
     }
     /// Relinearization key (`s² → s`); `seeded` stores only seed + `b`.
     pub fn gen_relin_key(&self, sk: &SecretKey, seeded: bool) -> RelinKey {
         let ring = self.params.ring();
         let mut s2 = sk.poly.clone();
         ring.mul_assign(&mut s2, &sk.poly);
-        RelinKey {
-            key: self.material(&s2, sk, KeyTag::Relin, seeded),
-        }
+        RelinKey { key: self.material(&s2, sk, KeyTag::Relin, seeded) }
     }
     /// Galois key for `X → X^galois`.
     pub fn gen_galois_key(&self, sk: &SecretKey, galois: u64, seeded: bool) -> GaloisKey {
         let ring = self.params.ring();
         let sg = ring.automorphism(&sk.poly, galois);
-        GaloisKey {
-            galois,
-            key: self.material(&sg, sk, KeyTag::Galois(galois), seeded),
-        }
+        GaloisKey { galois, key: self.material(&sg, sk, KeyTag::Galois(galois), seeded) }
     }
     /// Key for a rotation by `k` slots (left for `k > 0`).
     pub fn gen_rotation_key(&self, sk: &SecretKey, k: i64, seeded: bool) -> GaloisKey {

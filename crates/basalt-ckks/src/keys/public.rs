@@ -28,11 +28,7 @@ impl PublicKey {
         let mut as_ = a.clone();
         ring.mul_assign(&mut as_, &restrict(&sk.poly, l1, 0));
         ring.sub_assign(&mut b, &as_);
-        PublicKey {
-            b,
-            a,
-            params_id: params.id(),
-        }
+        PublicKey { b, a, params_id: params.id() }
     }
     pub fn params_id(&self) -> u64 {
         self.params_id

@@ -37,10 +37,7 @@ impl SecretKey {
         let ring = params.ring();
         let mut poly = ring.from_i64(coeffs, params.max_level() + 1, params.k());
         ring.ntt_assign(&mut poly);
-        SecretKey {
-            poly,
-            params_id: params.id(),
-        }
+        SecretKey { poly, params_id: params.id() }
     }
 
     /// The key polynomial (NTT domain, `Q_L ∪ P`).

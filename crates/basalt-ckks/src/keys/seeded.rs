@@ -40,15 +40,10 @@ impl SeededKeySwitchKey {
     /// [`CkksError::WrongParams`] if `params` is not the key's parameter set.
     pub fn expand(&self, params: &Parameters) -> Result<KeySwitchKey> {
         if params.id() != self.params_id {
-            return Err(CkksError::WrongParams {
-                expected: params.id(),
-                found: self.params_id,
-            });
+            return Err(CkksError::WrongParams { expected: params.id(), found: self.params_id });
         }
         let l1 = params.max_level() + 1;
-        let a = (0..self.b.len())
-            .map(|j| sample_a(params, self.seed, j, l1))
-            .collect();
+        let a = (0..self.b.len()).map(|j| sample_a(params, self.seed, j, l1)).collect();
         Ok(KeySwitchKey {
             b: self.b.clone(),
             a,
@@ -67,10 +62,7 @@ impl SeededKeySwitchKey {
         q_limbs: usize,
         symbolic: bool,
     ) -> RnsPoly {
-        emit(Kernel::KeyGen {
-            n: params.n() as u32,
-            limbs: (q_limbs + params.k()) as u32,
-        });
+        emit(Kernel::KeyGen { n: params.n() as u32, limbs: (q_limbs + params.k()) as u32 });
         if symbolic {
             return RnsPoly::symbolic(params.n(), q_limbs, params.k(), basalt_math::Domain::Ntt);
         }

@@ -38,15 +38,7 @@ pub fn decompose(params: &Parameters, d: &RnsPoly) -> HoistedDecomp {
     let level = d.q_limbs() - 1;
     let dc = to_coeff(params, d);
     let digits = (0..params.dnum_at(level))
-        .map(|j| {
-            rns::mod_up(
-                params.ring(),
-                &dc,
-                d,
-                params.digit_range(level, j),
-                params.k(),
-            )
-        })
+        .map(|j| rns::mod_up(params.ring(), &dc, d, params.digit_range(level, j), params.k()))
         .collect();
     HoistedDecomp { digits, level }
 }

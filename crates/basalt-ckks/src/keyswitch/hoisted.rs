@@ -69,17 +69,11 @@ impl CiphertextQP {
     pub fn try_add_assign(&mut self, params: &Parameters, other: &CiphertextQP) -> Result<()> {
         for id in [self.params_id, other.params_id] {
             if id != params.id() {
-                return Err(CkksError::WrongParams {
-                    expected: params.id(),
-                    found: id,
-                });
+                return Err(CkksError::WrongParams { expected: params.id(), found: id });
             }
         }
         if self.level() != other.level() {
-            return Err(CkksError::LevelMismatch {
-                left: self.level(),
-                right: other.level(),
-            });
+            return Err(CkksError::LevelMismatch { left: self.level(), right: other.level() });
         }
         if self.c0.is_symbolic() != other.c0.is_symbolic() {
             return Err(CkksError::SymbolicMix);
@@ -130,16 +124,9 @@ pub fn automorphism_hoisted_lazy(
     let ring = params.ring();
     let digits = {
         let _r = region("Automorph");
-        decomp
-            .digits
-            .iter()
-            .map(|d| ring.automorphism(d, galois))
-            .collect()
+        decomp.digits.iter().map(|d| ring.automorphism(d, galois)).collect()
     };
-    let rotated = HoistedDecomp {
-        digits,
-        level: decomp.level,
-    };
+    let rotated = HoistedDecomp { digits, level: decomp.level };
     let (mut v0, v1) = {
         let _r = region("KeySwitch");
         inner_product(params, &rotated, key)
@@ -147,13 +134,7 @@ pub fn automorphism_hoisted_lazy(
     let c0 = ring.automorphism(&ct.polys[0], galois);
     let pc0 = lift_times_p(ring, &c0, params.k(), p_mod_q);
     ring.add_assign(&mut v0, &pc0);
-    CiphertextQP {
-        c0: v0,
-        c1: v1,
-        scale: ct.scale,
-        slots: ct.slots,
-        params_id: ct.params_id,
-    }
+    CiphertextQP { c0: v0, c1: v1, scale: ct.scale, slots: ct.slots, params_id: ct.params_id }
 }
 
 /// Non-lazy hoisted rotation: ModDown right away and add `φ_g(c_0)` in `Q_l`.
@@ -168,16 +149,9 @@ pub fn automorphism_hoisted(
     let ring = params.ring();
     let digits = {
         let _r = region("Automorph");
-        decomp
-            .digits
-            .iter()
-            .map(|d| ring.automorphism(d, galois))
-            .collect()
+        decomp.digits.iter().map(|d| ring.automorphism(d, galois)).collect()
     };
-    let rotated = HoistedDecomp {
-        digits,
-        level: decomp.level,
-    };
+    let rotated = HoistedDecomp { digits, level: decomp.level };
     let (u0, u1) = {
         let _r = region("KeySwitch");
         let (v0, v1) = inner_product(params, &rotated, key);
@@ -185,10 +159,5 @@ pub fn automorphism_hoisted(
     };
     let mut c0 = ring.automorphism(&ct.polys[0], galois);
     ring.add_assign(&mut c0, &u0);
-    Ciphertext {
-        polys: vec![c0, u1],
-        scale: ct.scale,
-        slots: ct.slots,
-        params_id: ct.params_id,
-    }
+    Ciphertext { polys: vec![c0, u1], scale: ct.scale, slots: ct.slots, params_id: ct.params_id }
 }

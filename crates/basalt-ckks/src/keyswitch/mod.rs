@@ -81,9 +81,8 @@ pub fn cost(params: &Parameters, level: usize) -> KsCost {
     let l1 = (level + 1) as u64;
     let k = params.k() as u64;
     let beta = params.dnum_at(level) as u64;
-    let alphas: Vec<u64> = (0..beta as usize)
-        .map(|j| params.digit_range(level, j).len() as u64)
-        .collect();
+    let alphas: Vec<u64> =
+        (0..beta as usize).map(|j| params.digit_range(level, j).len() as u64).collect();
     KsCost {
         intt_limbs: l1 + 2 * k,
         ntt_limbs: beta * (l1 + k) - l1 + 2 * l1,
@@ -123,11 +122,7 @@ pub(crate) fn mac_pair(
 ) {
     let n = ring.n();
     for _ in 0..2 {
-        emit(Kernel::Elem {
-            n: n as u32,
-            limbs: limbs.len() as u32,
-            op: ElemOp::MulAcc,
-        });
+        emit(Kernel::Elem { n: n as u32, limbs: limbs.len() as u32, op: ElemOp::MulAcc });
     }
     if acc0.is_symbolic() {
         return;
@@ -136,11 +131,8 @@ pub(crate) fn mac_pair(
     let mut sel = vec![false; acc0.limbs()];
     limbs.iter().for_each(|&i| sel[i] = true);
     let glob = ring.global_indices(acc0);
-    acc0.data_mut()
-        .par_chunks_mut(n)
-        .zip(acc1.data_mut().par_chunks_mut(n))
-        .enumerate()
-        .for_each(|(i, (o0, o1))| {
+    acc0.data_mut().par_chunks_mut(n).zip(acc1.data_mut().par_chunks_mut(n)).enumerate().for_each(
+        |(i, (o0, o1))| {
             if !sel[i] {
                 return;
             }
@@ -148,5 +140,6 @@ pub(crate) fn mac_pair(
             let xi = x.limb(map_limb(i, aq, x.q_limbs()));
             t.mul_acc(o0, xi, k0.limb(map_limb(i, aq, k0.q_limbs())));
             t.mul_acc(o1, xi, k1.limb(map_limb(i, aq, k1.q_limbs())));
-        });
+        },
+    );
 }

@@ -83,10 +83,7 @@ pub fn keyswitch_reordered_lazy(
                         from: from.len() as u32,
                         to: blk.len() as u32,
                     });
-                    emit(Kernel::Ntt {
-                        n: n as u32,
-                        limbs: blk.len() as u32,
-                    });
+                    emit(Kernel::Ntt { n: n as u32, limbs: blk.len() as u32 });
                 } else {
                     let conv = ring.bconv(&from, &to);
                     let input: Vec<&[u64]> = from.iter().map(|&i| dc.limb(i)).collect();
@@ -98,10 +95,7 @@ pub fn keyswitch_reordered_lazy(
                         .map(|(_, l)| l)
                         .collect();
                     conv.apply(&input, &mut outs);
-                    emit(Kernel::Ntt {
-                        n: n as u32,
-                        limbs: blk.len() as u32,
-                    });
+                    emit(Kernel::Ntt { n: n as u32, limbs: blk.len() as u32 });
                     outs.par_iter_mut()
                         .zip(&to)
                         .for_each(|(limb, &g)| ring.ntt_table(g).forward(limb));

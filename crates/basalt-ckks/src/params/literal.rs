@@ -135,10 +135,7 @@ impl ParametersLiteral {
             base_primes: None,
             primes_below: false,
             allow_insecure: true,
-            provenance: Provenance {
-                source: "test".into(),
-                ..Default::default()
-            },
+            provenance: Provenance { source: "test".into(), ..Default::default() },
         }
     }
 }

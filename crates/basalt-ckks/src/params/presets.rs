@@ -31,10 +31,7 @@ const FILES: &[(&str, &str)] = &[
         "craterlake_80_2digit.toml",
         include_str!("../../../../data/params/ckks/craterlake_80_2digit.toml"),
     ),
-    (
-        "fab.toml",
-        include_str!("../../../../data/params/ckks/fab.toml"),
-    ),
+    ("fab.toml", include_str!("../../../../data/params/ckks/fab.toml")),
     (
         "lattigo_n16qp1546h192.toml",
         include_str!("../../../../data/params/ckks/lattigo_n16qp1546h192.toml"),
@@ -43,41 +40,18 @@ const FILES: &[(&str, &str)] = &[
         "lattigo_n16qp1546h192_residual.toml",
         include_str!("../../../../data/params/ckks/lattigo_n16qp1546h192_residual.toml"),
     ),
-    (
-        "mxv_set_a.toml",
-        include_str!("../../../../data/params/ckks/mxv_set_a.toml"),
-    ),
-    (
-        "mxv_set_b.toml",
-        include_str!("../../../../data/params/ckks/mxv_set_b.toml"),
-    ),
-    (
-        "mxv_set_c.toml",
-        include_str!("../../../../data/params/ckks/mxv_set_c.toml"),
-    ),
-    (
-        "osiris_set_i.toml",
-        include_str!("../../../../data/params/ckks/osiris_set_i.toml"),
-    ),
-    (
-        "osiris_set_ii.toml",
-        include_str!("../../../../data/params/ckks/osiris_set_ii.toml"),
-    ),
-    (
-        "osiris_set_iii.toml",
-        include_str!("../../../../data/params/ckks/osiris_set_iii.toml"),
-    ),
-    (
-        "osiris_set_iv.toml",
-        include_str!("../../../../data/params/ckks/osiris_set_iv.toml"),
-    ),
+    ("mxv_set_a.toml", include_str!("../../../../data/params/ckks/mxv_set_a.toml")),
+    ("mxv_set_b.toml", include_str!("../../../../data/params/ckks/mxv_set_b.toml")),
+    ("mxv_set_c.toml", include_str!("../../../../data/params/ckks/mxv_set_c.toml")),
+    ("osiris_set_i.toml", include_str!("../../../../data/params/ckks/osiris_set_i.toml")),
+    ("osiris_set_ii.toml", include_str!("../../../../data/params/ckks/osiris_set_ii.toml")),
+    ("osiris_set_iii.toml", include_str!("../../../../data/params/ckks/osiris_set_iii.toml")),
+    ("osiris_set_iv.toml", include_str!("../../../../data/params/ckks/osiris_set_iv.toml")),
 ];
 
 fn parse(file: &str, text: &str) -> Result<ParametersLiteral, ParamError> {
-    toml::from_str(text).map_err(|e| ParamError::BadPresetFile {
-        file: file.to_string(),
-        msg: e.to_string(),
-    })
+    toml::from_str(text)
+        .map_err(|e| ParamError::BadPresetFile { file: file.to_string(), msg: e.to_string() })
 }
 
 /// Every preset literal, in file order.
@@ -87,11 +61,7 @@ pub fn all() -> Result<Vec<ParametersLiteral>, ParamError> {
 
 /// Names and aliases of all presets.
 pub fn names() -> Vec<(String, Vec<String>)> {
-    all()
-        .unwrap_or_default()
-        .into_iter()
-        .map(|l| (l.name, l.aliases))
-        .collect()
+    all().unwrap_or_default().into_iter().map(|l| (l.name, l.aliases)).collect()
 }
 
 /// The literal of the preset called `name` (content name or alias, case-insensitive).

@@ -83,22 +83,14 @@ pub fn estimate(log_n: u32, log_qp: f64, sparse: bool) -> SecurityEstimate {
             source,
         };
     };
-    let pts = [
-        (row.3 as f64, 256.0),
-        (row.2 as f64, 192.0),
-        (row.1 as f64, 128.0),
-    ];
+    let pts = [(row.3 as f64, 256.0), (row.2 as f64, 192.0), (row.1 as f64, 128.0)];
     let bits = if log_qp <= pts[0].0 {
         // Above 256 bits: extrapolate proportionally, capped for readability.
         (256.0 * pts[0].0 / log_qp).min(1024.0)
     } else if log_qp >= pts[2].0 {
         128.0 * pts[2].0 / log_qp
     } else {
-        let (hi, lo) = if log_qp <= pts[1].0 {
-            (pts[0], pts[1])
-        } else {
-            (pts[1], pts[2])
-        };
+        let (hi, lo) = if log_qp <= pts[1].0 { (pts[0], pts[1]) } else { (pts[1], pts[2]) };
         // Linear in x = 1/log_qp between (1/hi.0, hi.1) and (1/lo.0, lo.1).
         let (x0, y0, x1, y1) = (1.0 / lo.0, lo.1, 1.0 / hi.0, hi.1);
         y0 + (1.0 / log_qp - x0) * (y1 - y0) / (x1 - x0)

@@ -121,9 +121,7 @@ fn generate(
             }
         }
         if iq != cq || ip != cp {
-            return Err(ParamError::PrimeGeneration(format!(
-                "too few {b}-bit primes"
-            )));
+            return Err(ParamError::PrimeGeneration(format!("too few {b}-bit primes")));
         }
     }
     Ok((q, p))
@@ -190,19 +188,13 @@ impl Parameters {
             (Some(_), Some(_)) => return Err(ParamError::DnumAndAlpha),
             (Some(d), None) => {
                 if d == 0 || d > limbs {
-                    return Err(ParamError::DnumOutOfRange {
-                        dnum: d,
-                        max: limbs,
-                    });
+                    return Err(ParamError::DnumOutOfRange { dnum: d, max: limbs });
                 }
                 limbs.div_ceil(d)
             }
             (None, Some(a)) => {
                 if a == 0 || a > limbs {
-                    return Err(ParamError::AlphaOutOfRange {
-                        alpha: a,
-                        max: limbs,
-                    });
+                    return Err(ParamError::AlphaOutOfRange { alpha: a, max: limbs });
                 }
                 a
             }
@@ -234,11 +226,7 @@ impl Parameters {
         let base = lit.base_primes.unwrap_or(1);
         let per_level = if lit.double_prime { 2 } else { 1 };
         if base == 0 || base > limbs || !(limbs - base).is_multiple_of(per_level) {
-            return Err(ParamError::BadLevelLayout {
-                limbs,
-                base,
-                per_level,
-            });
+            return Err(ParamError::BadLevelLayout { limbs, base, per_level });
         }
         let log_qp = log2_sum(&q) + log_p;
         let sparse = matches!(lit.secret, SecretDistribution::Hamming { .. });

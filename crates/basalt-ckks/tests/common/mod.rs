@@ -21,14 +21,7 @@ pub fn setup(params: Parameters, rotations: &[i64], seeded: bool) -> Ctx {
     let pk = kg.gen_public_key(&sk);
     let keys = kg.gen_evaluation_keys(&sk, rotations, true, seeded);
     let eval = Evaluator::new(&params, keys).unwrap();
-    Ctx {
-        enc: Encoder::new(&params),
-        params,
-        sk,
-        pk,
-        eval,
-        rotations: rotations.to_vec(),
-    }
+    Ctx { enc: Encoder::new(&params), params, sk, pk, eval, rotations: rotations.to_vec() }
 }
 
 pub fn random_values(n: usize, seed: u64) -> Vec<Complex64> {
@@ -42,19 +35,12 @@ impl Ctx {
     pub fn encrypt(&self, v: &[Complex64], level: usize) -> Ciphertext {
         let pt = self
             .enc
-            .encode(
-                v,
-                self.params.max_slots(),
-                level,
-                self.params.default_scale(),
-            )
+            .encode(v, self.params.max_slots(), level, self.params.default_scale())
             .unwrap();
         encrypt_sk(&self.params, &pt, &self.sk).unwrap()
     }
     pub fn decrypt(&self, ct: &Ciphertext) -> Vec<Complex64> {
-        self.enc
-            .decode(&decrypt(&self.params, ct, &self.sk).unwrap())
-            .unwrap()
+        self.enc.decode(&decrypt(&self.params, ct, &self.sk).unwrap()).unwrap()
     }
     pub fn precision(&self, want: &[Complex64], ct: &Ciphertext) -> PrecisionStats {
         PrecisionStats::new(want, &self.decrypt(ct))

@@ -34,13 +34,7 @@ fn ntts(t: &Trace) -> f64 {
 }
 
 pub fn compute(data: &Path, traces: &Traces) -> Result<Vec<Computed>, SimError> {
-    let shape = KsShape {
-        n: N,
-        limbs: L,
-        dnum: 1,
-        special: L,
-        seeded: true,
-    };
+    let shape = KsShape { n: N, limbs: L, dnum: 1, special: L, seeded: true };
     let (boosted, pb) = traces.get(&Workload::HybridKeySwitch(shape));
     let (standard, ps) = traces.get(&Workload::StandardKeySwitch { n: N, limbs: L });
     let crb = boosted.count(KernelKind::BConv) as f64 / N as f64;
@@ -58,22 +52,12 @@ pub fn compute(data: &Path, traces: &Traces) -> Result<Vec<Computed>, SimError> 
     ];
     let ratio = "ratio of the rows above";
     let row = "boosted vs standard L=60";
-    out.push(computed(
-        "1",
-        row,
-        "ntt reduction",
-        ntts(&standard) / ntts(&boosted),
-        ratio,
-    ));
+    out.push(computed("1", row, "ntt reduction", ntts(&standard) / ntts(&boosted), ratio));
     let inc = (crb + other_mults(&boosted)) / other_mults(&standard);
     out.push(computed("1", row, "mult increase", inc, ratio));
 
     let m = machine(data, "craterlake")?;
-    let fus: f64 = m
-        .units
-        .iter()
-        .map(|u| u.area_mm2.unwrap_or(0.0) * u.count as f64)
-        .sum();
+    let fus: f64 = m.units.iter().map(|u| u.area_mm2.unwrap_or(0.0) * u.count as f64).sum();
     let total = fus + m.components.iter().filter_map(|c| c.area_mm2).sum::<f64>();
     let bk = "bookkeeping: sum of the per-FU areas transcribed into craterlake.toml";
     out.push(computed("2", "Total FUs", "area", fus, bk));

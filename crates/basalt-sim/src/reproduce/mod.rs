@@ -49,13 +49,7 @@ pub struct Computed {
 }
 
 pub(crate) fn computed(table: &str, row: &str, metric: &str, value: f64, how: &str) -> Computed {
-    Computed {
-        table: table.into(),
-        row: row.into(),
-        metric: metric.into(),
-        value,
-        how: how.into(),
-    }
+    Computed { table: table.into(), row: row.into(), metric: metric.into(), value, how: how.into() }
 }
 
 /// One paper row with our figure, if any.
@@ -146,10 +140,7 @@ pub fn reproduce_with(
 
 fn join(paper: &str, rows: &[PaperRow], comp: Vec<Computed>) -> Result<Vec<ReproRow>, SimError> {
     for c in &comp {
-        if !rows
-            .iter()
-            .any(|r| r.key() == (&*c.table, &*c.row, &*c.metric))
-        {
+        if !rows.iter().any(|r| r.key() == (&*c.table, &*c.row, &*c.metric)) {
             return Err(SimError::PaperData {
                 path: Path::new("data/papers").join(paper),
                 line: 0,
@@ -163,9 +154,7 @@ fn join(paper: &str, rows: &[PaperRow], comp: Vec<Computed>) -> Result<Vec<Repro
     Ok(rows
         .iter()
         .map(|r| {
-            let c = comp
-                .iter()
-                .find(|c| r.key() == (&*c.table, &*c.row, &*c.metric));
+            let c = comp.iter().find(|c| r.key() == (&*c.table, &*c.row, &*c.metric));
             let ours = c.map(|c| c.value);
             // A zero paper value has no ratio; its tolerance is absolute.
             let ratio = ours.filter(|_| r.value != 0.0).map(|o| o / r.value);
@@ -212,19 +201,12 @@ impl fmt::Display for ReproReport {
             }
             writeln!(f, "== {p}")?;
             for role in [Role::Target, Role::Validation] {
-                let (done, todo): (Vec<&&ReproRow>, Vec<&&ReproRow>) = rows
-                    .iter()
-                    .filter(|r| r.role == role)
-                    .partition(|r| r.ours.is_some());
+                let (done, todo): (Vec<&&ReproRow>, Vec<&&ReproRow>) =
+                    rows.iter().filter(|r| r.role == role).partition(|r| r.ours.is_some());
                 if done.is_empty() && todo.is_empty() {
                     continue;
                 }
-                writeln!(
-                    f,
-                    "-- {role:?} rows: {} modelled, {} not yet",
-                    done.len(),
-                    todo.len()
-                )?;
+                writeln!(f, "-- {role:?} rows: {} modelled, {} not yet", done.len(), todo.len())?;
                 if !done.is_empty() {
                     writeln!(
                         f,

@@ -30,36 +30,12 @@ pub fn entities(m: f64, big_n: f64, l: f64, b: f64) -> Vec<Entity> {
     let k = (big_n / (2.0 * m)).floor().max(1.0);
     let log_k = k.log2().ceil();
     vec![
-        Entity {
-            name: "ntt twiddles",
-            cost: m * b_tf * (l + 4.0),
-            size: b_tf,
-        }, // (7)
-        Entity {
-            name: "intt twiddles",
-            cost: m * b_tf * (1.0 + 2.0 / l),
-            size: b_tf,
-        }, // (8)
-        Entity {
-            name: "partial sum ct",
-            cost: m * b_ct * l,
-            size: b_ct,
-        }, // (10)
-        Entity {
-            name: "input ct",
-            cost: m * b_ct,
-            size: b_ct,
-        }, // (9)
-        Entity {
-            name: "matrix",
-            cost: m * b_pt,
-            size: f64::INFINITY,
-        }, // (11), no reuse
-        Entity {
-            name: "keys",
-            cost: 2.0 * b_ksk * (m + log_k),
-            size: f64::INFINITY,
-        }, // (12)
+        Entity { name: "ntt twiddles", cost: m * b_tf * (l + 4.0), size: b_tf }, // (7)
+        Entity { name: "intt twiddles", cost: m * b_tf * (1.0 + 2.0 / l), size: b_tf }, // (8)
+        Entity { name: "partial sum ct", cost: m * b_ct * l, size: b_ct },       // (10)
+        Entity { name: "input ct", cost: m * b_ct, size: b_ct },                 // (9)
+        Entity { name: "matrix", cost: m * b_pt, size: f64::INFINITY },          // (11), no reuse
+        Entity { name: "keys", cost: 2.0 * b_ksk * (m + log_k), size: f64::INFINITY }, // (12)
     ]
 }
 
@@ -95,62 +71,18 @@ pub fn compute(data: &Path, traces: &Traces) -> Result<Vec<Computed>, SimError> 
         Ok(simulate(&pe, &b.build())?.cycles)
     };
     let ntt = "one PE of mxv_u200.toml; stage overhead 23 was FITTED to this row";
-    out.push(computed(
-        "VI",
-        "NTT/INTT",
-        "cycles",
-        cycles(Kernel::Ntt { n, limbs: 1 })?,
-        ntt,
-    ));
-    let auto = cycles(Kernel::Automorph {
-        n,
-        limbs: 1,
-        galois: 5,
-    })?;
-    out.push(computed(
-        "VI",
-        "Automorphism",
-        "cycles",
-        auto,
-        "one PE: N/c",
-    ));
-    let elem = cycles(Kernel::Elem {
-        n,
-        limbs: 1,
-        op: ElemOp::MulAcc,
-    })?;
-    out.push(computed(
-        "VI",
-        "Element-wise",
-        "cycles",
-        elem,
-        "one PE: N/c",
-    ));
+    out.push(computed("VI", "NTT/INTT", "cycles", cycles(Kernel::Ntt { n, limbs: 1 })?, ntt));
+    let auto = cycles(Kernel::Automorph { n, limbs: 1, galois: 5 })?;
+    out.push(computed("VI", "Automorphism", "cycles", auto, "one PE: N/c"));
+    let elem = cycles(Kernel::Elem { n, limbs: 1, op: ElemOp::MulAcc })?;
+    out.push(computed("VI", "Element-wise", "cycles", elem, "one PE: N/c"));
 
-    let shape = KsShape {
-        n,
-        limbs: 7,
-        dnum: 7,
-        special: 1,
-        seeded: false,
-    };
+    let shape = KsShape { n, limbs: 7, dnum: 7, special: 1, seeded: false };
     let (ks, prov) = traces.get(&Workload::HybridKeySwitch(shape));
     let kps = 1.0 / simulate(&m, &ks)?.seconds;
     let how = &format!("{prov}: key switch, l = 7, dnum = l, 1 special prime (Alg. 2), mxv_u200");
-    out.push(computed(
-        "V",
-        "Our Design",
-        "key switch throughput",
-        kps,
-        how,
-    ));
-    out.push(computed(
-        "V",
-        "Our Design vs HEAX",
-        "speedup",
-        kps / 2616.0,
-        "ours / quoted HEAX",
-    ));
+    out.push(computed("V", "Our Design", "key switch throughput", kps, how));
+    out.push(computed("V", "Our Design vs HEAX", "speedup", kps / 2616.0, "ours / quoted HEAX"));
 
     let res = "resource model: 17 DSP x modular multipliers of the machine file";
     out.push(computed("VII", "Set-B/C", "DSP", dsp(&m), res));
@@ -164,24 +96,9 @@ pub fn compute(data: &Path, traces: &Traces) -> Result<Vec<Computed>, SimError> 
     let ents = entities(1024.0, n as f64, 7.0, m.bytes_per_word());
     let total: f64 = ents.iter().map(|e| e.cost).sum();
     let eq = "HE-MxV eqs (1)-(12), m = n = 1024, N = 2^14, l = 7";
-    let input = ents
-        .iter()
-        .find(|e| e.name == "input ct")
-        .map_or(0.0, |e| e.cost);
-    out.push(computed(
-        "fig1",
-        "input vector",
-        "share of DRAM read traffic",
-        input / total,
-        eq,
-    ));
-    out.push(computed(
-        "fig3",
-        "baseline",
-        "DRAM read traffic",
-        total / 1e9,
-        eq,
-    ));
+    let input = ents.iter().find(|e| e.name == "input ct").map_or(0.0, |e| e.cost);
+    out.push(computed("fig1", "input vector", "share of DRAM read traffic", input / total, eq));
+    out.push(computed("fig3", "baseline", "DRAM read traffic", total / 1e9, eq));
     let (mut traffic, mut sram) = (total, 0.0);
     for (row, ent) in [
         ("+ NTT twiddles", "ntt twiddles"),
@@ -189,20 +106,11 @@ pub fn compute(data: &Path, traces: &Traces) -> Result<Vec<Computed>, SimError> 
         ("+ partial sum ct", "partial sum ct"),
         ("+ input ct", "input ct"),
     ] {
-        let e = ents
-            .iter()
-            .find(|e| e.name == ent)
-            .expect("entity list is fixed");
+        let e = ents.iter().find(|e| e.name == ent).expect("entity list is fixed");
         traffic += e.size - e.cost;
         sram += e.size;
         let how = "eqs (1)-(12); an on-chip entity costs one load (Fig. 3 order)";
-        out.push(computed(
-            "fig3",
-            row,
-            "DRAM read traffic",
-            traffic / 1e9,
-            how,
-        ));
+        out.push(computed("fig3", row, "DRAM read traffic", traffic / 1e9, how));
     }
     out.push(computed(
         "fig3",

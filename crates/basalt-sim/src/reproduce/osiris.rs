@@ -25,11 +25,9 @@ pub fn modmults(t: &Trace) -> f64 {
                 limbs as f64 * (n as f64 / 2.0) * n.trailing_zeros() as f64 * 2.0
             }
             Kernel::BConv { n, from, to } => n as f64 * from as f64 * (to as f64 + 1.0),
-            Kernel::Elem {
-                n,
-                limbs,
-                op: ElemOp::Mul | ElemOp::MulAcc | ElemOp::MulScalar,
-            } => n as f64 * limbs as f64,
+            Kernel::Elem { n, limbs, op: ElemOp::Mul | ElemOp::MulAcc | ElemOp::MulScalar } => {
+                n as f64 * limbs as f64
+            }
             _ => 0.0,
         })
         .sum()
@@ -47,13 +45,7 @@ pub fn compute(data: &Path, traces: &Traces) -> Result<Vec<Computed>, SimError> 
     let gsc = m.switches.gsc_order.unwrap_or(false);
     // Set IV at ℓ = 12: 13 Q limbs; α = 14 P limbs at the bootstrapping levels (digest §2.1).
     let point = |n1: u32, n2: u32| -> Result<(Point, &'static str), SimError> {
-        let shape = BsgsShape {
-            n: 1 << 16,
-            q_limbs: 13,
-            p_limbs: 14,
-            n1,
-            n2,
-        };
+        let shape = BsgsShape { n: 1 << 16, q_limbs: 13, p_limbs: 14, n1, n2 };
         let (t, prov) = traces.get(&Workload::BsgsMatVec { shape, gsc });
         let r = simulate(&m, &t)?;
         let mm = modmults(&t);
@@ -72,27 +64,9 @@ pub fn compute(data: &Path, traces: &Traces) -> Result<Vec<Computed>, SimError> 
         format!("{prov}: double-hoisted BSGS, 64 diagonals, l = 12, GSC = {gsc}, osiris.toml");
     let util = format!("{how}; modmults (Osiris accounting) / (32,256 x cycles)");
     let mut out = vec![
-        computed(
-            "fig11",
-            "ratio 1 (n1=8 n2=8)",
-            "stall fraction",
-            r1.stall,
-            &how,
-        ),
-        computed(
-            "fig11",
-            "ratio 1 (n1=8 n2=8)",
-            "multiplier utilisation",
-            r1.utilisation,
-            &util,
-        ),
-        computed(
-            "fig11",
-            "ratio 64 (n1=64 n2=1)",
-            "stall fraction",
-            r64.stall,
-            &how,
-        ),
+        computed("fig11", "ratio 1 (n1=8 n2=8)", "stall fraction", r1.stall, &how),
+        computed("fig11", "ratio 1 (n1=8 n2=8)", "multiplier utilisation", r1.utilisation, &util),
+        computed("fig11", "ratio 64 (n1=64 n2=1)", "stall fraction", r64.stall, &how),
         computed(
             "fig11",
             "ratio 64 (n1=64 n2=1)",
@@ -100,33 +74,13 @@ pub fn compute(data: &Path, traces: &Traces) -> Result<Vec<Computed>, SimError> 
             r64.utilisation,
             &util,
         ),
-        computed(
-            "fig11",
-            "n2=1 vs n2=4",
-            "latency ratio",
-            r64.cycles / r4.cycles,
-            &how,
-        ),
-        computed(
-            "fig11",
-            "n2=4 vs n2=1",
-            "modmult ratio",
-            r4.modmults / r64.modmults,
-            &how,
-        ),
+        computed("fig11", "n2=1 vs n2=4", "latency ratio", r64.cycles / r4.cycles, &how),
+        computed("fig11", "n2=4 vs n2=1", "modmult ratio", r4.modmults / r64.modmults, &how),
     ];
 
-    let area: f64 = m
-        .units
-        .iter()
-        .map(|u| u.area_mm2.unwrap_or(0.0) * u.count as f64)
-        .sum::<f64>()
+    let area: f64 = m.units.iter().map(|u| u.area_mm2.unwrap_or(0.0) * u.count as f64).sum::<f64>()
         + m.components.iter().filter_map(|c| c.area_mm2).sum::<f64>();
-    let power: f64 = m
-        .units
-        .iter()
-        .map(|u| u.power_w.unwrap_or(0.0) * u.count as f64)
-        .sum::<f64>()
+    let power: f64 = m.units.iter().map(|u| u.power_w.unwrap_or(0.0) * u.count as f64).sum::<f64>()
         + m.components.iter().filter_map(|c| c.power_w).sum::<f64>();
     let bk = "bookkeeping: sum of the per-unit values transcribed into osiris.toml";
     out.push(computed("V", "sum", "area", area, bk));

@@ -25,10 +25,7 @@ struct Run {
 }
 
 fn tvlp(m: &Machine) -> u32 {
-    m.units
-        .iter()
-        .find(|u| u.name == "vma")
-        .map_or(1, |u| u.count)
+    m.units.iter().find(|u| u.name == "vma").map_or(1, |u| u.count)
 }
 
 fn run(m: &Machine, p: PbsParams, traces: &Traces) -> Result<Run, SimError> {
@@ -37,19 +34,11 @@ fn run(m: &Machine, p: PbsParams, traces: &Traces) -> Result<Run, SimError> {
         _ => m.switches.core_batch.unwrap_or(1),
     };
     let batch = tvlp(m) * core;
-    let w = Workload::PbsEpoch {
-        params: p,
-        batch,
-        accum_depth: PLP,
-    };
+    let w = Workload::PbsEpoch { params: p, batch, accum_depth: PLP };
     let (t, prov) = traces.get(&w);
     let r = simulate(m, &t)?;
     let sum = |prefix: &str, f: fn(&crate::report::RegionStat) -> f64| -> f64 {
-        r.regions
-            .iter()
-            .filter(|(k, _)| k.starts_with(prefix))
-            .map(|(_, v)| f(v))
-            .sum()
+        r.regions.iter().filter(|(k, _)| k.starts_with(prefix)).map(|(_, v)| f(v)).sum()
     };
     let br = sum("PBS", |s| s.cycles);
     let br_compute = br - sum("PBS", |s| s.stall_cycles);
@@ -66,11 +55,7 @@ fn run(m: &Machine, p: PbsParams, traces: &Traces) -> Result<Run, SimError> {
 /// units in the core must utilize a 4-lane implementation to match the bandwidth".
 fn no_folding(mut m: Machine) -> Machine {
     m.switches.folding = Some(false);
-    let clp = m
-        .units
-        .iter()
-        .find(|u| u.name == "fft")
-        .map_or(4, |u| u.lanes);
+    let clp = m.units.iter().find(|u| u.name == "fft").map_or(4, |u| u.lanes);
     for name in ["rotator", "decomposer", "accumulator"] {
         if let Some(u) = m.unit_mut(name) {
             u.lanes = clp;
@@ -103,10 +88,7 @@ pub fn compute(data: &Path, traces: &Traces) -> Result<Vec<Computed>, SimError> 
     let mut how = String::new();
     for (name, p) in STRIX_SETS {
         let r = run(&m, p, traces)?;
-        how = format!(
-            "{}: PBS epoch of TvLP x core_batch LWEs; period max(BR, KS)",
-            r.prov
-        );
+        how = format!("{}: PBS epoch of TvLP x core_batch LWEs; period max(BR, KS)", r.prov);
         let row = format!("Strix {name}");
         out.push(computed("V", &row, "throughput", r.throughput, &how));
         by_set.push(r.throughput);
@@ -126,26 +108,12 @@ pub fn compute(data: &Path, traces: &Traces) -> Result<Vec<Computed>, SimError> 
     let how_nf = "as Table V, folding = false and rotator/decomposer/accumulator at CLP lanes";
     out.push(computed("VI", "with folding", "throughput", fold, &how));
     out.push(computed("VI", "no folding", "throughput", nofold, how_nf));
-    out.push(computed(
-        "VI",
-        "improvement",
-        "throughput",
-        fold / nofold,
-        "ratio of the two rows",
-    ));
+    out.push(computed("VI", "improvement", "throughput", fold / nofold, "ratio of the two rows"));
 
     // Table III bookkeeping and energy per PBS at peak power.
-    let area: f64 = m
-        .units
-        .iter()
-        .map(|u| u.area_mm2.unwrap_or(0.0) * u.count as f64)
-        .sum::<f64>()
+    let area: f64 = m.units.iter().map(|u| u.area_mm2.unwrap_or(0.0) * u.count as f64).sum::<f64>()
         + m.components.iter().filter_map(|c| c.area_mm2).sum::<f64>();
-    let power: f64 = m
-        .units
-        .iter()
-        .map(|u| u.power_w.unwrap_or(0.0) * u.count as f64)
-        .sum::<f64>()
+    let power: f64 = m.units.iter().map(|u| u.power_w.unwrap_or(0.0) * u.count as f64).sum::<f64>()
         + m.components.iter().filter_map(|c| c.power_w).sum::<f64>();
     let bk = "bookkeeping: sum of the per-instance values transcribed into strix.toml";
     out.push(computed("III", "total", "area", area, bk));
@@ -166,13 +134,7 @@ pub fn compute(data: &Path, traces: &Traces) -> Result<Vec<Computed>, SimError> 
         let row = format!("TvLP{tv} CLP{clp}");
         let how = "set IV on strix.toml rescaled to this TvLP/CLP; HBM traffic = bsk only";
         out.push(computed("VII", &row, "throughput", r.throughput, how));
-        out.push(computed(
-            "VII",
-            &row,
-            "required bandwidth",
-            r.required_gbps,
-            how,
-        ));
+        out.push(computed("VII", &row, "required bandwidth", r.required_gbps, how));
     }
     Ok(out)
 }

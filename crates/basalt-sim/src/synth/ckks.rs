@@ -43,13 +43,7 @@ impl KsShape {
 /// NTT+INTT: L + Σ_j (L + k − α_j) + 2(k + L); BConv MACs/N: Σ_j α_j (L + k − α_j) + 2kL;
 /// mults 2t(L + k); adds 2(t − 1)(L + k) + 2L.
 pub fn hybrid_keyswitch(s: KsShape) -> Trace {
-    let KsShape {
-        n,
-        limbs: l,
-        dnum,
-        special: k,
-        seeded,
-    } = s;
+    let KsShape { n, limbs: l, dnum, special: k, seeded } = s;
     let mut b = Builder::new();
     b.region("KeySwitch", |b| {
         b.region("ModUp", |b| {
@@ -59,37 +53,18 @@ pub fn hybrid_keyswitch(s: KsShape) -> Trace {
                 if a == 0 {
                     continue;
                 }
-                b.k(Kernel::BConv {
-                    n,
-                    from: a,
-                    to: l + k - a,
-                });
-                b.k(Kernel::Ntt {
-                    n,
-                    limbs: l + k - a,
-                });
+                b.k(Kernel::BConv { n, from: a, to: l + k - a });
+                b.k(Kernel::Ntt { n, limbs: l + k - a });
             }
         });
         b.region("InnerProduct", |b| {
-            b.k(Kernel::KeyLoad {
-                n,
-                limbs: l + k,
-                digits: dnum,
-                seeded,
-            });
+            b.k(Kernel::KeyLoad { n, limbs: l + k, digits: dnum, seeded });
             if seeded {
-                b.k(Kernel::KeyGen {
-                    n,
-                    limbs: dnum * (l + k),
-                });
+                b.k(Kernel::KeyGen { n, limbs: dnum * (l + k) });
             }
             for j in 0..dnum {
                 let op = if j == 0 { ElemOp::Mul } else { ElemOp::MulAcc };
-                b.k(Kernel::Elem {
-                    n,
-                    limbs: 2 * (l + k),
-                    op,
-                });
+                b.k(Kernel::Elem { n, limbs: 2 * (l + k), op });
             }
         });
         for _ in 0..2 {
@@ -97,11 +72,7 @@ pub fn hybrid_keyswitch(s: KsShape) -> Trace {
                 b.k(Kernel::Intt { n, limbs: k });
                 b.k(Kernel::BConv { n, from: k, to: l });
                 b.k(Kernel::Ntt { n, limbs: l });
-                b.k(Kernel::Elem {
-                    n,
-                    limbs: l,
-                    op: ElemOp::Add,
-                });
+                b.k(Kernel::Elem { n, limbs: l, op: ElemOp::Add });
             });
         }
     });
@@ -119,20 +90,11 @@ pub fn hybrid_keyswitch(s: KsShape) -> Trace {
 pub fn standard_keyswitch(n: u32, l: u32) -> Trace {
     let mut b = Builder::new();
     b.region("KeySwitch", |b| {
-        b.k(Kernel::KeyLoad {
-            n,
-            limbs: l,
-            digits: l,
-            seeded: false,
-        });
+        b.k(Kernel::KeyLoad { n, limbs: l, digits: l, seeded: false });
         for _ in 0..l {
             b.k(Kernel::Intt { n, limbs: 1 });
             b.k(Kernel::Ntt { n, limbs: l - 1 });
-            b.k(Kernel::Elem {
-                n,
-                limbs: 2 * l,
-                op: ElemOp::MulAcc,
-            });
+            b.k(Kernel::Elem { n, limbs: 2 * l, op: ElemOp::MulAcc });
         }
     });
     b.build()
@@ -145,20 +107,9 @@ pub fn rescale(n: u32, limbs: u32) -> Trace {
     b.region("Rescale", |b| {
         for _ in 0..2 {
             b.k(Kernel::Intt { n, limbs: 1 });
-            b.k(Kernel::Ntt {
-                n,
-                limbs: limbs - 1,
-            });
-            b.k(Kernel::Elem {
-                n,
-                limbs: limbs - 1,
-                op: ElemOp::Sub,
-            });
-            b.k(Kernel::Elem {
-                n,
-                limbs: limbs - 1,
-                op: ElemOp::MulScalar,
-            });
+            b.k(Kernel::Ntt { n, limbs: limbs - 1 });
+            b.k(Kernel::Elem { n, limbs: limbs - 1, op: ElemOp::Sub });
+            b.k(Kernel::Elem { n, limbs: limbs - 1, op: ElemOp::MulScalar });
         }
     });
     b.build()
@@ -168,11 +119,7 @@ pub fn rescale(n: u32, limbs: u32) -> Trace {
 pub fn add(n: u32, limbs: u32) -> Trace {
     let mut b = Builder::new();
     b.region("Add", |b| {
-        b.k(Kernel::Elem {
-            n,
-            limbs: 2 * limbs,
-            op: ElemOp::Add,
-        });
+        b.k(Kernel::Elem { n, limbs: 2 * limbs, op: ElemOp::Add });
     });
     b.build()
 }
@@ -183,23 +130,11 @@ pub fn mult(s: KsShape) -> Trace {
     let mut b = Builder::new();
     b.region("Mult", |b| {
         b.region("Tensor", |b| {
-            b.k(Kernel::Elem {
-                n,
-                limbs: 3 * l,
-                op: ElemOp::Mul,
-            });
-            b.k(Kernel::Elem {
-                n,
-                limbs: l,
-                op: ElemOp::MulAcc,
-            });
+            b.k(Kernel::Elem { n, limbs: 3 * l, op: ElemOp::Mul });
+            b.k(Kernel::Elem { n, limbs: l, op: ElemOp::MulAcc });
         });
         b.extend(hybrid_keyswitch(s));
-        b.k(Kernel::Elem {
-            n,
-            limbs: 2 * l,
-            op: ElemOp::Add,
-        });
+        b.k(Kernel::Elem { n, limbs: 2 * l, op: ElemOp::Add });
     });
     b.build()
 }
@@ -209,17 +144,9 @@ pub fn rotate(s: KsShape, galois: u64) -> Trace {
     let (n, l) = (s.n, s.limbs);
     let mut b = Builder::new();
     b.region("Rotate", |b| {
-        b.k(Kernel::Automorph {
-            n,
-            limbs: 2 * l,
-            galois,
-        });
+        b.k(Kernel::Automorph { n, limbs: 2 * l, galois });
         b.extend(hybrid_keyswitch(s));
-        b.k(Kernel::Elem {
-            n,
-            limbs: l,
-            op: ElemOp::Add,
-        });
+        b.k(Kernel::Elem { n, limbs: l, op: ElemOp::Add });
     });
     b.build()
 }
@@ -232,13 +159,7 @@ mod tests {
     #[test]
     fn boosted_counts_follow_table1_closed_form() {
         // Small L so the test is a hand-checkable case: L = 3, 1 digit, k = L.
-        let t = hybrid_keyswitch(KsShape {
-            n: 16,
-            limbs: 3,
-            dnum: 1,
-            special: 3,
-            seeded: false,
-        });
+        let t = hybrid_keyswitch(KsShape { n: 16, limbs: 3, dnum: 1, special: 3, seeded: false });
         let ntt = t.count(KernelKind::Ntt) + t.count(KernelKind::Intt);
         assert_eq!(ntt, 6 * 3);
         assert_eq!(t.count(KernelKind::BConv) / 16, 3 * 9);
@@ -251,13 +172,7 @@ mod tests {
     fn t_digit_counts_match_digest_formulas() {
         // L = 6, t = 2 (α = 3), k = α: CRB MACs L² + 2L²/t = 36 + 36 = 72 (per N);
         // NTT L + tL + 2L/t + 2L = 6 + 12 + 6 + 12 = 36; mults 2(t+1)L = 36.
-        let t = hybrid_keyswitch(KsShape {
-            n: 8,
-            limbs: 6,
-            dnum: 2,
-            special: 3,
-            seeded: true,
-        });
+        let t = hybrid_keyswitch(KsShape { n: 8, limbs: 6, dnum: 2, special: 3, seeded: true });
         assert_eq!(t.count(KernelKind::BConv) / 8, 72);
         assert_eq!(t.count(KernelKind::Ntt) + t.count(KernelKind::Intt), 36);
         let mults =

@@ -37,68 +37,33 @@ pub struct BsgsShape {
 /// generated. Without it, all baby-step rotations come first (one region each) and the
 /// diagonals follow, one region per giant step.
 pub fn bsgs_double_hoisted(s: BsgsShape, gsc: bool) -> Trace {
-    let BsgsShape {
-        n,
-        q_limbs: lq,
-        p_limbs: lp,
-        n1,
-        n2,
-    } = s;
+    let BsgsShape { n, q_limbs: lq, p_limbs: lp, n1, n2 } = s;
     let qp = lq + lp;
     let mut b = Builder::new();
     let key = |b: &mut Builder| {
-        b.k(Kernel::KeyLoad {
-            n,
-            limbs: qp,
-            digits: 1,
-            seeded: true,
-        });
+        b.k(Kernel::KeyLoad { n, limbs: qp, digits: 1, seeded: true });
         b.k(Kernel::KeyGen { n, limbs: qp });
     };
     let rotation = |b: &mut Builder| {
         key(b);
-        b.k(Kernel::Automorph {
-            n,
-            limbs: qp + lq,
-            galois: 5,
-        });
-        b.k(Kernel::Elem {
-            n,
-            limbs: 2 * qp,
-            op: ElemOp::MulAcc,
-        });
+        b.k(Kernel::Automorph { n, limbs: qp + lq, galois: 5 });
+        b.k(Kernel::Elem { n, limbs: 2 * qp, op: ElemOp::MulAcc });
     };
     let diagonal = |b: &mut Builder| {
         b.k(Kernel::PlainLoad { n, limbs: 1 });
         b.k(Kernel::Ntt { n, limbs: qp });
-        b.k(Kernel::Elem {
-            n,
-            limbs: 2 * qp,
-            op: ElemOp::MulAcc,
-        });
+        b.k(Kernel::Elem { n, limbs: 2 * qp, op: ElemOp::MulAcc });
     };
     let mod_down = |b: &mut Builder| {
         b.k(Kernel::Intt { n, limbs: lp });
-        b.k(Kernel::BConv {
-            n,
-            from: lp,
-            to: lq,
-        });
+        b.k(Kernel::BConv { n, from: lp, to: lq });
         b.k(Kernel::Ntt { n, limbs: lq });
-        b.k(Kernel::Elem {
-            n,
-            limbs: lq,
-            op: ElemOp::MulScalar,
-        });
+        b.k(Kernel::Elem { n, limbs: lq, op: ElemOp::MulScalar });
     };
     b.region("MatVec", |b| {
         b.region("Decompose", |b| {
             b.k(Kernel::Intt { n, limbs: lq });
-            b.k(Kernel::BConv {
-                n,
-                from: lq,
-                to: lp,
-            });
+            b.k(Kernel::BConv { n, from: lq, to: lp });
             b.k(Kernel::Ntt { n, limbs: lp });
         });
         if gsc {
@@ -128,18 +93,10 @@ pub fn bsgs_double_hoisted(s: BsgsShape, gsc: bool) -> Trace {
             b.region("GiantStep", |b| {
                 mod_down(b);
                 b.k(Kernel::Intt { n, limbs: lq });
-                b.k(Kernel::BConv {
-                    n,
-                    from: lq,
-                    to: lp,
-                });
+                b.k(Kernel::BConv { n, from: lq, to: lp });
                 b.k(Kernel::Ntt { n, limbs: lp });
                 rotation(b);
-                b.k(Kernel::Elem {
-                    n,
-                    limbs: 2 * qp,
-                    op: ElemOp::Add,
-                });
+                b.k(Kernel::Elem { n, limbs: 2 * qp, op: ElemOp::Add });
             });
         }
         b.region("ModDown", |b| {
@@ -157,13 +114,7 @@ mod tests {
 
     #[test]
     fn counts_and_orders_agree() {
-        let s = BsgsShape {
-            n: 16,
-            q_limbs: 3,
-            p_limbs: 4,
-            n1: 4,
-            n2: 2,
-        };
+        let s = BsgsShape { n: 16, q_limbs: 3, p_limbs: 4, n1: 4, n2: 2 };
         let a = bsgs_double_hoisted(s, true);
         let b = bsgs_double_hoisted(s, false);
         // Same kernels, different order: (n1 − 1) + (n2 − 1) keys, n1·n2 diagonals.

@@ -43,9 +43,7 @@ impl Builder {
     }
 
     pub fn build(self) -> Trace {
-        Trace {
-            events: self.events,
-        }
+        Trace { events: self.events }
     }
 }
 
@@ -70,11 +68,7 @@ pub enum Workload {
     /// Rotation (automorphism + key switching).
     Rotate(KsShape),
     /// One epoch of `batch` PBS + KS with frequency-domain accumulation depth `accum_depth`.
-    PbsEpoch {
-        params: PbsParams,
-        batch: u32,
-        accum_depth: u32,
-    },
+    PbsEpoch { params: PbsParams, batch: u32, accum_depth: u32 },
     /// Double-hoisted BSGS matrix–vector product, in Osiris' GSC order or the plain order.
     BsgsMatVec { shape: BsgsShape, gsc: bool },
 }
@@ -89,11 +83,9 @@ impl Workload {
             Workload::Rescale { n, limbs } => ckks::rescale(n, limbs),
             Workload::Mult(s) => ckks::mult(s),
             Workload::Rotate(s) => ckks::rotate(s, 5),
-            Workload::PbsEpoch {
-                params,
-                batch,
-                accum_depth,
-            } => tfhe::pbs_epoch(params, batch, accum_depth),
+            Workload::PbsEpoch { params, batch, accum_depth } => {
+                tfhe::pbs_epoch(params, batch, accum_depth)
+            }
             Workload::BsgsMatVec { shape, gsc } => lintrans::bsgs_double_hoisted(shape, gsc),
         }
     }

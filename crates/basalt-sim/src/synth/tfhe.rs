@@ -24,46 +24,10 @@ pub struct PbsParams {
 /// I/II use the TFHE library's `ks_length = 8`, set IV concrete-shortint's `ks_level = 5`, set
 /// III is unknown and takes 8 (digest §3.2, tag GAP).
 pub const STRIX_SETS: [(&str, PbsParams); 4] = [
-    (
-        "I",
-        PbsParams {
-            n: 500,
-            k: 1,
-            big_n: 1024,
-            l_b: 2,
-            l_k: 8,
-        },
-    ),
-    (
-        "II",
-        PbsParams {
-            n: 630,
-            k: 1,
-            big_n: 1024,
-            l_b: 3,
-            l_k: 8,
-        },
-    ),
-    (
-        "III",
-        PbsParams {
-            n: 592,
-            k: 1,
-            big_n: 2048,
-            l_b: 3,
-            l_k: 8,
-        },
-    ),
-    (
-        "IV",
-        PbsParams {
-            n: 991,
-            k: 1,
-            big_n: 16384,
-            l_b: 2,
-            l_k: 5,
-        },
-    ),
+    ("I", PbsParams { n: 500, k: 1, big_n: 1024, l_b: 2, l_k: 8 }),
+    ("II", PbsParams { n: 630, k: 1, big_n: 1024, l_b: 3, l_k: 8 }),
+    ("III", PbsParams { n: 592, k: 1, big_n: 2048, l_b: 3, l_k: 8 }),
+    ("IV", PbsParams { n: 991, k: 1, big_n: 16384, l_b: 2, l_k: 5 }),
 ];
 
 /// One epoch of `batch` LWE ciphertexts through PBS then key switching.
@@ -90,41 +54,22 @@ pub const STRIX_SETS: [(&str, PbsParams); 4] = [
 /// # Cost per LWE per iteration
 /// FFTs (k+1)·l_b; IFFTs (k+1)·⌈(k+1)l_b/accum_depth⌉; products (k+1)²·l_b.
 pub fn pbs_epoch(p: PbsParams, batch: u32, accum_depth: u32) -> Trace {
-    let PbsParams {
-        n,
-        k,
-        big_n,
-        l_b,
-        l_k,
-    } = p;
-    let t = |step, count| Kernel::Tfhe {
-        step,
-        size: big_n,
-        count,
-    };
+    let PbsParams { n, k, big_n, l_b, l_k } = p;
+    let t = |step, count| Kernel::Tfhe { step, size: big_n, count };
     let polys = batch * (k + 1);
     let decomposed = polys * l_b;
     let iffts = polys * ((k + 1) * l_b).div_ceil(accum_depth.max(1));
     let mut b = Builder::new();
     b.region("PBS", |b| {
         b.region("ModSwitch", |b| {
-            b.k(Kernel::Tfhe {
-                step: TfheStep::ModSwitch,
-                size: n + 1,
-                count: batch,
-            });
+            b.k(Kernel::Tfhe { step: TfheStep::ModSwitch, size: n + 1, count: batch });
             b.k(t(TfheStep::Rotate, batch));
         });
         for _ in 0..n {
             b.region("BlindRotate", |b| {
                 if k == 1 {
                     let digits = (k + 1) * l_b;
-                    b.k(Kernel::KeyLoad {
-                        n: big_n,
-                        limbs: 1,
-                        digits,
-                        seeded: false,
-                    });
+                    b.k(Kernel::KeyLoad { n: big_n, limbs: 1, digits, seeded: false });
                 }
                 b.k(t(TfheStep::Rotate, polys));
                 b.k(t(TfheStep::Decompose, decomposed));
@@ -139,11 +84,7 @@ pub fn pbs_epoch(p: PbsParams, batch: u32, accum_depth: u32) -> Trace {
         });
     });
     b.region("KeySwitch", |b| {
-        b.k(Kernel::Tfhe {
-            step: TfheStep::KeySwitch,
-            size: n,
-            count: batch * k * big_n * l_k,
-        });
+        b.k(Kernel::Tfhe { step: TfheStep::KeySwitch, size: n, count: batch * k * big_n * l_k });
     });
     b.build()
 }

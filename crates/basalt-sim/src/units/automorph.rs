@@ -18,13 +18,7 @@ mod tests {
     #[test]
     fn one_limb_is_n_over_lanes() {
         // HE-MxV Table VI: N = 2^14, c = 16 → 1024 cycles.
-        assert_eq!(
-            cycles(&unit(UnitClass::Automorph, 1, 16), 1 << 14, 1),
-            1024.0
-        );
-        assert_eq!(
-            cycles(&unit(UnitClass::Automorph, 14, 16), 1 << 14, 28),
-            2048.0
-        );
+        assert_eq!(cycles(&unit(UnitClass::Automorph, 1, 16), 1 << 14, 1), 1024.0);
+        assert_eq!(cycles(&unit(UnitClass::Automorph, 14, 16), 1 << 14, 28), 2048.0);
     }
 }

@@ -38,10 +38,9 @@ pub fn cycles(u: &Unit, n: u32, from: u32, to: u32) -> Result<f64, SimError> {
             }
             slices * per_slice
         }
-        Some(Style::Mac) => ceil_div(
-            n as u64 * from as u64 * to as u64,
-            u.lanes as u64 * u.count as u64,
-        ),
+        Some(Style::Mac) => {
+            ceil_div(n as u64 * from as u64 * to as u64, u.lanes as u64 * u.count as u64)
+        }
         other => {
             return Err(SimError::BadUnit {
                 machine: String::new(),
@@ -80,9 +79,6 @@ mod tests {
         assert_eq!(cycles(&c, 1 << 16, 60, 120).unwrap(), 3840.0);
         let mut m = unit(UnitClass::Bconv, 1, 256);
         m.style = Some(Style::Mac);
-        assert_eq!(
-            cycles(&m, 1 << 16, 8, 24).unwrap(),
-            (65536.0 * 8.0 * 24.0) / 256.0
-        );
+        assert_eq!(cycles(&m, 1 << 16, 8, 24).unwrap(), (65536.0 * 8.0 * 24.0) / 256.0);
     }
 }

@@ -17,9 +17,6 @@ mod tests {
 
     #[test]
     fn one_residue_per_n_over_e() {
-        assert_eq!(
-            cycles(&unit(UnitClass::Kshgen, 1, 2048), 1 << 16, 60),
-            60.0 * 32.0
-        );
+        assert_eq!(cycles(&unit(UnitClass::Kshgen, 1, 2048), 1 << 16, 60), 60.0 * 32.0);
     }
 }

@@ -60,10 +60,7 @@ pub fn cost(m: &Machine, u: &Unit, k: &Kernel) -> Result<Cost, SimError> {
         ) => pbs::cycles(m, u, *step, *size, *count).ok_or_else(mismatch)?,
         _ => return Err(mismatch()),
     };
-    Ok(Cost {
-        busy,
-        fill: u.latency_cycles as f64,
-    })
+    Ok(Cost { busy, fill: u.latency_cycles as f64 })
 }
 
 /// Reject kernels recorded for parameters the machine cannot hold.
@@ -95,9 +92,7 @@ pub(crate) fn check_fits(m: &Machine, k: &Kernel) -> Result<(), SimError> {
         return Err(mismatch("ring degree", n as u64, m.max_ring_degree as u64));
     }
     if !n.is_power_of_two() {
-        return Err(SimError::BadTrace(format!(
-            "ring degree {n} is not a power of two"
-        )));
+        return Err(SimError::BadTrace(format!("ring degree {n} is not a power of two")));
     }
     if let Some(max) = m.max_moduli
         && moduli > max

@@ -61,33 +61,18 @@ mod tests {
         // Set I (N = 1024, l_b = 2): one core's 2 FFT units take (k+1)·l_b = 4 polys, folded
         // N/8 = 128 cycles each → 256 cycles = l_b·N/8 (digest §4.7).
         let u = unit(UnitClass::TfheFft, 2, 4);
-        assert_eq!(
-            cycles(&folded(true), &u, TfheStep::Fft, 1024, 4),
-            Some(256.0)
-        );
-        assert_eq!(
-            cycles(&folded(false), &u, TfheStep::Fft, 1024, 4),
-            Some(512.0)
-        );
-        assert_eq!(
-            cycles(&folded(true), &u, TfheStep::Decompose, 1024, 4),
-            None
-        );
+        assert_eq!(cycles(&folded(true), &u, TfheStep::Fft, 1024, 4), Some(256.0));
+        assert_eq!(cycles(&folded(false), &u, TfheStep::Fft, 1024, 4), Some(512.0));
+        assert_eq!(cycles(&folded(true), &u, TfheStep::Decompose, 1024, 4), None);
     }
 
     #[test]
     fn strix_rotator_and_keyswitch() {
         // Rotator: 2 instances × 8 lanes, (k+1) = 2 polys of N = 1024 → 128 cycles (50 % of 256).
         let r = unit(UnitClass::TfheRotator, 2, 8);
-        assert_eq!(
-            cycles(&folded(true), &r, TfheStep::Rotate, 1024, 2),
-            Some(128.0)
-        );
+        assert_eq!(cycles(&folded(true), &r, TfheStep::Rotate, 1024, 2), Some(128.0));
         // KS: k·N·l_k = 8192 digits × (n + 1 = 501) MACs over 64 MACs/cycle = 64,128 cycles.
         let ks = unit(UnitClass::TfheKs, 1, 64);
-        assert_eq!(
-            cycles(&folded(true), &ks, TfheStep::KeySwitch, 501, 8192),
-            Some(64128.0)
-        );
+        assert_eq!(cycles(&folded(true), &ks, TfheStep::KeySwitch, 501, 8192), Some(64128.0));
     }
 }
