@@ -150,7 +150,7 @@ impl RingContext {
 
     /// Slot permutation of the automorphism `X -> X^galois` in the evaluation domain:
     /// `out[j] = in[perm[j]]`. Cached per Galois element.
-    pub(crate) fn galois_permutation(&self, galois: u64) -> Arc<Vec<u32>> {
+    pub fn galois_permutation(&self, galois: u64) -> Arc<Vec<u32>> {
         let mut cache = self.galois_perm.lock().expect("galois cache poisoned");
         cache
             .entry(galois)

@@ -27,7 +27,7 @@ use basalt_math::{RnsPoly, rns};
 use basalt_trace::region;
 
 use super::decompose::HoistedDecomp;
-use super::hybrid::inner_product;
+use super::hybrid::inner_product_rotated;
 use crate::ciphertext::Ciphertext;
 use crate::error::{CkksError, Result};
 use crate::keys::KeyMaterial;
@@ -122,15 +122,7 @@ pub fn automorphism_hoisted_lazy(
 ) -> CiphertextQP {
     let _r = region("Rotate");
     let ring = params.ring();
-    let digits = {
-        let _r = region("Automorph");
-        decomp.digits.iter().map(|d| ring.automorphism(d, galois)).collect()
-    };
-    let rotated = HoistedDecomp { digits, level: decomp.level };
-    let (mut v0, v1) = {
-        let _r = region("KeySwitch");
-        inner_product(params, &rotated, key)
-    };
+    let (mut v0, v1) = inner_product_rotated(params, decomp, key, galois);
     let c0 = ring.automorphism(&ct.polys[0], galois);
     let pc0 = lift_times_p(ring, &c0, params.k(), p_mod_q);
     ring.add_assign(&mut v0, &pc0);
@@ -147,14 +139,9 @@ pub fn automorphism_hoisted(
 ) -> Ciphertext {
     let _r = region("Rotate");
     let ring = params.ring();
-    let digits = {
-        let _r = region("Automorph");
-        decomp.digits.iter().map(|d| ring.automorphism(d, galois)).collect()
-    };
-    let rotated = HoistedDecomp { digits, level: decomp.level };
+    let (v0, v1) = inner_product_rotated(params, decomp, key, galois);
     let (u0, u1) = {
         let _r = region("KeySwitch");
-        let (v0, v1) = inner_product(params, &rotated, key);
         (rns::mod_down(ring, &v0), rns::mod_down(ring, &v1))
     };
     let mut c0 = ring.automorphism(&ct.polys[0], galois);

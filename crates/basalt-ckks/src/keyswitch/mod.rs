@@ -120,6 +120,29 @@ pub(crate) fn mac_pair(
     k1: &RnsPoly,
     limbs: &[usize],
 ) {
+    mac_pair_permuted(ring, acc0, acc1, x, k0, k1, limbs, None);
+}
+
+thread_local! {
+    /// One limb of scratch per thread for [`mac_pair_permuted`].
+    static SCRATCH: std::cell::RefCell<Vec<u64>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// [`mac_pair`] with `x` replaced by its automorphism: limb `i` of `x` is read through the
+/// NTT-domain slot permutation `perm` (`x'[j] = x[perm[j]]`) into a per-thread scratch limb that
+/// stays in cache. Hoisted rotations use this instead of materialising every rotated digit
+/// (`dnum · (l+1+k)` limbs written to and read back from memory per rotation).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn mac_pair_permuted(
+    ring: &RingContext,
+    acc0: &mut RnsPoly,
+    acc1: &mut RnsPoly,
+    x: &RnsPoly,
+    k0: &RnsPoly,
+    k1: &RnsPoly,
+    limbs: &[usize],
+    perm: Option<&[u32]>,
+) {
     let n = ring.n();
     for _ in 0..2 {
         emit(Kernel::Elem { n: n as u32, limbs: limbs.len() as u32, op: ElemOp::MulAcc });
@@ -138,8 +161,21 @@ pub(crate) fn mac_pair(
             }
             let t = ring.ntt_table(glob[i]);
             let xi = x.limb(map_limb(i, aq, x.q_limbs()));
-            t.mul_acc(o0, xi, k0.limb(map_limb(i, aq, k0.q_limbs())));
-            t.mul_acc(o1, xi, k1.limb(map_limb(i, aq, k1.q_limbs())));
+            let (b, a) =
+                (k0.limb(map_limb(i, aq, k0.q_limbs())), k1.limb(map_limb(i, aq, k1.q_limbs())));
+            match perm {
+                None => {
+                    t.mul_acc(o0, xi, b);
+                    t.mul_acc(o1, xi, a);
+                }
+                Some(p) => SCRATCH.with(|s| {
+                    let mut s = s.borrow_mut();
+                    s.resize(n, 0);
+                    s.iter_mut().zip(p).for_each(|(d, &j)| *d = xi[j as usize]);
+                    t.mul_acc(o0, &s, b);
+                    t.mul_acc(o1, &s, a);
+                }),
+            }
         },
     );
 }
