@@ -15,30 +15,21 @@ fn strategy() -> Strategy {
     let (name, arg) = s.split_once(':').unwrap_or((s.as_str(), ""));
     let num = arg.parse::<usize>().ok();
     match name {
-        "diag" => Strategy::Diagonal {
-            hoisting: Hoisting::None,
-        },
-        "diag-hoisted" => Strategy::Diagonal {
-            hoisting: Hoisting::Single,
-        },
+        "diag" => Strategy::Diagonal { hoisting: Hoisting::None },
+        "diag-hoisted" => Strategy::Diagonal { hoisting: Hoisting::Single },
         "bsgs" => Strategy::Bsgs {
             n1: num.unwrap_or(64),
             hoisting: Hoisting::Double,
             order: GscOrder::GiantStepCentric { max_partials: 64 },
         },
-        "auto" if num.is_some() => Strategy::Auto {
-            max_partials: num.unwrap_or(64),
-        },
+        "auto" if num.is_some() => Strategy::Auto { max_partials: num.unwrap_or(64) },
         _ => DEFAULT_STRATEGY,
     }
 }
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let set = args
-        .first()
-        .and_then(|s| MxvSet::parse(s))
-        .unwrap_or(MxvSet::B);
+    let set = args.first().and_then(|s| MxvSet::parse(s)).unwrap_or(MxvSet::B);
     let threads = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(0);
     let layers: Vec<_> = if args.len() > 2 {
         args[2..].iter().filter_map(|n| layer(n)).collect()

@@ -14,7 +14,10 @@
 //!   modular multiplication, one per butterfly (Osiris' hardware pays a second one for its
 //!   on-the-fly twiddles; multiply the NTT term by two to compare with its counts);
 //! - `plain_mults` and `plaintext_bytes`: plaintext–ciphertext products and the bytes of
-//!   plaintext operand they consumed (8-byte words, all limbs the product touched).
+//!   plaintext operand they consumed (8-byte words, all limbs the product touched);
+//! - `key_bytes`: switching-key material read by the inner products, `2·β·(L+k)·n·8` per key
+//!   switch (both halves; a seeded key regenerates its `a` half instead of reading it, which
+//!   the trace shows as `KeyGen`).
 
 use basalt_trace::{ElemOp, Event, Kernel, KernelKind, Trace, record};
 use serde::{Deserialize, Serialize};
@@ -31,6 +34,7 @@ pub struct OpCounts {
     pub mul_limbs: u64,
     pub plain_mults: u64,
     pub plaintext_bytes: u64,
+    pub key_bytes: u64,
     pub modmults: u64,
 }
 
@@ -51,7 +55,10 @@ impl OpCounts {
         for e in &trace.events {
             match e {
                 Event::Enter { name } if name == "Rotate" => c.rotations += 1,
-                Event::Kernel(Kernel::KeyLoad { .. }) => c.key_switches += 1,
+                Event::Kernel(k @ Kernel::KeyLoad { .. }) => {
+                    c.key_switches += 1;
+                    c.key_bytes += k.units() * n as u64 * 8;
+                }
                 Event::Kernel(Kernel::PlainLoad { limbs, .. }) => {
                     c.plain_mults += 1;
                     c.plaintext_bytes += *limbs as u64 * n as u64 * 8;
@@ -82,6 +89,7 @@ impl OpCounts {
         self.mul_limbs += k * other.mul_limbs;
         self.plain_mults += k * other.plain_mults;
         self.plaintext_bytes += k * other.plaintext_bytes;
+        self.key_bytes += k * other.key_bytes;
         self.modmults += k * other.modmults;
     }
 }

@@ -16,21 +16,13 @@ pub enum CircuitError {
     #[error(
         "a {rows}x{cols} matrix does not fit into {slots} slots (both sides must be at most {slots})"
     )]
-    MatrixTooLarge {
-        rows: usize,
-        cols: usize,
-        slots: usize,
-    },
+    MatrixTooLarge { rows: usize, cols: usize, slots: usize },
     #[error(
         "diagonal index {index} is out of range: diagonals are indexed in -{slots}+1..{slots} for {slots} slots"
     )]
     DiagonalOutOfRange { index: i64, slots: usize },
     #[error("diagonal {index} has {len} values, more than the {slots} slots")]
-    DiagonalTooLong {
-        index: i64,
-        len: usize,
-        slots: usize,
-    },
+    DiagonalTooLong { index: i64, len: usize, slots: usize },
     #[error("the matrix has no non-zero diagonal")]
     EmptyMatrix,
     #[error("the matrix is encoded for {expected} slots but the ciphertext packs {found}")]
@@ -44,11 +36,7 @@ pub enum CircuitError {
     #[error(
         "the circuit needs {needed} levels but the ciphertext has only {available} left (level {level})"
     )]
-    NotEnoughLevels {
-        needed: usize,
-        available: usize,
-        level: usize,
-    },
+    NotEnoughLevels { needed: usize, available: usize, level: usize },
     #[error("interval [{a}, {b}] is empty or not finite")]
     BadInterval { a: f64, b: f64 },
     #[error("polynomial degree {0} is not supported (0 < degree <= 1024)")]

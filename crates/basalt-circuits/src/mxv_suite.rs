@@ -68,49 +68,18 @@ pub struct Layer {
 
 /// The seven layers of HE-MxV Table IV.
 pub const LAYERS: [Layer; 7] = [
-    Layer {
-        name: "Alex-6",
-        m: 4096,
-        n: 9216,
-    },
-    Layer {
-        name: "Alex-7",
-        m: 4096,
-        n: 4096,
-    },
-    Layer {
-        name: "Alex-8",
-        m: 1000,
-        n: 4096,
-    },
-    Layer {
-        name: "VGG-6",
-        m: 4096,
-        n: 25088,
-    },
-    Layer {
-        name: "RNNT-LSTM",
-        m: 1024,
-        n: 2048,
-    },
-    Layer {
-        name: "RNNT-FCO",
-        m: 512,
-        n: 1344,
-    },
-    Layer {
-        name: "DS2-GRU",
-        m: 1600,
-        n: 1600,
-    },
+    Layer { name: "Alex-6", m: 4096, n: 9216 },
+    Layer { name: "Alex-7", m: 4096, n: 4096 },
+    Layer { name: "Alex-8", m: 1000, n: 4096 },
+    Layer { name: "VGG-6", m: 4096, n: 25088 },
+    Layer { name: "RNNT-LSTM", m: 1024, n: 2048 },
+    Layer { name: "RNNT-FCO", m: 512, n: 1344 },
+    Layer { name: "DS2-GRU", m: 1600, n: 1600 },
 ];
 
 /// Look a layer up by name (case-insensitive).
 pub fn layer(name: &str) -> Option<Layer> {
-    LAYERS
-        .iter()
-        .copied()
-        .find(|l| l.name.eq_ignore_ascii_case(name))
+    LAYERS.iter().copied().find(|l| l.name.eq_ignore_ascii_case(name))
 }
 
 /// One measured run.
@@ -127,6 +96,8 @@ pub struct MxvRecord {
     pub output_cts: usize,
     pub plaintexts: usize,
     pub rotation_keys: usize,
+    /// Bytes of rotation-key material held (seeded keys on Set-C).
+    pub key_bytes: u64,
     pub plan: Plan,
     pub threads: usize,
     pub keygen_s: f64,
@@ -153,10 +124,7 @@ pub fn mxv_run(
     let level = params.max_level();
     let a = 1.0 / (layer.n as f64).sqrt();
     let w = Arc::new(random_matrix(layer.m, layer.n, a, seed));
-    let x: Vec<f64> = random_values(layer.n, seed + 1, true)
-        .iter()
-        .map(|z| z.re)
-        .collect();
+    let x: Vec<f64> = random_values(layer.n, seed + 1, true).iter().map(|z| z.re).collect();
     let mxv = MxvHybrid::new(params, Arc::clone(&w), slots, strategy, level)?;
     let t0 = Instant::now();
     let rots = mxv.rotations();
@@ -179,15 +147,8 @@ pub fn mxv_run(
     }
     have.truncate(layer.m);
     let want = dense_matvec(&w, &x);
-    let max_abs_err = want
-        .iter()
-        .zip(&have)
-        .map(|(a, b)| (a - b).abs())
-        .fold(0.0, f64::max);
-    let plan = out
-        .first()
-        .map(|_| mxv.plan())
-        .ok_or(CircuitError::EmptyMatrix)?;
+    let max_abs_err = want.iter().zip(&have).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
+    let plan = out.first().map(|_| mxv.plan()).ok_or(CircuitError::EmptyMatrix)?;
     Ok(MxvRecord {
         layer: layer.name.to_string(),
         set: set.to_string(),
@@ -200,6 +161,7 @@ pub fn mxv_run(
         output_cts: mxv.output_blocks(),
         plaintexts: mxv.plaintexts(),
         rotation_keys: rots.len(),
+        key_bytes: ctx.eval.keys().galois.values().map(|g| g.key.size_bytes() as u64).sum(),
         plan,
         threads: rayon::current_num_threads(),
         keygen_s,

@@ -44,19 +44,12 @@ impl Ctx {
         let sk = kg.gen_secret_key();
         let keys = kg.gen_evaluation_keys(&sk, rotations, false, seeded);
         let eval = Evaluator::new(params, keys)?;
-        Ok(Ctx {
-            params: params.clone(),
-            enc: Encoder::new(params),
-            sk,
-            eval,
-        })
+        Ok(Ctx { params: params.clone(), enc: Encoder::new(params), sk, eval })
     }
 
     /// Encrypt `values` into `slots` slots at `level` with the default scale.
     pub fn encrypt(&self, values: &[Complex64], slots: usize, level: usize) -> Result<Ciphertext> {
-        let pt = self
-            .enc
-            .encode(values, slots, level, self.params.default_scale())?;
+        let pt = self.enc.encode(values, slots, level, self.params.default_scale())?;
         Ok(encrypt_sk(&self.params, &pt, &self.sk)?)
     }
 
@@ -78,11 +71,7 @@ pub fn random_values(n: usize, seed: u64, real: bool) -> Vec<Complex64> {
     (0..n)
         .map(|_| {
             let re = rng.random_range(-1.0..1.0);
-            let im = if real {
-                0.0
-            } else {
-                rng.random_range(-1.0..1.0)
-            };
+            let im = if real { 0.0 } else { rng.random_range(-1.0..1.0) };
             Complex64::new(re, im)
         })
         .collect()
@@ -91,27 +80,17 @@ pub fn random_values(n: usize, seed: u64, real: bool) -> Vec<Complex64> {
 /// Uniform real matrix in `[−a, a]`, reproducible from `seed`.
 pub fn random_matrix(rows: usize, cols: usize, a: f64, seed: u64) -> Vec<Vec<f64>> {
     let mut rng = ChaCha20Rng::seed_from_u64(seed);
-    (0..rows)
-        .map(|_| (0..cols).map(|_| rng.random_range(-a..a)).collect())
-        .collect()
+    (0..rows).map(|_| (0..cols).map(|_| rng.random_range(-a..a)).collect()).collect()
 }
 
 /// Minimum precision in bits: `−log2(max_t |want_t − have_t|)` over the common length.
 pub fn precision_bits(want: &[Complex64], have: &[Complex64]) -> f64 {
-    let e = want
-        .iter()
-        .zip(have)
-        .map(|(a, b)| (a - b).norm())
-        .fold(0.0f64, f64::max);
+    let e = want.iter().zip(have).map(|(a, b)| (a - b).norm()).fold(0.0f64, f64::max);
     -(e.max(f64::MIN_POSITIVE)).log2()
 }
 
 /// Real-valued [`precision_bits`].
 pub fn precision_bits_real(want: &[f64], have: &[f64]) -> f64 {
-    let e = want
-        .iter()
-        .zip(have)
-        .map(|(a, b)| (a - b).abs())
-        .fold(0.0f64, f64::max);
+    let e = want.iter().zip(have).map(|(a, b)| (a - b).abs()).fold(0.0f64, f64::max);
     -(e.max(f64::MIN_POSITIVE)).log2()
 }

@@ -15,32 +15,15 @@ const LEVEL: usize = 3;
 
 fn strategies() -> Vec<(String, Strategy)> {
     let mut v = vec![
-        (
-            "diag-nh".to_string(),
-            Strategy::Diagonal {
-                hoisting: Hoisting::None,
-            },
-        ),
-        (
-            "diag-sh".to_string(),
-            Strategy::Diagonal {
-                hoisting: Hoisting::Single,
-            },
-        ),
+        ("diag-nh".to_string(), Strategy::Diagonal { hoisting: Hoisting::None }),
+        ("diag-sh".to_string(), Strategy::Diagonal { hoisting: Hoisting::Single }),
     ];
     for h in [Hoisting::None, Hoisting::Single, Hoisting::Double] {
         for (o, order) in [
             ("bsc", GscOrder::BabyStepCentric),
             ("gsc", GscOrder::GiantStepCentric { max_partials: 3 }),
         ] {
-            v.push((
-                format!("bsgs8-{h:?}-{o}"),
-                Strategy::Bsgs {
-                    n1: 8,
-                    hoisting: h,
-                    order,
-                },
-            ));
+            v.push((format!("bsgs8-{h:?}-{o}"), Strategy::Bsgs { n1: 8, hoisting: h, order }));
         }
     }
     v.push(("auto4".to_string(), Strategy::Auto { max_partials: 4 }));
@@ -61,10 +44,8 @@ fn all_strategies_match_twin_and_dense_matvec() -> Result<()> {
     let ctx = Ctx::new(&params, &rots)?;
     let x = random_values(SLOTS, 3, true);
     let xr: Vec<f64> = x.iter().map(|z| z.re).collect();
-    let want: Vec<Complex64> = dense_matvec(&m, &xr)
-        .into_iter()
-        .map(|v| Complex64::new(v, 0.0))
-        .collect();
+    let want: Vec<Complex64> =
+        dense_matvec(&m, &xr).into_iter().map(|v| Complex64::new(v, 0.0)).collect();
     let twin = diags.evaluate_plain(&x)?;
     assert!(precision_bits(&want, &twin) > 40.0, "twin vs dense matvec");
     let ct = ctx.encrypt(&x, SLOTS, LEVEL)?;
@@ -73,11 +54,7 @@ fn all_strategies_match_twin_and_dense_matvec() -> Result<()> {
         let (out, counts) = measure(params.n(), || lt.evaluate(&ctx.eval, &ct));
         let out = out?;
         assert_eq!(out.level(), LEVEL - 1, "{name}");
-        assert_eq!(
-            out.scale(),
-            ct.scale(),
-            "{name}: output scale must be exact"
-        );
+        assert_eq!(out.scale(), ct.scale(), "{name}: output scale must be exact");
         let bits = precision_bits(&twin, &ctx.decrypt(&out)?);
         println!("{name}: plan {:?}, {bits:.1} bits, {counts:?}", lt.plan());
         assert!(bits > 18.0, "{name}: precision {bits:.1} bits");
@@ -94,17 +71,11 @@ fn rotation_counts_n_versus_n1_plus_n2() -> Result<()> {
     let diag = LinearTransform::new(
         &params,
         diags.clone(),
-        Strategy::Diagonal {
-            hoisting: Hoisting::None,
-        },
+        Strategy::Diagonal { hoisting: Hoisting::None },
         2,
     )?;
     assert_eq!(diag.predicted_cost().rotations, n - 1);
-    let b = Strategy::Bsgs {
-        n1: 8,
-        hoisting: Hoisting::Single,
-        order: GscOrder::BabyStepCentric,
-    };
+    let b = Strategy::Bsgs { n1: 8, hoisting: Hoisting::Single, order: GscOrder::BabyStepCentric };
     let bsgs = LinearTransform::new(&params, diags.clone(), b, 2)?;
     assert_eq!(bsgs.predicted_cost().rotations, (8 - 1) + (8 - 1));
     // Under the memory bound the automatic plan never keeps more than 4 partial sums.
@@ -117,18 +88,11 @@ fn rotation_counts_n_versus_n1_plus_n2() -> Result<()> {
 fn gsc_order_is_bit_identical_to_baby_step_centric() -> Result<()> {
     let params = toy_params(10, 2, 40, 2);
     let mut map = std::collections::BTreeMap::new();
-    for (t, k) in [0i64, 1, 2, 5, 9, 17, 30, 33, -1, -7]
-        .into_iter()
-        .enumerate()
-    {
+    for (t, k) in [0i64, 1, 2, 5, 9, 17, 30, 33, -1, -7].into_iter().enumerate() {
         map.insert(k, random_values(SLOTS, 100 + t as u64, false));
     }
     let diags = Diagonals::from_map(SLOTS, map)?;
-    let bsc = |h| Strategy::Bsgs {
-        n1: 4,
-        hoisting: h,
-        order: GscOrder::BabyStepCentric,
-    };
+    let bsc = |h| Strategy::Bsgs { n1: 4, hoisting: h, order: GscOrder::BabyStepCentric };
     let gsc = |h| Strategy::Bsgs {
         n1: 4,
         hoisting: h,
@@ -159,11 +123,7 @@ fn gsc_order_is_bit_identical_to_baby_step_centric() -> Result<()> {
 fn missing_key_and_bad_inputs_are_named() -> Result<()> {
     let params = toy_params(10, 2, 40, 1);
     let diags = Diagonals::from_dense_real(&random_matrix(8, 8, 1.0, 2), SLOTS)?;
-    let s = Strategy::Bsgs {
-        n1: 4,
-        hoisting: Hoisting::Single,
-        order: GscOrder::BabyStepCentric,
-    };
+    let s = Strategy::Bsgs { n1: 4, hoisting: Hoisting::Single, order: GscOrder::BabyStepCentric };
     let lt = LinearTransform::new(&params, diags, s, 2)?;
     let mut rots = lt.rotations();
     let dropped = rots.pop().expect("needs rotations");
@@ -173,10 +133,7 @@ fn missing_key_and_bad_inputs_are_named() -> Result<()> {
     let err = lt.evaluate(&ctx.eval, &ct).unwrap_err();
     assert_eq!(
         err,
-        CircuitError::Ckks(CkksError::MissingRotationKey {
-            rotation: dropped,
-            galois: g
-        })
+        CircuitError::Ckks(CkksError::MissingRotationKey { rotation: dropped, galois: g })
     );
     assert!(err.to_string().contains(&format!("rotation by {dropped}")));
     // Wrong level, wrong slot count, level 0.
@@ -186,20 +143,14 @@ fn missing_key_and_bad_inputs_are_named() -> Result<()> {
         Err(CircuitError::Ckks(CkksError::LevelMismatch { .. }))
     ));
     let other = ctx.encrypt(&random_values(32, 1, true), 32, 2)?;
-    assert!(matches!(
-        lt.evaluate(&ctx.eval, &other),
-        Err(CircuitError::SlotMismatch { .. })
-    ));
+    assert!(matches!(lt.evaluate(&ctx.eval, &other), Err(CircuitError::SlotMismatch { .. })));
     let d = Diagonals::from_dense_real(&random_matrix(8, 8, 1.0, 2), SLOTS)?;
     assert!(matches!(
         LinearTransform::new(&params, d, s, 0),
         Err(CircuitError::NotEnoughLevels { .. })
     ));
     let too_big = Diagonals::from_dense_real(&random_matrix(4, 8, 1.0, 2), 1024)?;
-    assert!(
-        LinearTransform::new(&params, too_big, s, 2).is_err(),
-        "1024 slots > N/2 = 512"
-    );
+    assert!(LinearTransform::new(&params, too_big, s, 2).is_err(), "1024 slots > N/2 = 512");
     Ok(())
 }
 
@@ -209,11 +160,7 @@ fn trace_mode_records_the_same_kernels_as_the_real_run() -> Result<()> {
     let diags = Diagonals::from_dense_real(&random_matrix(SLOTS, SLOTS, 1.0, 4), SLOTS)?;
     for s in [
         Strategy::Auto { max_partials: 2 },
-        Strategy::Bsgs {
-            n1: 8,
-            hoisting: Hoisting::Double,
-            order: GscOrder::BabyStepCentric,
-        },
+        Strategy::Bsgs { n1: 8, hoisting: Hoisting::Double, order: GscOrder::BabyStepCentric },
     ] {
         let lt = LinearTransform::new(&params, diags.clone(), s, LEVEL)?;
         let ctx = Ctx::new(&params, &lt.rotations())?;
@@ -224,10 +171,7 @@ fn trace_mode_records_the_same_kernels_as_the_real_run() -> Result<()> {
         let (real, t_real) = basalt_trace::record(|| lt.evaluate(&ctx.eval, &ct));
         let (shape, t_sym) = basalt_trace::record(|| lt.evaluate(&ctx.eval, &sym));
         assert!(shape?.is_symbolic() && !real?.is_symbolic());
-        assert_eq!(
-            t_real, t_sym,
-            "{s:?}: the trace must not depend on the data"
-        );
+        assert_eq!(t_real, t_sym, "{s:?}: the trace must not depend on the data");
     }
     Ok(())
 }

@@ -18,27 +18,15 @@ fn hybrid_blocks_padding_and_batches_match_dense_matvec() -> Result<()> {
     let slots = 128;
     // m = 20 (padded to 32, k = 4 chunks), n = 300 > slots (3 column blocks); and m > slots.
     for (m, n, strategy) in [
-        (
-            20,
-            300,
-            Strategy::Diagonal {
-                hoisting: Hoisting::None,
-            },
-        ),
+        (20, 300, Strategy::Diagonal { hoisting: Hoisting::None }),
         (20, 300, Strategy::Auto { max_partials: 4 }),
         (200, 90, Strategy::Auto { max_partials: 8 }),
     ] {
         let w = Arc::new(random_matrix(m, n, 1.0 / (n as f64).sqrt(), 9));
         let mxv = MxvHybrid::new(&params, Arc::clone(&w), slots, strategy, 2)?;
         let ctx = Ctx::new(&params, &mxv.rotations())?;
-        let batch: Vec<Vec<f64>> = (0..2)
-            .map(|s| {
-                random_values(n, 40 + s, true)
-                    .iter()
-                    .map(|z| z.re)
-                    .collect()
-            })
-            .collect();
+        let batch: Vec<Vec<f64>> =
+            (0..2).map(|s| random_values(n, 40 + s, true).iter().map(|z| z.re).collect()).collect();
         let cts: Vec<Vec<_>> = batch
             .iter()
             .map(|x| {
@@ -53,11 +41,7 @@ fn hybrid_blocks_padding_and_batches_match_dense_matvec() -> Result<()> {
         let mut one = mxv.predicted_cost(&params);
         let single = one;
         one.add_scaled(&single, 1);
-        assert_eq!(
-            counts,
-            one.finish(params.n()),
-            "{m}x{n} {strategy:?}: trace vs closed form"
-        );
+        assert_eq!(counts, one.finish(params.n()), "{m}x{n} {strategy:?}: trace vs closed form");
         for (x, out) in batch.iter().zip(&outs) {
             let mut have = Vec::new();
             for ct in out {
@@ -65,10 +49,7 @@ fn hybrid_blocks_padding_and_batches_match_dense_matvec() -> Result<()> {
             }
             let want = dense_matvec(&w, x);
             let bits = precision_bits_real(&want, &have[..m]);
-            println!(
-                "{m}x{n} {strategy:?}: {bits:.1} bits, plan {:?}",
-                mxv.plan()
-            );
+            println!("{m}x{n} {strategy:?}: {bits:.1} bits, plan {:?}", mxv.plan());
             assert!(bits > 18.0, "{m}x{n}: {bits:.1} bits");
         }
         assert_eq!(mxv.input_blocks(), n.div_ceil(slots));
@@ -83,11 +64,7 @@ fn suite_runner_on_a_toy_set_and_errors() -> Result<()> {
     let rec = mxv_run(
         &params,
         "toy",
-        Layer {
-            name: "toy-100x700",
-            m: 100,
-            n: 700,
-        },
+        Layer { name: "toy-100x700", m: 100, n: 700 },
         Strategy::Auto { max_partials: 4 },
         3,
     )?;

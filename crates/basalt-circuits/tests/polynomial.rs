@@ -9,9 +9,7 @@ use basalt_circuits::{CircuitError, Result};
 const SLOTS: usize = 256;
 
 fn grid(a: f64, b: f64) -> Vec<f64> {
-    (0..SLOTS)
-        .map(|i| a + (b - a) * i as f64 / (SLOTS - 1) as f64)
-        .collect()
+    (0..SLOTS).map(|i| a + (b - a) * i as f64 / (SLOTS - 1) as f64).collect()
 }
 
 fn run(ctx: &Ctx, p: &Chebyshev, f: impl Fn(f64) -> f64, level: usize) -> Result<(f64, f64, f64)> {
@@ -19,18 +17,8 @@ fn run(ctx: &Ctx, p: &Chebyshev, f: impl Fn(f64) -> f64, level: usize) -> Result
     let ct = ctx.encrypt_real(&xs, SLOTS, level)?;
     let out = evaluate(&ctx.eval, &ct, p, None)?;
     let map = usize::from(!(p.a == -1.0 && p.b == 1.0));
-    assert_eq!(
-        level - out.level(),
-        p.depth() + map,
-        "degree {}: levels consumed",
-        p.degree()
-    );
-    assert_eq!(
-        out.scale(),
-        ct.scale(),
-        "degree {}: output scale must be exact",
-        p.degree()
-    );
+    assert_eq!(level - out.level(), p.depth() + map, "degree {}: levels consumed", p.degree());
+    assert_eq!(out.scale(), ct.scale(), "degree {}: output scale must be exact", p.degree());
     let have: Vec<f64> = ctx.decrypt(&out)?.iter().map(|z| z.re).collect();
     let interp: Vec<f64> = xs.iter().map(|&x| p.evaluate_plain(x)).collect();
     let exact: Vec<f64> = xs.iter().map(|&x| f(x)).collect();
@@ -55,10 +43,7 @@ fn depth_scale_and_precision_across_degrees() -> Result<()> {
             p.depth()
         );
         assert!(he > 20.0, "d={d}: {he:.1} bits against the interpolant");
-        assert!(
-            total >= interp.min(he) - 2.0,
-            "d={d}: {total:.1} vs {interp:.1}"
-        );
+        assert!(total >= interp.min(he) - 2.0, "d={d}: {total:.1} vs {interp:.1}");
     }
     // Any target scale is reached exactly.
     let p = Chebyshev::interpolate(f, -1.0, 1.0, 15)?;
@@ -66,10 +51,7 @@ fn depth_scale_and_precision_across_degrees() -> Result<()> {
     let out = evaluate(&ctx.eval, &ct, &p, Some(2f64.powi(33)))?;
     assert_eq!(out.scale(), 2f64.powi(33));
     let have: Vec<f64> = ctx.decrypt(&out)?.iter().map(|z| z.re).collect();
-    let want: Vec<f64> = grid(-1.0, 1.0)
-        .iter()
-        .map(|&x| p.evaluate_plain(x))
-        .collect();
+    let want: Vec<f64> = grid(-1.0, 1.0).iter().map(|&x| p.evaluate_plain(x)).collect();
     assert!(precision_bits_real(&want, &have) > 20.0);
     // Another interval: one more level for the change of variable.
     let p = Chebyshev::interpolate(f64::exp, -1.0, 2.0, 15)?;
@@ -103,10 +85,7 @@ fn odd_composite_sign_relu_and_sigmoid() -> Result<()> {
     let r = relu(&ctx.eval, &ct, 2)?;
     assert_eq!(8 - r.level(), 7);
     let have: Vec<f64> = ctx.decrypt(&r)?.iter().map(|z| z.re).collect();
-    let want: Vec<f64> = xs
-        .iter()
-        .map(|&x| x * (1.0 + sign_plain(x, 2)) / 2.0)
-        .collect();
+    let want: Vec<f64> = xs.iter().map(|&x| x * (1.0 + sign_plain(x, 2)) / 2.0).collect();
     assert!(precision_bits_real(&want, &have) > 18.0);
     // HELR's sigmoid: depth 2.
     let p = helr_sigmoid3();
@@ -115,10 +94,7 @@ fn odd_composite_sign_relu_and_sigmoid() -> Result<()> {
     let out = evaluate(&ctx.eval, &ct8, &p, None)?;
     assert_eq!(8 - out.level(), 2 + 1, "depth 2, +1 for [-8, 8] → [-1, 1]");
     let have: Vec<f64> = ctx.decrypt(&out)?.iter().map(|z| z.re).collect();
-    let want: Vec<f64> = xs8
-        .iter()
-        .map(|&x| 0.5 - 0.0843 * x + 0.0002 * x * x * x)
-        .collect();
+    let want: Vec<f64> = xs8.iter().map(|&x| 0.5 - 0.0843 * x + 0.0002 * x * x * x).collect();
     assert!(precision_bits_real(&want, &have) > 20.0);
     Ok(())
 }
@@ -155,14 +131,7 @@ fn too_deep_polynomial_is_refused_before_any_work() -> Result<()> {
     let p = Chebyshev::interpolate(f64::sin, -1.0, 1.0, 15)?;
     let ct = ctx.encrypt_real(&[0.5], 64, 3)?;
     let err = evaluate(&ctx.eval, &ct, &p, None).unwrap_err();
-    assert_eq!(
-        err,
-        CircuitError::NotEnoughLevels {
-            needed: 4,
-            available: 3,
-            level: 3
-        }
-    );
+    assert_eq!(err, CircuitError::NotEnoughLevels { needed: 4, available: 3, level: 3 });
     assert!(err.to_string().contains("needs 4 levels"));
     // Degree 7 fits exactly in the 3 levels left.
     let q = Chebyshev::interpolate(f64::sin, -1.0, 1.0, 7)?;

@@ -80,18 +80,9 @@ impl Split {
     }
     /// Rotation amounts needed: non-zero baby indices and non-zero giant shifts `n1·j`.
     pub fn rotations(&self) -> Vec<i64> {
-        let mut r: Vec<i64> = self
-            .babies()
-            .into_iter()
-            .filter(|&i| i != 0)
-            .map(|i| i as i64)
-            .collect();
-        r.extend(
-            self.giant
-                .keys()
-                .filter(|&&j| j != 0)
-                .map(|&j| (j * self.n1) as i64),
-        );
+        let mut r: Vec<i64> =
+            self.babies().into_iter().filter(|&i| i != 0).map(|i| i as i64).collect();
+        r.extend(self.giant.keys().filter(|&&j| j != 0).map(|&j| (j * self.n1) as i64));
         r.sort_unstable();
         r.dedup();
         r
@@ -103,6 +94,8 @@ pub(crate) fn prerotated(source: &Source, n1: usize, j: usize, i: usize) -> Vec<
     rotate_slots(&source.diagonal(n1 * j + i), -((n1 * j) as i64))
 }
 
+/// Encode the diagonals the plan stores: all limbs (baby-step-centric), one limb's worth
+/// (giant-step-centric, OF-Limb), or nothing (generated sources).
 pub(crate) fn prepare_store(
     encoder: &Encoder,
     source: &Source,
@@ -114,17 +107,13 @@ pub(crate) fn prepare_store(
     if matches!(source, Source::Generated { .. }) {
         return Ok(DiagStore::OnTheFly);
     }
-    let diags = source;
     let slots = source.slots();
-    let pairs = split
-        .giant
-        .iter()
-        .flat_map(|(&j, is)| is.iter().map(move |&i| (j, i)));
+    let pairs = split.giant.iter().flat_map(|(&j, is)| is.iter().map(move |&i| (j, i)));
     Ok(match plan.order {
         GscOrder::BabyStepCentric => DiagStore::Encoded(
             pairs
                 .map(|(j, i)| {
-                    let v = prerotated(diags, split.n1, j, i);
+                    let v = prerotated(source, split.n1, j, i);
                     Ok(((j, i), encoder.encode(&v, slots, level, pt_scale)?))
                 })
                 .collect::<Result<_>>()?,
@@ -132,11 +121,8 @@ pub(crate) fn prepare_store(
         GscOrder::GiantStepCentric { .. } => DiagStore::OfLimb(
             pairs
                 .map(|(j, i)| {
-                    let v = prerotated(diags, split.n1, j, i);
-                    Ok((
-                        (j, i),
-                        OfLimbDiagonal::new(encoder, &v, slots, level, pt_scale)?,
-                    ))
+                    let v = prerotated(source, split.n1, j, i);
+                    Ok(((j, i), OfLimbDiagonal::new(encoder, &v, slots, level, pt_scale)?))
                 })
                 .collect::<Result<_>>()?,
         ),
@@ -149,11 +135,7 @@ pub(crate) fn check_keys(eval: &Evaluator, rotations: &[i64]) -> Result<()> {
     for &k in rotations {
         let g = ring.galois_element_for_rotation(k);
         if !eval.keys().galois.contains_key(&g) {
-            return Err(CkksError::MissingRotationKey {
-                rotation: k,
-                galois: g,
-            }
-            .into());
+            return Err(CkksError::MissingRotationKey { rotation: k, galois: g }.into());
         }
     }
     Ok(())
@@ -186,10 +168,7 @@ impl<'a> BabyRotator<'a> {
                 let params = self.eval.params();
                 let g = params.ring().galois_element_for_rotation(k);
                 let gk = self.eval.keys().galois.get(&g);
-                let gk = gk.ok_or(CkksError::MissingRotationKey {
-                    rotation: k,
-                    galois: g,
-                })?;
+                let gk = gk.ok_or(CkksError::MissingRotationKey { rotation: k, galois: g })?;
                 Ok(automorphism_hoisted(params, self.ct, d, g, &gk.key))
             }
         }
@@ -219,12 +198,7 @@ pub(crate) struct GiantAccumulator {
 
 impl GiantAccumulator {
     pub(crate) fn new(hoisting: Hoisting, n1: usize) -> Self {
-        GiantAccumulator {
-            acc: None,
-            lazy: None,
-            hoisting,
-            n1,
-        }
+        GiantAccumulator { acc: None, lazy: None, hoisting, n1 }
     }
 
     pub(crate) fn add(&mut self, eval: &Evaluator, j: usize, partial: Ciphertext) -> Result<()> {
@@ -267,12 +241,8 @@ pub(crate) fn eval_baby_step_centric(
     ct: &Ciphertext,
 ) -> Result<Ciphertext> {
     let rot = BabyRotator::new(eval, ct, lt.plan.hoisting)?;
-    let babies: BTreeMap<usize, Ciphertext> = lt
-        .split
-        .babies()
-        .into_iter()
-        .map(|i| Ok((i, rot.rotate(i)?)))
-        .collect::<Result<_>>()?;
+    let babies: BTreeMap<usize, Ciphertext> =
+        lt.split.babies().into_iter().map(|i| Ok((i, rot.rotate(i)?))).collect::<Result<_>>()?;
     let mut giant = GiantAccumulator::new(lt.plan.hoisting, lt.split.n1);
     for (&j, is) in &lt.split.giant {
         let mut partial = None;

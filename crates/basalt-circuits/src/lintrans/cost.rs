@@ -14,6 +14,9 @@
 //! | OF-Limb regeneration | `L` | 0 | 0 | 0 | 0 |
 //! | rescale | `2(L−c)` | `2c` | `2nc(L−c)` | `2(L−c)` | 0 |
 //!
+//! Every key switch (plain, hoisted or lazy) also reads `2β(L+k)·n·8` bytes of key material
+//! (`key_bytes`), HE-MxV's `B_ksk0 + B_ksk1 = 2·l(l+1)·N·8` when `β = l`, `L + k = l + 1`.
+//!
 //! A transform with baby set `B`, giant set `G` (`n2 = |G|`), `D` diagonals, `r` GSC groups:
 //! baby rotations `Σ_groups |B_g∖{0}|` (`|B|−1` without grouping), giant rotations `|G∖{0}|`,
 //! `D` plaintext products, one rescale; hoisting adds one decompose, double hoisting turns each
@@ -56,6 +59,7 @@ impl Primitives {
         let c = params.primes_per_rescale() as u64;
         let ks = keyswitch::cost(params, level);
         let ext = beta * (l1 + k);
+        let key_bytes = 2 * ext * n * 8;
         let f = |o: OpCounts| o.finish(n as usize);
         let decompose = f(OpCounts {
             ntt_limbs: ext - l1,
@@ -74,6 +78,7 @@ impl Primitives {
             rotation: f(OpCounts {
                 rotations: 1,
                 key_switches: 1,
+                key_bytes,
                 ntt_limbs: ks.ntt_limbs,
                 intt_limbs: ks.intt_limbs,
                 bconv_macs: ks.bconv_macs,
@@ -85,6 +90,7 @@ impl Primitives {
             hoisted_rotation: f(OpCounts {
                 rotations: 1,
                 key_switches: 1,
+                key_bytes,
                 automorph_limbs: ext + l1,
                 mul_limbs: 2 * ext + 2 * l1,
                 ..mod_down_pair
@@ -92,6 +98,7 @@ impl Primitives {
             lazy_rotation: f(OpCounts {
                 rotations: 1,
                 key_switches: 1,
+                key_bytes,
                 automorph_limbs: ext + l1,
                 mul_limbs: 2 * ext + l1,
                 ..OpCounts::default()
@@ -103,10 +110,7 @@ impl Primitives {
                 plaintext_bytes: l1 * n * 8,
                 ..OpCounts::default()
             }),
-            of_limb: f(OpCounts {
-                ntt_limbs: l1,
-                ..OpCounts::default()
-            }),
+            of_limb: f(OpCounts { ntt_limbs: l1, ..OpCounts::default() }),
             rescale: f(OpCounts {
                 ntt_limbs: 2 * (l1 - c),
                 intt_limbs: 2 * c,
@@ -141,10 +145,7 @@ pub fn baby_rotations(split: &Split, order: GscOrder) -> u64 {
     giants
         .chunks(group)
         .map(|g| {
-            let mut b: Vec<usize> = g
-                .iter()
-                .flat_map(|j| split.giant[j].iter().copied())
-                .collect();
+            let mut b: Vec<usize> = g.iter().flat_map(|j| split.giant[j].iter().copied()).collect();
             b.sort_unstable();
             b.dedup();
             b.iter().filter(|&&i| i != 0).count() as u64
@@ -210,10 +211,7 @@ pub fn predict_full_double_hoisting(
     c.add_scaled(&p.lazy_rotation, babies);
     c.add_scaled(&p.mul_plain_qp, split.diagonals() as u64);
     if of_limb {
-        let regen = OpCounts {
-            ntt_limbs: l1 + k,
-            ..OpCounts::default()
-        };
+        let regen = OpCounts { ntt_limbs: l1 + k, ..OpCounts::default() };
         c.add_scaled(&regen, split.diagonals() as u64);
     }
     c.add_scaled(&p.mod_down_one, giants);
@@ -221,6 +219,7 @@ pub fn predict_full_double_hoisting(
     let giant_ks = OpCounts {
         rotations: 1,
         key_switches: 1,
+        key_bytes: p.rotation.key_bytes,
         automorph_limbs: 2 * (l1 + k),
         mul_limbs: 2 * params.dnum_at(level) as u64 * (l1 + k),
         ..OpCounts::default()

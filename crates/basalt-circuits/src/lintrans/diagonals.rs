@@ -44,11 +44,7 @@ impl Diagonals {
                 return Err(CircuitError::DiagonalOutOfRange { index: k, slots });
             }
             if v.len() > slots {
-                return Err(CircuitError::DiagonalTooLong {
-                    index: k,
-                    len: v.len(),
-                    slots,
-                });
+                return Err(CircuitError::DiagonalTooLong { index: k, len: v.len(), slots });
             }
             let idx = k.rem_euclid(slots as i64) as usize;
             let e: &mut Vec<Complex64> = diags.entry(idx).or_insert_with(|| vec![ZERO; slots]);
@@ -71,17 +67,10 @@ impl Diagonals {
         let m = rows.len();
         let n = rows.first().map_or(0, Vec::len);
         if let Some(r) = rows.iter().find(|r| r.len() != n) {
-            return Err(CircuitError::RaggedMatrix {
-                first: n,
-                other: r.len(),
-            });
+            return Err(CircuitError::RaggedMatrix { first: n, other: r.len() });
         }
         if m > slots || n > slots {
-            return Err(CircuitError::MatrixTooLarge {
-                rows: m,
-                cols: n,
-                slots,
-            });
+            return Err(CircuitError::MatrixTooLarge { rows: m, cols: n, slots });
         }
         let mut diags = BTreeMap::new();
         for k in 0..slots {
@@ -103,10 +92,8 @@ impl Diagonals {
 
     /// From a dense row-major real matrix.
     pub fn from_dense_real(rows: &[Vec<f64>], slots: usize) -> Result<Diagonals> {
-        let c: Vec<Vec<Complex64>> = rows
-            .iter()
-            .map(|r| r.iter().map(|&x| Complex64::new(x, 0.0)).collect())
-            .collect();
+        let c: Vec<Vec<Complex64>> =
+            rows.iter().map(|r| r.iter().map(|&x| Complex64::new(x, 0.0)).collect()).collect();
         Self::from_dense(&c, slots)
     }
 
@@ -137,19 +124,14 @@ impl Diagonals {
     /// [`CircuitError::VectorLength`] if `x` is longer than the slots.
     pub fn evaluate_plain(&self, x: &[Complex64]) -> Result<Vec<Complex64>> {
         if x.len() > self.slots {
-            return Err(CircuitError::VectorLength {
-                len: x.len(),
-                cols: self.slots,
-            });
+            return Err(CircuitError::VectorLength { len: x.len(), cols: self.slots });
         }
         let mut xs = x.to_vec();
         xs.resize(self.slots, ZERO);
         let mut y = vec![ZERO; self.slots];
         for (k, d) in self.iter() {
             let r = rotate_slots(&xs, k as i64);
-            y.iter_mut()
-                .zip(d.iter().zip(&r))
-                .for_each(|(o, (a, b))| *o += a * b);
+            y.iter_mut().zip(d.iter().zip(&r)).for_each(|(o, (a, b))| *o += a * b);
         }
         Ok(y)
     }
@@ -157,18 +139,14 @@ impl Diagonals {
 
 fn check_slots(slots: usize) -> Result<()> {
     if slots == 0 || !slots.is_power_of_two() {
-        return Err(CircuitError::Invalid(format!(
-            "slot count {slots} must be a power of two"
-        )));
+        return Err(CircuitError::Invalid(format!("slot count {slots} must be a power of two")));
     }
     Ok(())
 }
 
 /// Dense `y = M·x` in f64 (numpy's `M @ x`), the reference for every matrix test.
 pub fn dense_matvec(rows: &[Vec<f64>], x: &[f64]) -> Vec<f64> {
-    rows.iter()
-        .map(|r| r.iter().zip(x).map(|(a, b)| a * b).sum())
-        .collect()
+    rows.iter().map(|r| r.iter().zip(x).map(|(a, b)| a * b).sum()).collect()
 }
 
 #[cfg(test)]
@@ -177,9 +155,8 @@ mod tests {
 
     #[test]
     fn twin_matches_dense_matvec_rectangular() {
-        let m: Vec<Vec<f64>> = (0..5)
-            .map(|i| (0..7).map(|j| (i * 7 + j) as f64 * 0.1 - 1.0).collect())
-            .collect();
+        let m: Vec<Vec<f64>> =
+            (0..5).map(|i| (0..7).map(|j| (i * 7 + j) as f64 * 0.1 - 1.0).collect()).collect();
         let x: Vec<f64> = (0..7).map(|j| j as f64 * 0.3 - 0.5).collect();
         let d = Diagonals::from_dense_real(&m, 8).unwrap();
         let xc: Vec<Complex64> = x.iter().map(|&v| Complex64::new(v, 0.0)).collect();
@@ -196,11 +173,7 @@ mod tests {
         let big = vec![vec![1.0; 9]; 2];
         assert_eq!(
             Diagonals::from_dense_real(&big, 8),
-            Err(CircuitError::MatrixTooLarge {
-                rows: 2,
-                cols: 9,
-                slots: 8
-            })
+            Err(CircuitError::MatrixTooLarge { rows: 2, cols: 9, slots: 8 })
         );
         let mut map = BTreeMap::new();
         map.insert(8, vec![Complex64::new(1.0, 0.0)]);

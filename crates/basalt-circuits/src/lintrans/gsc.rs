@@ -38,18 +38,14 @@ pub(crate) fn eval_giant_step_centric(
     max_partials: usize,
 ) -> Result<Ciphertext> {
     if max_partials == 0 {
-        return Err(CircuitError::NoFeasiblePlan(
-            "max_partials must be at least 1".into(),
-        ));
+        return Err(CircuitError::NoFeasiblePlan("max_partials must be at least 1".into()));
     }
     let rot = BabyRotator::new(eval, ct, lt.plan.hoisting)?;
     let giants: Vec<usize> = lt.split.giant.keys().copied().collect();
     let mut out = GiantAccumulator::new(lt.plan.hoisting, lt.split.n1);
     for group in giants.chunks(max_partials) {
-        let mut babies: Vec<usize> = group
-            .iter()
-            .flat_map(|j| lt.split.giant[j].iter().copied())
-            .collect();
+        let mut babies: Vec<usize> =
+            group.iter().flat_map(|j| lt.split.giant[j].iter().copied()).collect();
         babies.sort_unstable();
         babies.dedup();
         let mut partials: BTreeMap<usize, Option<Ciphertext>> =

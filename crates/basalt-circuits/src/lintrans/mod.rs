@@ -73,11 +73,7 @@ pub enum Strategy {
     /// One rotation per non-zero diagonal (`Hoisting::Double` is treated as `Single`).
     Diagonal { hoisting: Hoisting },
     /// Baby-step giant-step with `n1` baby steps (`1 ≤ n1 ≤ slots`).
-    Bsgs {
-        n1: usize,
-        hoisting: Hoisting,
-        order: GscOrder,
-    },
+    Bsgs { n1: usize, hoisting: Hoisting, order: GscOrder },
     /// The plan of least predicted modular multiplications with at most `max_partials`
     /// giant-step partial sums alive (Osiris keeps `n2 ≤ 4` on chip).
     Auto { max_partials: usize },
@@ -102,11 +98,7 @@ pub type DiagonalFn = Arc<dyn Fn(usize) -> Vec<Complex64> + Send + Sync>;
 #[derive(Clone)]
 pub enum Source {
     Stored(Diagonals),
-    Generated {
-        slots: usize,
-        indices: Vec<usize>,
-        f: DiagonalFn,
-    },
+    Generated { slots: usize, indices: Vec<usize>, f: DiagonalFn },
 }
 
 impl std::fmt::Debug for Source {
@@ -114,11 +106,7 @@ impl std::fmt::Debug for Source {
         match self {
             Source::Stored(d) => write!(f, "Stored({} diagonals)", d.len()),
             Source::Generated { slots, indices, .. } => {
-                write!(
-                    f,
-                    "Generated({} diagonals over {slots} slots)",
-                    indices.len()
-                )
+                write!(f, "Generated({} diagonals over {slots} slots)", indices.len())
             }
         }
     }
@@ -191,42 +179,27 @@ impl LinearTransform {
     ) -> Result<LinearTransform> {
         let slots = source.slots();
         if let Some(&k) = source.indices().iter().find(|&&k| k >= slots) {
-            return Err(CircuitError::DiagonalOutOfRange {
-                index: k as i64,
-                slots,
-            });
+            return Err(CircuitError::DiagonalOutOfRange { index: k as i64, slots });
         }
         if source.indices().is_empty() {
             return Err(CircuitError::EmptyMatrix);
         }
         if slots > params.max_slots() {
-            return Err(CkksError::BadSlots {
-                slots,
-                max: params.max_slots(),
-            }
-            .into());
+            return Err(CkksError::BadSlots { slots, max: params.max_slots() }.into());
         }
         let drop = params.primes_per_rescale();
         if level > params.max_level() {
-            return Err(CkksError::LevelTooHigh {
-                requested: level,
-                max: params.max_level(),
-            }
-            .into());
+            return Err(
+                CkksError::LevelTooHigh { requested: level, max: params.max_level() }.into()
+            );
         }
         if level + 1 < drop + params.base_primes() {
-            return Err(CircuitError::NotEnoughLevels {
-                needed: 1,
-                available: 0,
-                level,
-            });
+            return Err(CircuitError::NotEnoughLevels { needed: 1, available: 0, level });
         }
         let plan = plan::resolve(params, &source.indices(), slots, strategy, level)?;
         let split = Split::new(&source.indices(), plan.n1, slots)?;
-        let pt_scale: f64 = params.q()[level + 1 - drop..=level]
-            .iter()
-            .map(|&q| q as f64)
-            .product();
+        let pt_scale: f64 =
+            params.q()[level + 1 - drop..=level].iter().map(|&q| q as f64).product();
         let encoder = Encoder::new(params);
         let store = bsgs::prepare_store(&encoder, &source, &split, &plan, level, pt_scale)?;
         Ok(LinearTransform {
@@ -273,11 +246,7 @@ impl LinearTransform {
             });
         }
         if ct.level() != self.level {
-            return Err(CkksError::LevelMismatch {
-                left: ct.level(),
-                right: self.level,
-            }
-            .into());
+            return Err(CkksError::LevelMismatch { left: ct.level(), right: self.level }.into());
         }
         bsgs::check_keys(eval, &self.rotations())?;
         let acc = match self.plan.order {
@@ -344,18 +313,13 @@ impl LinearTransform {
         }
         match &self.store {
             DiagStore::Encoded(m) => Ok(Cow::Borrowed(&m[&(j, i)])),
-            DiagStore::OfLimb(m) => Ok(Cow::Owned(
-                m[&(j, i)].regenerate(&self.encoder, self.level)?,
-            )),
+            DiagStore::OfLimb(m) => {
+                Ok(Cow::Owned(m[&(j, i)].regenerate(&self.encoder, self.level)?))
+            }
             DiagStore::OnTheFly => {
                 let v = bsgs::prerotated(&self.source, self.split.n1, j, i);
                 let slots = self.source.slots();
-                Ok(Cow::Owned(self.encoder.encode(
-                    &v,
-                    slots,
-                    self.level,
-                    self.pt_scale,
-                )?))
+                Ok(Cow::Owned(self.encoder.encode(&v, slots, self.level, self.pt_scale)?))
             }
         }
     }
@@ -363,13 +327,7 @@ impl LinearTransform {
     /// Closed-form counts of [`LinearTransform::evaluate`] (see [`cost`]).
     pub fn predicted_cost(&self) -> OpCounts {
         let regenerate = !matches!(self.store, DiagStore::Encoded(_));
-        cost::predict(
-            &self.params,
-            &self.split,
-            &self.plan,
-            self.level,
-            regenerate,
-        )
+        cost::predict(&self.params, &self.split, &self.plan, self.level, regenerate)
     }
 }
 

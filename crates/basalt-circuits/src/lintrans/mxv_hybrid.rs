@@ -66,10 +66,7 @@ impl MxvHybrid {
             return Err(CircuitError::EmptyMatrix);
         }
         if let Some(r) = weights.iter().find(|r| r.len() != n) {
-            return Err(CircuitError::RaggedMatrix {
-                first: n,
-                other: r.len(),
-            });
+            return Err(CircuitError::RaggedMatrix { first: n, other: r.len() });
         }
         if slots == 0 || !slots.is_power_of_two() {
             return Err(CircuitError::Invalid(format!(
@@ -98,24 +95,13 @@ impl MxvHybrid {
                         })
                         .collect()
                 };
-                let source = Source::Generated {
-                    slots,
-                    indices: (0..mp).collect(),
-                    f: Arc::new(f),
-                };
-                row.push(LinearTransform::from_source(
-                    params, source, strategy, level,
-                )?);
+                let source =
+                    Source::Generated { slots, indices: (0..mp).collect(), f: Arc::new(f) };
+                row.push(LinearTransform::from_source(params, source, strategy, level)?);
             }
             blocks.push(row);
         }
-        Ok(MxvHybrid {
-            rows: m,
-            cols: n,
-            slots,
-            blocks,
-            padded,
-        })
+        Ok(MxvHybrid { rows: m, cols: n, slots, blocks, padded })
     }
 
     /// Level of the inputs.
@@ -152,12 +138,8 @@ impl MxvHybrid {
 
     /// Every rotation key the product needs.
     pub fn rotations(&self) -> Vec<i64> {
-        let mut r: Vec<i64> = self
-            .blocks
-            .iter()
-            .flatten()
-            .flat_map(LinearTransform::rotations)
-            .collect();
+        let mut r: Vec<i64> =
+            self.blocks.iter().flatten().flat_map(LinearTransform::rotations).collect();
         (0..self.blocks.len()).for_each(|rb| r.extend(self.fold_shifts(rb)));
         r.sort_unstable();
         r.dedup();
@@ -170,10 +152,7 @@ impl MxvHybrid {
     /// [`CircuitError::VectorLength`].
     pub fn input_vectors(&self, x: &[f64]) -> Result<Vec<Vec<f64>>> {
         if x.len() != self.cols {
-            return Err(CircuitError::VectorLength {
-                len: x.len(),
-                cols: self.cols,
-            });
+            return Err(CircuitError::VectorLength { len: x.len(), cols: self.cols });
         }
         Ok(x.chunks(self.slots)
             .map(|c| {
@@ -232,8 +211,7 @@ impl MxvHybrid {
     pub fn predicted_cost(&self, params: &Parameters) -> OpCounts {
         let mut c = OpCounts::default();
         for (rb, row) in self.blocks.iter().enumerate() {
-            row.iter()
-                .for_each(|lt| c.add_scaled(&lt.predicted_cost(), 1));
+            row.iter().for_each(|lt| c.add_scaled(&lt.predicted_cost(), 1));
             if let Some(lt) = row.first() {
                 let p =
                     super::cost::Primitives::at(params, lt.level() - params.primes_per_rescale());

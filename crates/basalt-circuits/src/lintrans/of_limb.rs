@@ -46,11 +46,7 @@ impl OfLimbDiagonal {
         scale: f64,
     ) -> Result<OfLimbDiagonal> {
         encoder.encode(values, slots, level, scale)?;
-        Ok(OfLimbDiagonal {
-            values: values.to_vec(),
-            slots,
-            scale,
-        })
+        Ok(OfLimbDiagonal { values: values.to_vec(), slots, scale })
     }
 
     /// The full-RNS plaintext at `level` (rebuilt on every call).
@@ -69,11 +65,7 @@ pub fn q0_limb(
     slots: usize,
     scale: f64,
 ) -> Result<Vec<i64>> {
-    Ok(encoder
-        .embed(values, slots, scale)?
-        .into_iter()
-        .map(|c| c.round() as i64)
-        .collect())
+    Ok(encoder.embed(values, slots, scale)?.into_iter().map(|c| c.round() as i64).collect())
 }
 
 /// Extend a centred `q_0` limb to limbs `q_0..q_level` and NTT them (step 2 above).

@@ -43,9 +43,7 @@ pub fn resolve(
 ) -> Result<Plan> {
     let check_partials = |m: usize| {
         if m == 0 {
-            Err(CircuitError::NoFeasiblePlan(
-                "max_partials must be at least 1".into(),
-            ))
+            Err(CircuitError::NoFeasiblePlan("max_partials must be at least 1".into()))
         } else {
             Ok(())
         }
@@ -53,29 +51,17 @@ pub fn resolve(
     match strategy {
         Strategy::Diagonal { hoisting } => Ok(Plan {
             n1: slots,
-            hoisting: if hoisting == Hoisting::Double {
-                Hoisting::Single
-            } else {
-                hoisting
-            },
+            hoisting: if hoisting == Hoisting::Double { Hoisting::Single } else { hoisting },
             order: GscOrder::BabyStepCentric,
         }),
-        Strategy::Bsgs {
-            n1,
-            hoisting,
-            order,
-        } => {
+        Strategy::Bsgs { n1, hoisting, order } => {
             if n1 == 0 || n1 > slots {
                 return Err(CircuitError::BadBabySteps { n1, slots });
             }
             if let GscOrder::GiantStepCentric { max_partials } = order {
                 check_partials(max_partials)?;
             }
-            Ok(Plan {
-                n1,
-                hoisting,
-                order,
-            })
+            Ok(Plan { n1, hoisting, order })
         }
         Strategy::Auto { max_partials } => {
             check_partials(max_partials)?;
@@ -87,11 +73,7 @@ pub fn resolve(
                 let split = Split::new(idx, n1, slots)?;
                 if split.n2() <= max_partials {
                     for hoisting in [Hoisting::Single, Hoisting::Double] {
-                        let plan = Plan {
-                            n1,
-                            hoisting,
-                            order,
-                        };
+                        let plan = Plan { n1, hoisting, order };
                         let c = predict(params, &split, &plan, level, true);
                         let key = (c.modmults, c.rotations);
                         if best.as_ref().is_none_or(|b| key < (b.0, b.1)) {

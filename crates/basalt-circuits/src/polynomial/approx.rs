@@ -24,13 +24,9 @@ use crate::error::Result;
 
 /// `f_2(x) = (15x − 10x³ + 3x⁵)/8` in the Chebyshev basis of `[−1, 1]`.
 pub fn sign_step() -> Chebyshev {
-    Chebyshev::from_monomial(
-        &[0.0, 15.0 / 8.0, 0.0, -10.0 / 8.0, 0.0, 3.0 / 8.0],
-        -1.0,
-        1.0,
-    )
-    .expect("fixed polynomial")
-    .into_odd()
+    Chebyshev::from_monomial(&[0.0, 15.0 / 8.0, 0.0, -10.0 / 8.0, 0.0, 3.0 / 8.0], -1.0, 1.0)
+        .expect("fixed polynomial")
+        .into_odd()
 }
 
 /// HELR's degree-3 sigmoid on `[−8, 8]`.
@@ -69,7 +65,7 @@ pub fn sign(eval: &Evaluator, ct: &Ciphertext, steps: usize) -> Result<Ciphertex
 }
 
 /// `ReLU(x) = x·(1 + sign(x))/2` for values in `[−1, 1]`. The output scale is
-/// `scale(x)²/q` (not forced back to `scale(x)`: that would cost one more level).
+/// `2·scale(x)²/q_l` (not forced back to `scale(x)`: that would cost one more level).
 ///
 /// # Errors
 /// As [`sign`], with one more level.

@@ -41,11 +41,7 @@ use super::Chebyshev;
 use crate::error::{CircuitError, Result};
 
 fn ceil_log2(k: usize) -> usize {
-    if k <= 1 {
-        0
-    } else {
-        (usize::BITS - (k - 1).leading_zeros()) as usize
-    }
+    if k <= 1 { 0 } else { (usize::BITS - (k - 1).leading_zeros()) as usize }
 }
 
 fn degree(c: &[f64]) -> Option<usize> {
@@ -158,11 +154,7 @@ pub fn plan(params: &Parameters, level: usize, p: &Chebyshev) -> Result<PolyPlan
     let base = params.base_primes();
     let available = (level + 1).saturating_sub(base) / c;
     if depth > available {
-        return Err(CircuitError::NotEnoughLevels {
-            needed: depth,
-            available,
-            level,
-        });
+        return Err(CircuitError::NotEnoughLevels { needed: depth, available, level });
     }
     let out_level = level - c * depth;
     let top = level - c * map_levels(p);
@@ -173,12 +165,7 @@ pub fn plan(params: &Parameters, level: usize, p: &Chebyshev) -> Result<PolyPlan
         if let Some(splits) = pl.walk(&p.coeffs, out_level, &mut powers) {
             let products = splits + power_products(&powers);
             if best.is_none_or(|b| products < b.products) {
-                best = Some(PolyPlan {
-                    depth,
-                    log_split: s,
-                    out_level,
-                    products,
-                });
+                best = Some(PolyPlan { depth, log_split: s, out_level, products });
             }
         }
     }
@@ -201,12 +188,7 @@ impl<'a> PolyEvaluator<'a> {
     /// Scheme errors (no level left for the map).
     pub fn new(eval: &'a Evaluator, ct: &Ciphertext, a: f64, b: f64) -> Result<Self> {
         let c = eval.params().primes_per_rescale();
-        let mut pe = PolyEvaluator {
-            eval,
-            c,
-            powers: BTreeMap::new(),
-            planner: None,
-        };
+        let mut pe = PolyEvaluator { eval, c, powers: BTreeMap::new(), planner: None };
         let t1 = if a == -1.0 && b == 1.0 {
             ct.clone()
         } else {
@@ -226,10 +208,7 @@ impl<'a> PolyEvaluator<'a> {
     }
 
     fn drop_factor(&self, level: usize) -> f64 {
-        self.eval.params().q()[level + 1 - self.c..=level]
-            .iter()
-            .map(|&q| q as f64)
-            .product()
+        self.eval.params().q()[level + 1 - self.c..=level].iter().map(|&q| q as f64).product()
     }
 
     /// `T_k`, built on demand.
@@ -249,9 +228,7 @@ impl<'a> PolyEvaluator<'a> {
         } else {
             let tc = self.power(a - b)?;
             let tc = self.drop_to(&tc, lp)?;
-            let mut neg = self
-                .eval
-                .mul_const_scaled(&tc, -1.0, two.scale() / tc.scale())?;
+            let mut neg = self.eval.mul_const_scaled(&tc, -1.0, two.scale() / tc.scale())?;
             neg.set_scale(two.scale());
             two = self.eval.add(&two, &neg)?;
         }
@@ -265,8 +242,7 @@ impl<'a> PolyEvaluator<'a> {
         if terms.is_empty() {
             let t1 = self.power(1)?;
             let mut z =
-                self.eval
-                    .mul_const_scaled(&self.drop_to(&t1, level)?, 0.0, scale / t1.scale())?;
+                self.eval.mul_const_scaled(&self.drop_to(&t1, level)?, 0.0, scale / t1.scale())?;
             z.set_scale(scale);
             return Ok(self.eval.add_const(&z, coeffs[0].into())?);
         }
@@ -276,8 +252,7 @@ impl<'a> PolyEvaluator<'a> {
         for k in terms {
             let t = self.power(k)?;
             let mut term =
-                self.eval
-                    .mul_const_scaled(&self.drop_to(&t, up)?, coeffs[k], s_up / t.scale())?;
+                self.eval.mul_const_scaled(&self.drop_to(&t, up)?, coeffs[k], s_up / t.scale())?;
             term.set_scale(s_up);
             acc = Some(match acc {
                 None => term,
@@ -345,11 +320,7 @@ pub fn evaluate(
     let pl = plan(eval.params(), ct.level(), p)?;
     let mut pe = PolyEvaluator::new(eval, ct, p.a, p.b)?;
     let c = eval.params().primes_per_rescale();
-    pe.planner = Some(Planner {
-        c,
-        top: ct.level() - c * map_levels(p),
-        s: pl.log_split,
-    });
+    pe.planner = Some(Planner { c, top: ct.level() - c * map_levels(p), s: pl.log_split });
     let scale = target_scale.unwrap_or(ct.scale());
     let out = pe.node(&p.coeffs, pl.out_level, scale)?;
     debug_assert_eq!(out.level(), pl.out_level);
@@ -367,9 +338,7 @@ mod tests {
         let pl = plan(&params, 8, &p).unwrap();
         // s = 1 (pure recursive splitting) needs 31 splits + 5 powers = 36 products.
         assert_eq!((pl.depth, pl.out_level, pl.products), (6, 2, 18), "{pl:?}");
-        let odd = Chebyshev::interpolate(|x| (3.0 * x).sin(), -1.0, 1.0, 63)
-            .unwrap()
-            .into_odd();
+        let odd = Chebyshev::interpolate(|x| (3.0 * x).sin(), -1.0, 1.0, 63).unwrap().into_odd();
         assert_eq!(plan(&params, 8, &odd).unwrap().products, 17);
     }
 

@@ -71,20 +71,13 @@ impl Chebyshev {
             return Err(CircuitError::BadDegree(degree));
         }
         let m = degree + 1;
-        let theta: Vec<f64> = (0..m)
-            .map(|j| std::f64::consts::PI * (j as f64 + 0.5) / m as f64)
-            .collect();
-        let fx: Vec<f64> = theta
-            .iter()
-            .map(|t| f(0.5 * (b - a) * t.cos() + 0.5 * (a + b)))
-            .collect();
+        let theta: Vec<f64> =
+            (0..m).map(|j| std::f64::consts::PI * (j as f64 + 0.5) / m as f64).collect();
+        let fx: Vec<f64> =
+            theta.iter().map(|t| f(0.5 * (b - a) * t.cos() + 0.5 * (a + b))).collect();
         let coeffs = (0..m)
             .map(|k| {
-                let s: f64 = theta
-                    .iter()
-                    .zip(&fx)
-                    .map(|(t, y)| y * (k as f64 * t).cos())
-                    .sum();
+                let s: f64 = theta.iter().zip(&fx).map(|(t, y)| y * (k as f64 * t).cos()).sum();
                 s * if k == 0 { 1.0 } else { 2.0 } / m as f64
             })
             .collect();
@@ -124,11 +117,7 @@ impl Chebyshev {
     }
     /// Keep only the even coefficients.
     pub fn into_even(mut self) -> Chebyshev {
-        self.coeffs
-            .iter_mut()
-            .skip(1)
-            .step_by(2)
-            .for_each(|c| *c = 0.0);
+        self.coeffs.iter_mut().skip(1).step_by(2).for_each(|c| *c = 0.0);
         self
     }
 
@@ -177,9 +166,7 @@ mod tests {
         assert_eq!(q.depth(), 2);
         assert!((q.evaluate_plain(2.0) - (0.5 - 0.1686 + 0.0016)).abs() < 1e-12);
         assert_eq!(
-            Chebyshev::from_monomial(&[0.0, 1.5, 0.0, -0.5], -1.0, 1.0)
-                .unwrap()
-                .parity(),
+            Chebyshev::from_monomial(&[0.0, 1.5, 0.0, -0.5], -1.0, 1.0).unwrap().parity(),
             Parity::Odd
         );
         assert_eq!(
