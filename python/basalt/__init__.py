@@ -1,10 +1,10 @@
 """Basalt: fast encrypted computing (CKKS and TFHE) with software models of FHE accelerators.
 
 The compiled core lives in ``basalt._basalt`` (Rust, via PyO3); the modules here are the
-numpy-facing API on top of it: :mod:`basalt.ckks`.
+numpy-facing API on top of it: :mod:`basalt.ckks` and :mod:`basalt.tfhe`.
 """
 
-from . import ckks
+from . import ckks, tfhe
 from ._basalt import BasaltError, __version__
 
-__all__ = ["BasaltError", "ckks", "__version__"]
+__all__ = ["BasaltError", "ckks", "tfhe", "__version__"]

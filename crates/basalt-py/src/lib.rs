@@ -2,6 +2,7 @@
 //! (a `ValueError`), never a panic, and heavy work releases the GIL.
 
 mod ckks;
+mod tfhe;
 
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
@@ -19,5 +20,6 @@ fn _basalt(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("BasaltError", m.py().get_type::<BasaltError>())?;
     ckks::register(m)?;
+    tfhe::register(m)?;
     Ok(())
 }
