@@ -11,7 +11,11 @@ pub enum Suite {
     Ntt,
     /// CKKS operations (NTT, MulRelin, Rescale, Rotate, 8 hoisted rotations) on `--preset`.
     Ckks,
-    /// Every suite.
+    /// TFHE programmable bootstrapping (latency, batched throughput, stages) on `--set`.
+    Pbs,
+    /// The seven HE-MxV layers encrypted for real on `--mxv-set` (long: minutes per set).
+    Mxv,
+    /// ntt, ckks and pbs (mxv is run on its own).
     All,
 }
 
@@ -42,6 +46,24 @@ pub struct BenchArgs {
     /// Timed repetitions per CKKS operation.
     #[arg(long, default_value_t = 5)]
     reps: usize,
+    /// TFHE parameter sets (pbs suite).
+    #[arg(long = "set", value_delimiter = ',', default_value = "TFHERS_2_2_KS_PBS")]
+    sets: Vec<String>,
+    /// Batch sizes for the PBS throughput runs.
+    #[arg(long, value_delimiter = ',', default_value = "1,8,64,512")]
+    counts: Vec<usize>,
+    /// Encrypt→LUT→decrypt trials for the measured PBS failure rate (0 to skip).
+    #[arg(long, default_value_t = 0)]
+    failure_trials: u64,
+    /// Allow parameter sets below 128-bit security (Strix set I).
+    #[arg(long)]
+    allow_insecure: bool,
+    /// HE-MxV parameter sets (A, B, C) for the mxv suite.
+    #[arg(long, value_delimiter = ',', default_value = "B")]
+    mxv_set: Vec<String>,
+    /// HE-MxV layers (default: all seven).
+    #[arg(long, value_delimiter = ',')]
+    layers: Vec<String>,
 }
 
 /// The CPU's model name from /proc/cpuinfo.
@@ -124,6 +146,46 @@ pub fn run(a: &BenchArgs) -> Result<(), String> {
     }
     for r in records.drain(..) {
         emit(r);
+    }
+    if matches!(a.suite, Suite::Pbs | Suite::All) {
+        for set in &a.sets {
+            eprintln!("bench pbs: {set} …");
+            let opts = basalt_tfhe::bench::BenchOptions {
+                threads: a.threads.clone(),
+                counts: a.counts.clone(),
+                failure_trials: a.failure_trials,
+                ..Default::default()
+            };
+            let mut sink = |r: &basalt_tfhe::bench::BenchRecord| {
+                if let Ok(v) = serde_json::to_value(r) {
+                    emit(v);
+                }
+            };
+            basalt_tfhe::bench::run_pbs_bench_named(set, a.allow_insecure, &opts, &mut sink)
+                .map_err(|e| e.to_string())?;
+        }
+    }
+    if a.suite == Suite::Mxv {
+        let layers: Vec<basalt_circuits::mxv_suite::Layer> = if a.layers.is_empty() {
+            basalt_circuits::mxv_suite::LAYERS.to_vec()
+        } else {
+            a.layers
+                .iter()
+                .map(|l| basalt_circuits::mxv_suite::layer(l).ok_or(format!("unknown layer {l:?}")))
+                .collect::<Result<_, _>>()?
+        };
+        for set in &a.mxv_set {
+            let s = basalt_circuits::mxv_suite::MxvSet::parse(set)
+                .ok_or(format!("unknown HE-MxV set {set:?} (A, B, C)"))?;
+            for &threads in &a.threads {
+                eprintln!("bench mxv: set {set}, {threads} thread(s), {} layers …", layers.len());
+                let recs = basalt_circuits::mxv_suite::mxv_suite(s, &layers, threads)
+                    .map_err(|e| e.to_string())?;
+                for r in recs {
+                    emit(serde_json::to_value(&r).map_err(|e| e.to_string())?);
+                }
+            }
+        }
     }
     if matches!(a.suite, Suite::Ckks | Suite::All) {
         let variant = match a.variant.as_str() {

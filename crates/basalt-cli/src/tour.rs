@@ -48,13 +48,64 @@ fn check(label: &str, want: &[Complex64], have: &[Complex64], min_bits: f64) -> 
 
 pub fn run(a: &TourArgs) -> Result<(), String> {
     let params = ckks(a.quick).map_err(|e| format!("CKKS step failed: {e}"))?;
-    accelerators(&params).map_err(|e| format!("simulator step failed: {e}"))?;
+    let pbs_trace = tfhe(a.quick).map_err(|e| format!("TFHE step failed: {e}"))?;
+    accelerators(&params, &pbs_trace).map_err(|e| format!("simulator step failed: {e}"))?;
     eprintln!("\nTour complete.");
     Ok(())
 }
 
+/// TFHE: every message of the 2+2-bit set through a lookup table by programmable bootstrapping,
+/// one at a time and batched. Returns the trace of one batched PBS for the Strix model.
+fn tfhe(quick: bool) -> Result<basalt_trace::Trace, String> {
+    use basalt_tfhe::TfheContext;
+    let (set, insecure) = if quick { ("STRIX_I", true) } else { ("TFHERS_2_2_KS_PBS", false) };
+    let ctx = TfheContext::new(set, insecure).map_err(|e| e.to_string())?;
+    let p = ctx.params();
+    step(&format!(
+        "TFHE on {set}: n = {}, N = {}, k = {}, PBS base 2^{} × {} levels, {}-bit torus",
+        p.lwe_dimension,
+        p.polynomial_size,
+        p.glwe_dimension,
+        p.pbs_base_log,
+        p.pbs_level,
+        p.torus_bits
+    ));
+    let modulus = ctx.plaintext_modulus();
+    let f = |m: u64| (m * m + 1) % modulus;
+    let cts = timed(&format!("encrypt all {modulus} messages"), || {
+        (0..modulus).map(|m| ctx.encrypt(m)).collect::<Result<Vec<_>, _>>()
+    })
+    .map_err(|e| e.to_string())?;
+    let probe = modulus / 2;
+    let one = timed("one KS + PBS computing m² + 1", || ctx.apply_lut(&cts[probe as usize], &f))
+        .map_err(|e| e.to_string())?;
+    let ok_one = ctx.decrypt(&one).map_err(|e| e.to_string())? == f(probe);
+    let (out, trace) = basalt_trace::record(|| {
+        timed(&format!("{modulus} KS + PBS, two-level batched over the cores"), || {
+            ctx.apply_lut_batch(&cts, &f)
+        })
+    });
+    let out = out.map_err(|e| e.to_string())?;
+    let mut wrong = 0;
+    for (m, c) in out.iter().enumerate() {
+        if ctx.decrypt(c).map_err(|e| e.to_string())? != f(m as u64) {
+            wrong += 1;
+        }
+    }
+    eprintln!(
+        "   f(m) = m² + 1 mod {modulus} on every message: {} of {} correct{}",
+        modulus as usize - wrong,
+        modulus,
+        if ok_one && wrong == 0 { "  ok" } else { "  WRONG" }
+    );
+    if !ok_one || wrong > 0 {
+        return Err(format!("{wrong} wrong PBS results"));
+    }
+    Ok(trace)
+}
+
 /// The same CKKS programs, recorded in trace mode, timed on every machine model.
-fn accelerators(params: &Parameters) -> Result<(), String> {
+fn accelerators(params: &Parameters, pbs_trace: &basalt_trace::Trace) -> Result<(), String> {
     use crate::trace_cmd::{Program, TraceArgs, record_program};
     step(&format!(
         "The same programs on the accelerator models ({}; traces recorded from the library)",
@@ -88,8 +139,17 @@ fn accelerators(params: &Parameters) -> Result<(), String> {
         }
         eprintln!("   {m:<12} {:>22} {:>22}", cells[0], cells[1]);
     }
+    let strix = basalt_sim::Machine::load(crate::sim::machine_path(data, "strix"))
+        .map_err(|e| e.to_string())?;
+    match basalt_sim::simulate(&strix, pbs_trace) {
+        Ok(r) => {
+            eprintln!("   strix        the batched PBS of the TFHE step: {:.1} us", r.seconds * 1e6)
+        }
+        Err(e) => eprintln!("   strix        cannot run the TFHE step's trace: {e}"),
+    }
     eprintln!(
-        "   (`basalt sim run --machine NAME --trace FILE` for utilisation and traffic; `cpu` is not yet calibrated)"
+        "   (`basalt sim run --machine NAME --trace FILE` for utilisation and traffic; `cpu` is a \
+         paper baseline, `basalt_cpu` this machine after `basalt sim calibrate`)"
     );
     Ok(())
 }
