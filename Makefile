@@ -3,7 +3,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 CARGO_TEST_FLAGS ?= --release --workspace --exclude basalt-py
 
-.PHONY: setup tour test lint bench
+.PHONY: setup tour test test-full lint bench
 
 ## setup: build the Rust workspace and install the Python package into .venv
 setup:
@@ -21,6 +21,11 @@ tour:
 test:
 	cargo test $(CARGO_TEST_FLAGS)
 	$(PY) -m pytest -q
+
+## test-full: also the ignored tests (full-size N=2^16 presets, big FFTs, the paper report):
+## minutes and a few GB of memory, so not in CI
+test-full:
+	cargo test $(CARGO_TEST_FLAGS) -- --include-ignored --test-threads 1
 
 ## lint: formatting and clippy, as reviewers expect
 lint:
