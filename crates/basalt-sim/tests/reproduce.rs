@@ -122,14 +122,6 @@ fn unknown_paper_is_an_error() {
     assert!(matches!(reproduce(Some("heax"), &data()), Err(SimError::UnknownPaper(_))));
 }
 
-/// `cargo test --release -p basalt-sim --test reproduce -- --ignored --nocapture` prints the
-/// full reproduction report.
-#[test]
-#[ignore]
-fn print_report() {
-    println!("{}", reproduce(None, &data()).unwrap());
-}
-
 /// A trace source standing in for the libraries: it answers one workload with a trace that
 /// doubles the closed-form stream, so the row must move and say where its trace came from.
 struct Doubled;
