@@ -145,3 +145,30 @@ fn double_hoisted_sum_pays_one_mod_down() {
     assert_eq!(real.count(KernelKind::KeyGen), r * beta * (l1 + k), "seeded keys regenerate a_j");
     assert_eq!(real.count(KernelKind::KeyLoad), r * 2 * beta * (l1 + k));
 }
+
+#[test]
+fn symbolic_keys_trace_like_real_keys_and_refuse_real_ciphertexts() {
+    for seeded in [false, true] {
+        let c = setup(toy(10, 4, 2, 3), &[1, 3], seeded);
+        let kg = KeyGenerator::new(&c.params);
+        let sym_keys = kg.gen_symbolic_evaluation_keys(&[1, 3], false, seeded);
+        let e = Evaluator::new(&c.params, sym_keys).unwrap();
+        let sym = Ciphertext::symbolic(&c.params, 4).unwrap();
+        let (_, with_real_keys) = record(|| {
+            let m = c.eval.mul_relin(&sym, &sym).unwrap();
+            c.eval.rescale(&m).unwrap();
+            c.eval.rotate(&sym, 3).unwrap();
+            c.eval.rotate_hoisted(&sym, &[1, 3]).unwrap();
+        });
+        let (_, with_sym_keys) = record(|| {
+            let m = e.mul_relin(&sym, &sym).unwrap();
+            e.rescale(&m).unwrap();
+            e.rotate(&sym, 3).unwrap();
+            e.rotate_hoisted(&sym, &[1, 3]).unwrap();
+        });
+        assert_eq!(with_real_keys, with_sym_keys, "seeded={seeded}");
+        let real = c.encrypt(&random_values(4, 1), 4);
+        assert!(matches!(e.rotate(&real, 1), Err(CkksError::SymbolicMix)));
+        assert!(matches!(e.mul_relin(&real, &real), Err(CkksError::SymbolicMix)));
+    }
+}

@@ -39,18 +39,17 @@ pub struct TraceArgs {
     pub seeded: bool,
 }
 
-/// Record `program` on `params`. Keys are real (their size is what the trace's key loads
-/// describe); the ciphertexts are symbolic, so nothing is computed on them.
+/// Record `program` on `params`. Ciphertexts and keys are symbolic (shape only), so nothing is
+/// sampled or computed: a trace at any parameter size takes milliseconds.
 pub fn record_program(params: &Parameters, a: &TraceArgs) -> Result<Trace, String> {
     let level = a.level.unwrap_or(params.max_level());
     let kg = KeyGenerator::new(params);
-    let sk = kg.gen_secret_key();
     let rotations: Vec<i64> = match a.program {
         Program::Hmult | Program::MulRelin | Program::Rescale => vec![],
         Program::Rotate => vec![1],
         Program::Hoisted8 => (1..=8).collect(),
     };
-    let keys = kg.gen_evaluation_keys(&sk, &rotations, false, a.seeded);
+    let keys = kg.gen_symbolic_evaluation_keys(&rotations, false, a.seeded);
     let variant = if a.reordered { KsVariant::Reordered } else { KsVariant::Hybrid };
     let eval = Evaluator::new(params, keys).map_err(|e| e.to_string())?.with_variant(variant, 4);
     let ct = Ciphertext::symbolic(params, level).map_err(|e| e.to_string())?;

@@ -34,6 +34,8 @@ pub struct Evaluator {
     pub(crate) block: usize,
     pub(crate) p_mod_q: Vec<u64>,
     pub(crate) encoder: Encoder,
+    /// Keys from `KeyGenerator::gen_symbolic_evaluation_keys`: trace mode only.
+    pub(crate) symbolic_keys: bool,
 }
 
 impl Evaluator {
@@ -55,7 +57,18 @@ impl Evaluator {
         for g in keys.galois.values() {
             check(g.key.params_id())?;
         }
+        let symbolic = |k: &crate::keys::KeyMaterial| k.b(0).is_symbolic();
+        let flags: Vec<bool> = keys
+            .relin
+            .iter()
+            .map(|r| symbolic(&r.key))
+            .chain(keys.galois.values().map(|g| symbolic(&g.key)))
+            .collect();
+        if flags.iter().any(|&f| f) && !flags.iter().all(|&f| f) {
+            return Err(CkksError::SymbolicMix);
+        }
         Ok(Evaluator {
+            symbolic_keys: flags.first().copied().unwrap_or(false),
             params: params.clone(),
             keys,
             variant: KsVariant::Hybrid,
@@ -96,6 +109,9 @@ impl Evaluator {
     pub(crate) fn check_ct(&self, ct: &Ciphertext) -> Result<()> {
         if ct.params_id != self.params.id() {
             return Err(CkksError::WrongParams { expected: self.params.id(), found: ct.params_id });
+        }
+        if self.symbolic_keys && !ct.is_symbolic() {
+            return Err(CkksError::SymbolicMix);
         }
         Ok(())
     }

@@ -71,6 +71,52 @@ impl KeyGenerator {
         let g = self.params.ring().galois_element_conjugate();
         self.gen_galois_key(sk, g, seeded)
     }
+    /// Shape-only key material for trace mode: the same shapes (hence the same key loads and
+    /// regenerations in a trace) as a real key, no data and no sampling. An evaluator holding
+    /// such keys only accepts symbolic ciphertexts.
+    fn symbolic_material(&self, tag: KeyTag, seeded: bool) -> KeyMaterial {
+        let p = &self.params;
+        let shape = || {
+            basalt_math::RnsPoly::symbolic(
+                p.n(),
+                p.max_level() + 1,
+                p.k(),
+                basalt_math::Domain::Ntt,
+            )
+        };
+        let b: Vec<_> = (0..p.dnum()).map(|_| shape()).collect();
+        let (seed, id) = ([0u8; 32], p.id());
+        if seeded {
+            KeyMaterial::Seeded(SeededKeySwitchKey { b, seed, tag, params_id: id })
+        } else {
+            let a = (0..p.dnum()).map(|_| shape()).collect();
+            KeyMaterial::Full(KeySwitchKey { b, a, seed, tag, params_id: id })
+        }
+    }
+
+    /// [`KeyGenerator::gen_evaluation_keys`] in trace mode: shape-only keys, generated in
+    /// microseconds whatever the parameter set (see `symbolic_material`).
+    pub fn gen_symbolic_evaluation_keys(
+        &self,
+        rotations: &[i64],
+        conjugate: bool,
+        seeded: bool,
+    ) -> EvaluationKeys {
+        let ring = self.params.ring();
+        let mut ek = EvaluationKeys::default()
+            .with_relin(RelinKey { key: self.symbolic_material(KeyTag::Relin, seeded) });
+        let mut galois: Vec<u64> =
+            rotations.iter().map(|&k| ring.galois_element_for_rotation(k)).collect();
+        if conjugate {
+            galois.push(ring.galois_element_conjugate());
+        }
+        for g in galois {
+            let key = self.symbolic_material(KeyTag::Galois(g), seeded);
+            ek = ek.with_galois(GaloisKey { galois: g, key });
+        }
+        ek
+    }
+
     /// Relinearization key plus rotation keys for `rotations` (and conjugation if asked).
     pub fn gen_evaluation_keys(
         &self,
