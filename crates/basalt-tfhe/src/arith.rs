@@ -48,10 +48,7 @@ impl<T: Torus> ServerKey<T> {
         self.check(a)?;
         let p = self.params.plaintext_modulus();
         if c >= p {
-            return Err(TfheError::MessageOutOfRange {
-                message: c,
-                modulus: p,
-            });
+            return Err(TfheError::MessageOutOfRange { message: c, modulus: p });
         }
         let mut out = a.clone();
         out.lwe.add_plain(T::from_u64(c).wmul(delta(p)));
@@ -93,10 +90,7 @@ mod tests {
                 let cb = ck.encrypt_with(b, &mut rng).unwrap();
                 let s = sk.add(&ca, &cb).unwrap();
                 assert_eq!(ck.decrypt(&s).unwrap(), a + b);
-                assert_eq!(
-                    ck.decrypt(&sk.apply_lut(&s, &clean).unwrap()).unwrap(),
-                    (a + b) % m
-                );
+                assert_eq!(ck.decrypt(&sk.apply_lut(&s, &clean).unwrap()).unwrap(), (a + b) % m);
                 if b <= a {
                     assert_eq!(ck.decrypt(&sk.sub(&ca, &cb).unwrap()).unwrap(), a - b);
                 }

@@ -16,7 +16,7 @@
 //! # Source
 //! Strix §III (two-level batching, Fig. 3), §IV-A (epochs = device × core batch).
 
-use basalt_trace::{Kernel, TfheStep, emit};
+use basalt_trace::TfheStep;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -33,6 +33,7 @@ use crate::modswitch::mod_switch_lwe;
 use crate::params::AtomicPattern;
 use crate::sample_extract::sample_extract;
 use crate::torus::Torus;
+use crate::trace::{emit_keyswitch_trace, emit_tfhe};
 
 /// How a batch is scheduled.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -62,10 +63,7 @@ impl Default for BatchConfig {
 
 impl BatchConfig {
     pub fn unbatched() -> Self {
-        BatchConfig {
-            core_batch: Some(1),
-            ..Self::default()
-        }
+        BatchConfig { core_batch: Some(1), ..Self::default() }
     }
 }
 
@@ -87,11 +85,7 @@ pub fn core_batch_for_cache<T: Torus>(bsk: &FourierBsk, cache_bytes: usize) -> u
 pub fn core_batch_of<T: Torus>(bsk: &FourierBsk, cfg: &BatchConfig) -> usize {
     cfg.core_batch.unwrap_or_else(|| {
         let b = core_batch_for_cache::<T>(bsk, cfg.cache_bytes);
-        if b >= 4 {
-            b
-        } else {
-            core_batch_for_cache::<T>(bsk, cfg.fallback_cache_bytes)
-        }
+        if b >= 4 { b } else { core_batch_for_cache::<T>(bsk, cfg.fallback_cache_bytes) }
     })
 }
 
@@ -117,11 +111,7 @@ fn pbs_core_batch<T: Torus>(
     let mut ws = ExternalProductWorkspace::new(fft, k, bsk.level);
     for i in 0..bsk.lwe_dim {
         let g = bsk.ggsw(i);
-        let next = if i + 1 < bsk.lwe_dim {
-            bsk.ggsw(i + 1)
-        } else {
-            &[]
-        };
+        let next = if i + 1 < bsk.lwe_dim { bsk.ggsw(i + 1) } else { &[] };
         for (j, (acc, ms)) in accs.chunks_mut(glwe).zip(&ms).enumerate() {
             // The next GGSW is prefetched once per iteration, during the last ciphertext.
             let nx = if j + 1 == b { next } else { &[] };
@@ -151,11 +141,7 @@ pub fn pbs_batch<T: Torus>(
     let fft = fft_for(bsk.n);
     let _r = basalt_trace::region("PBS");
     emit_blind_rotate_trace(bsk, inputs.len());
-    emit(Kernel::Tfhe {
-        step: TfheStep::SampleExtract,
-        size: bsk.n as u32,
-        count: inputs.len() as u32,
-    });
+    emit_tfhe(TfheStep::SampleExtract, bsk.n, inputs.len() as u64);
     let threads = rayon::current_num_threads().max(1);
     let per_thread = inputs.len().div_ceil(threads);
     let cb = core_batch_of::<T>(bsk, cfg);
@@ -165,7 +151,8 @@ pub fn pbs_batch<T: Torus>(
         .for_each(|(o, x)| pbs_core_batch(x, tv, bsk, &fft, o));
 }
 
-/// Key-switch a batch (emitting one trace record on the calling thread).
+/// Key-switch a batch (trace emitted on the calling thread). `tile` is an upper bound: tiles
+/// are shrunk so that every rayon thread gets at least one.
 pub fn keyswitch_batch<T: Torus>(
     ksk: &KeySwitchKey<T>,
     inputs: &[&[T]],
@@ -173,11 +160,12 @@ pub fn keyswitch_batch<T: Torus>(
     outs: &mut [Vec<T>],
 ) {
     let _r = basalt_trace::region("KeySwitch");
-    emit(Kernel::Tfhe {
-        step: TfheStep::KeySwitch,
-        size: ksk.out_dim as u32 + 1,
-        count: (ksk.in_dim * ksk.level * inputs.len()) as u32,
-    });
+    // Counts are u64 and split into u32 records: at set IV a u32 product wraps beyond ~52K LWEs.
+    emit_keyswitch_trace(ksk.in_dim, ksk.level, ksk.out_dim, inputs.len());
+    // Never fewer tiles than threads: a small batch (8 LWEs, tile 16) would otherwise key-switch
+    // on one core while the other idles.
+    let threads = rayon::current_num_threads().max(1);
+    let tile = tile.min(inputs.len().div_ceil(threads)).max(1);
     ksk.keyswitch_batch(inputs, outs, tile);
 }
 

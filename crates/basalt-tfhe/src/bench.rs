@@ -28,14 +28,16 @@ use crate::torus::Torus;
 pub struct BenchRecord {
     pub library: String,
     pub set: String,
-    /// `keygen`, `key_size`, `pbs_latency`, `ks_latency`, `ks_pbs_latency`, `throughput`,
-    /// `stage`, `failure_rate`, `noise_model`.
-    pub measurement: String,
+    /// What was measured: `pbs/latency`, `ks/latency`, `ks_pbs/latency` (single thread),
+    /// `ks_pbs/throughput`, `pbs/stage` (see `stage`), `keygen`, `key_size` (see `stage`,
+    /// `bytes`), `ks_pbs/failure_rate`, `noise/model`.
+    pub bench: String,
     pub threads: usize,
     /// Ciphertexts per timed call (throughput runs).
     pub count: usize,
-    /// `Some(true)` two-level batched, `Some(false)` one ciphertext at a time per thread.
-    pub batched: Option<bool>,
+    /// `true`: two-level batched; `false`: one ciphertext at a time per thread (latencies are
+    /// always `false`).
+    pub batched: bool,
     pub core_batch: Option<usize>,
     pub reps: usize,
     pub median_ms: f64,
@@ -47,6 +49,8 @@ pub struct BenchRecord {
     pub trials: Option<u64>,
     pub failures: Option<u64>,
     pub log2_p_fail_model: Option<f64>,
+    /// `failures / trials` (failure-rate records), to be read beside `log2_p_fail_model`.
+    pub observed_fail_rate: Option<f64>,
 }
 
 /// What to run.
@@ -79,18 +83,29 @@ impl Default for BenchOptions {
     }
 }
 
-/// The CLI entry point: all measurements with default options for the given threads/counts.
+/// The CLI entry point: all measurements on the named preset (see [`crate::preset_names`];
+/// secure sets only — use [`run_pbs_bench_named`] with `allow_insecure` for set I) with
+/// default options for the given thread counts and throughput batch sizes.
 pub fn run_pbs_bench(
-    params: &TfheParams,
+    set_name: &str,
     threads: &[usize],
     counts: &[usize],
 ) -> Result<Vec<BenchRecord>> {
-    let opts = BenchOptions {
-        threads: threads.to_vec(),
-        counts: counts.to_vec(),
-        ..Default::default()
-    };
-    run_pbs_bench_with(params, &opts, &mut |_| {})
+    let opts =
+        BenchOptions { threads: threads.to_vec(), counts: counts.to_vec(), ..Default::default() };
+    run_pbs_bench_named(set_name, false, &opts, &mut |_| {})
+}
+
+/// [`run_pbs_bench_with`] on a named preset; `allow_insecure` is the explicit opt-in that
+/// set I (~80-bit) needs.
+pub fn run_pbs_bench_named(
+    set_name: &str,
+    allow_insecure: bool,
+    opts: &BenchOptions,
+    sink: &mut dyn FnMut(&BenchRecord),
+) -> Result<Vec<BenchRecord>> {
+    let params = TfheParams::preset(set_name, allow_insecure)?;
+    run_pbs_bench_with(&params, opts, sink)
 }
 
 /// All measurements; `sink` sees each record as soon as it is made (for streaming JSON lines).
@@ -142,7 +157,7 @@ fn run<T: Torus>(
     let model = estimate(params);
     push(
         BenchRecord {
-            measurement: "noise_model".into(),
+            bench: "noise/model".into(),
             log2_p_fail_model: Some(model.log2_p_fail),
             ..base.clone()
         },
@@ -154,22 +169,13 @@ fn run<T: Torus>(
     let sk = ck.server_key_with(&mut rng);
     let ms = t.elapsed().as_secs_f64() * 1e3;
     push(
-        BenchRecord {
-            measurement: "keygen".into(),
-            median_ms: ms,
-            min_ms: ms,
-            reps: 1,
-            ..base.clone()
-        },
+        BenchRecord { bench: "keygen".into(), median_ms: ms, min_ms: ms, reps: 1, ..base.clone() },
         &mut out,
     );
-    for (stage, bytes) in [
-        ("bsk_fourier", sk.bsk.size_bytes()),
-        ("ksk", sk.ksk.size_bytes()),
-    ] {
+    for (stage, bytes) in [("bsk_fourier", sk.bsk.size_bytes()), ("ksk", sk.ksk.size_bytes())] {
         push(
             BenchRecord {
-                measurement: "key_size".into(),
+                bench: "key_size".into(),
                 stage: Some(stage.into()),
                 bytes: Some(bytes as u64),
                 ..base.clone()
@@ -181,10 +187,7 @@ fn run<T: Torus>(
     let lut = Lut::from_fn(params, |x| (x + 1) % p);
     let ct = ck.encrypt_with(1, &mut rng)?;
     // Single-thread latencies (PBS alone, KS alone, KS+PBS in the set's order).
-    let one = rayon::ThreadPoolBuilder::new()
-        .num_threads(1)
-        .build()
-        .expect("rayon pool");
+    let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().expect("rayon pool");
     let small = match params.atomic_pattern {
         AtomicPattern::KsPbs => sk.keyswitch(&ct.lwe),
         AtomicPattern::PbsKs => ct.lwe.clone(),
@@ -194,10 +197,12 @@ fn run<T: Torus>(
     let (med, min) = one.install(|| time_ms(reps, || drop(sk.bootstrap(&small, &lut))));
     push(
         BenchRecord {
-            measurement: "pbs_latency".into(),
+            bench: "pbs/latency".into(),
             reps,
             median_ms: med,
             min_ms: min,
+            per_pbs_ms: Some(med),
+            pbs_per_s: Some(1e3 / med),
             ..base.clone()
         },
         &mut out,
@@ -205,10 +210,12 @@ fn run<T: Torus>(
     let (med, min) = one.install(|| time_ms(reps, || drop(sk.keyswitch(&big))));
     push(
         BenchRecord {
-            measurement: "ks_latency".into(),
+            bench: "ks/latency".into(),
             reps,
             median_ms: med,
             min_ms: min,
+            per_pbs_ms: Some(med),
+            pbs_per_s: Some(1e3 / med),
             ..base.clone()
         },
         &mut out,
@@ -217,10 +224,12 @@ fn run<T: Torus>(
         one.install(|| time_ms(reps, || drop(sk.apply_lut(&ct, &lut).expect("valid"))));
     push(
         BenchRecord {
-            measurement: "ks_pbs_latency".into(),
+            bench: "ks_pbs/latency".into(),
             reps,
             median_ms: med,
             min_ms: min,
+            per_pbs_ms: Some(med),
+            pbs_per_s: Some(1e3 / med),
             ..base.clone()
         },
         &mut out,
@@ -228,11 +237,7 @@ fn run<T: Torus>(
     if opts.stages {
         for r in stage_times(&sk) {
             push(
-                BenchRecord {
-                    measurement: "stage".into(),
-                    reps,
-                    ..base.clone().merge(r)
-                },
+                BenchRecord { bench: "pbs/stage".into(), reps, ..base.clone().merge(r) },
                 &mut out,
             );
         }
@@ -241,18 +246,12 @@ fn run<T: Torus>(
     let cts: Vec<_> = (0..opts.counts.iter().copied().max().unwrap_or(1))
         .map(|i| ck.encrypt_with(i as u64 % p, &mut rng))
         .collect::<Result<_>>()?;
-    for &th in &opts.threads {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(th)
-            .build()
-            .expect("rayon pool");
-        for &count in &opts.counts {
+    for &th in opts.threads.iter().filter(|&&t| t > 0) {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(th).build().expect("rayon pool");
+        for &count in opts.counts.iter().filter(|&&c| c > 0) {
             for batched in [false, true] {
                 let cfg = if batched {
-                    BatchConfig {
-                        core_batch: opts.core_batch,
-                        ..BatchConfig::default()
-                    }
+                    BatchConfig { core_batch: opts.core_batch, ..BatchConfig::default() }
                 } else {
                     BatchConfig::unbatched()
                 };
@@ -260,16 +259,14 @@ fn run<T: Torus>(
                 let r = if count <= 64 { opts.throughput_reps } else { 1 };
                 let batch = &cts[..count];
                 let (med, min) = pool.install(|| {
-                    time_ms(r, || {
-                        drop(sk.apply_lut_batch(batch, &lut, &cfg).expect("valid"))
-                    })
+                    time_ms(r, || drop(sk.apply_lut_batch(batch, &lut, &cfg).expect("valid")))
                 });
                 push(
                     BenchRecord {
-                        measurement: "throughput".into(),
+                        bench: "ks_pbs/throughput".into(),
                         threads: th,
                         count,
-                        batched: Some(batched),
+                        batched,
                         core_batch: Some(cb.min(count.div_ceil(th))),
                         reps: r,
                         median_ms: med,
@@ -287,10 +284,11 @@ fn run<T: Torus>(
         let r = failure_rate(&ck, &sk, opts.failure_trials, &mut rng)?;
         push(
             BenchRecord {
-                measurement: "failure_rate".into(),
+                bench: "ks_pbs/failure_rate".into(),
                 threads: rayon::current_num_threads(),
                 trials: Some(opts.failure_trials),
                 failures: Some(r),
+                observed_fail_rate: Some(r as f64 / opts.failure_trials as f64),
                 log2_p_fail_model: Some(model.log2_p_fail),
                 ..base.clone()
             },
@@ -324,10 +322,7 @@ pub fn failure_rate<T: Torus>(
     while done < trials {
         let n = (trials - done).min(256) as usize;
         let msgs: Vec<u64> = (0..n).map(|_| rng.next_u64() % p).collect();
-        let cts = msgs
-            .iter()
-            .map(|&m| ck.encrypt_with(m, rng))
-            .collect::<Result<Vec<_>>>()?;
+        let cts = msgs.iter().map(|&m| ck.encrypt_with(m, rng)).collect::<Result<Vec<_>>>()?;
         let outs = sk.apply_lut_batch(&cts, &lut, &BatchConfig::default())?;
         for (o, &m) in outs.iter().zip(&msgs) {
             failures += (ck.decrypt(o)? != (m * 5 + 3) % p) as u64;
@@ -359,10 +354,7 @@ pub fn stage_times<T: Torus>(sk: &ServerKey<T>) -> Vec<BenchRecord> {
     let iters = bsk.lwe_dim;
     let reps = 200;
     let per_pbs = |(med, min): (f64, f64)| {
-        (
-            med / reps as f64 * iters as f64,
-            min / reps as f64 * iters as f64,
-        )
+        (med / reps as f64 * iters as f64, min / reps as f64 * iters as f64)
     };
     let mut recs = Vec::new();
     let mut rec = |name: &str, t: (f64, f64)| {
@@ -405,11 +397,7 @@ pub fn stage_times<T: Torus>(sk: &ServerKey<T>) -> Vec<BenchRecord> {
         per_pbs(time_ms(5, || {
             for _ in 0..reps {
                 for r in 0..rows {
-                    fft.forward(
-                        &mut fdig[r * m..(r + 1) * m],
-                        &digits[r * n..(r + 1) * n],
-                        stack,
-                    );
+                    fft.forward(&mut fdig[r * m..(r + 1) * m], &digits[r * n..(r + 1) * n], stack);
                 }
             }
         })),

@@ -10,7 +10,7 @@
 //! # Source
 //! Strix §II-B/Alg. 1; CGGI JoC 2019 Alg. 3.
 
-use basalt_trace::{Kernel, TfheStep, emit};
+use basalt_trace::TfheStep;
 
 use crate::bsk::FourierBsk;
 use crate::decompose::StreamingDecomposer;
@@ -19,6 +19,7 @@ use crate::external_product::{
 };
 use crate::fft::NegacyclicFft;
 use crate::torus::Torus;
+use crate::trace::emit_tfhe;
 
 /// Buffers for one blind rotation (accumulator, CMux difference, external-product scratch).
 pub struct BlindRotateWorkspace<T: Torus> {
@@ -86,76 +87,32 @@ pub fn blind_rotate<T: Torus>(
     let shape = shape_of(bsk);
     for i in 0..bsk.lwe_dim {
         let a = ws.ms[i];
-        let next = if i + 1 < bsk.lwe_dim {
-            bsk.ggsw(i + 1)
-        } else {
-            &[]
-        };
-        cmux_rotate(
-            &mut ws.acc,
-            &mut ws.diff,
-            bsk.ggsw(i),
-            a,
-            shape,
-            fft,
-            &mut ws.ep,
-            next,
-        );
+        let next = if i + 1 < bsk.lwe_dim { bsk.ggsw(i + 1) } else { &[] };
+        cmux_rotate(&mut ws.acc, &mut ws.diff, bsk.ggsw(i), a, shape, fft, &mut ws.ep, next);
     }
 }
 
 /// Emit the kernels of `batch` blind rotations (one `Kernel::Tfhe` per step per iteration),
-/// from the calling thread. A no-op unless a recorder is open.
+/// from the calling thread. A no-op unless a recorder is open. Counts are computed in `u64` and
+/// split by [`emit_tfhe`] if they exceed `u32` (huge batches), so they never wrap.
 pub fn emit_blind_rotate_trace(bsk: &FourierBsk, batch: usize) {
     if !basalt_trace::is_recording() {
         return;
     }
-    let n = bsk.n as u32;
-    let k = bsk.k as u32;
-    let rows = (k + 1) * bsk.level as u32;
-    let b = batch as u32;
-    let ifft_per_col = rows.div_ceil(shape_of(bsk).group as u32);
-    emit(Kernel::Tfhe {
-        step: TfheStep::ModSwitch,
-        size: bsk.lwe_dim as u32 + 1,
-        count: b,
-    });
-    emit(Kernel::Tfhe {
-        step: TfheStep::Rotate,
-        size: n,
-        count: b,
-    });
+    let n = bsk.n;
+    let k = bsk.k as u64;
+    let rows = (k + 1) * bsk.level as u64;
+    let b = batch as u64;
+    let ifft_per_col = rows.div_ceil(shape_of(bsk).group as u64);
+    emit_tfhe(TfheStep::ModSwitch, bsk.lwe_dim + 1, b);
+    emit_tfhe(TfheStep::Rotate, n, b);
     let _g = basalt_trace::region("BlindRotate");
     for _ in 0..bsk.lwe_dim {
-        emit(Kernel::Tfhe {
-            step: TfheStep::Rotate,
-            size: n,
-            count: b * (k + 1),
-        });
-        emit(Kernel::Tfhe {
-            step: TfheStep::Decompose,
-            size: n,
-            count: b * rows,
-        });
-        emit(Kernel::Tfhe {
-            step: TfheStep::Fft,
-            size: n,
-            count: b * rows,
-        });
-        emit(Kernel::Tfhe {
-            step: TfheStep::MultAdd,
-            size: n,
-            count: b * rows * (k + 1),
-        });
-        emit(Kernel::Tfhe {
-            step: TfheStep::Ifft,
-            size: n,
-            count: b * (k + 1) * ifft_per_col,
-        });
-        emit(Kernel::Tfhe {
-            step: TfheStep::Accumulate,
-            size: n,
-            count: b * (k + 1) * ifft_per_col,
-        });
+        emit_tfhe(TfheStep::Rotate, n, b * (k + 1));
+        emit_tfhe(TfheStep::Decompose, n, b * rows);
+        emit_tfhe(TfheStep::Fft, n, b * rows);
+        emit_tfhe(TfheStep::MultAdd, n, b * rows * (k + 1));
+        emit_tfhe(TfheStep::Ifft, n, b * (k + 1) * ifft_per_col);
+        emit_tfhe(TfheStep::Accumulate, n, b * (k + 1) * ifft_per_col);
     }
 }

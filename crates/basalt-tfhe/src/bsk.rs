@@ -69,23 +69,14 @@ impl FourierBsk {
         let lwe_dim = lwe_sk.dimension();
         let mut data = vec![c64::default(); per * lwe_dim];
         let mut rngs: Vec<Csprng> = (0..lwe_dim).map(|_| rng.fork()).collect();
-        data.par_chunks_mut(per)
-            .zip(rngs.par_iter_mut())
-            .zip(lwe_sk.s.par_iter())
-            .for_each(|((out, r), &bit)| {
+        data.par_chunks_mut(per).zip(rngs.par_iter_mut()).zip(lwe_sk.s.par_iter()).for_each(
+            |((out, r), &bit)| {
                 let g =
                     GgswCiphertext::encrypt(glwe_sk, bit.to_signed(), base_log, level, noise, r);
                 g.to_fourier(&fft, out);
-            });
-        FourierBsk {
-            lwe_dim,
-            k,
-            n,
-            base_log,
-            level,
-            fft_base_n: fft.base_n(),
-            data,
-        }
+            },
+        );
+        FourierBsk { lwe_dim, k, n, base_log, level, fft_base_n: fft.base_n(), data }
     }
 
     fn ggsw_len_of(k: usize, n: usize, level: usize) -> usize {

@@ -72,11 +72,7 @@ impl StreamingDecomposer {
         } else {
             (a.shr(shift).to_u64()) + (a.shr(shift - 1).to_u64() & 1)
         };
-        if total >= 64 {
-            v
-        } else {
-            v & ((1u64 << total) - 1)
-        }
+        if total >= 64 { v } else { v & ((1u64 << total) - 1) }
     }
 
     /// Decompose one word; `out[i]` has weight `q/B^(i+1)`.
@@ -157,10 +153,7 @@ mod tests {
         let half = 1i64 << (base_log - 1);
         assert!(s.iter().all(|&d| (-half..half).contains(&d)));
         // |a - recompose| <= q / (2 B^l)
-        let err = a
-            .wsub(recompose::<T>(&s, base_log))
-            .to_signed()
-            .unsigned_abs() as u128;
+        let err = a.wsub(recompose::<T>(&s, base_log)).to_signed().unsigned_abs() as u128;
         let bound = 1u128 << (T::BITS - base_log * level as u32 - 1);
         assert!(err <= bound, "err {err} > {bound}");
         // Polynomial path agrees with the scalar path.
@@ -213,15 +206,7 @@ mod tests {
 
     #[test]
     fn ties_and_edges_agree() {
-        for (b, l) in [
-            (2u32, 8usize),
-            (4, 4),
-            (10, 2),
-            (7, 3),
-            (23, 1),
-            (16, 4),
-            (32, 2),
-        ] {
+        for (b, l) in [(2u32, 8usize), (4, 4), (10, 2), (7, 3), (23, 1), (16, 4), (32, 2)] {
             let shift = 64 - b * l as u32;
             let edges: Vec<u64> = vec![
                 0,
@@ -229,11 +214,7 @@ mod tests {
                 1u64 << 63,
                 (1u64 << 63) - 1,
                 if shift > 0 { 1u64 << (shift - 1) } else { 1 },
-                if shift > 0 {
-                    (1u64 << (shift - 1)).wrapping_mul(3)
-                } else {
-                    3
-                },
+                if shift > 0 { (1u64 << (shift - 1)).wrapping_mul(3) } else { 3 },
                 0x5555_5555_5555_5555,
                 0xaaaa_aaaa_aaaa_aaaa,
             ];

@@ -32,10 +32,7 @@ pub enum DynServerKey {
 }
 
 fn mismatch(expected: u32) -> TfheError {
-    TfheError::TorusMismatch {
-        expected,
-        found: if expected == 32 { 64 } else { 32 },
-    }
+    TfheError::TorusMismatch { expected, found: if expected == 32 { 64 } else { 32 } }
 }
 
 impl DynClientKey {
@@ -119,12 +116,12 @@ impl DynServerKey {
     /// Evaluate `f` (on `0..p`, outputs reduced mod `p`) on one ciphertext.
     pub fn apply_fn(&self, ct: &DynCiphertext, f: &dyn Fn(u64) -> u64) -> Result<DynCiphertext> {
         match (self, ct) {
-            (DynServerKey::U32(k), DynCiphertext::U32(c)) => Ok(DynCiphertext::U32(
-                k.apply_lut(c, &Lut::from_fn(k.params(), f))?,
-            )),
-            (DynServerKey::U64(k), DynCiphertext::U64(c)) => Ok(DynCiphertext::U64(
-                k.apply_lut(c, &Lut::from_fn(k.params(), f))?,
-            )),
+            (DynServerKey::U32(k), DynCiphertext::U32(c)) => {
+                Ok(DynCiphertext::U32(k.apply_lut(c, &Lut::from_fn(k.params(), f))?))
+            }
+            (DynServerKey::U64(k), DynCiphertext::U64(c)) => {
+                Ok(DynCiphertext::U64(k.apply_lut(c, &Lut::from_fn(k.params(), f))?))
+            }
             (DynServerKey::U32(_), _) => Err(mismatch(32)),
             (DynServerKey::U64(_), _) => Err(mismatch(64)),
         }
@@ -147,10 +144,7 @@ impl DynServerKey {
                     })
                     .collect::<Result<Vec<_>>>()?;
                 let lut = Lut::from_fn(k.params(), f);
-                Ok(k.apply_lut_batch(&v, &lut, cfg)?
-                    .into_iter()
-                    .map(DynCiphertext::U32)
-                    .collect())
+                Ok(k.apply_lut_batch(&v, &lut, cfg)?.into_iter().map(DynCiphertext::U32).collect())
             }
             DynServerKey::U64(k) => {
                 let v = cts
@@ -161,10 +155,7 @@ impl DynServerKey {
                     })
                     .collect::<Result<Vec<_>>>()?;
                 let lut = Lut::from_fn(k.params(), f);
-                Ok(k.apply_lut_batch(&v, &lut, cfg)?
-                    .into_iter()
-                    .map(DynCiphertext::U64)
-                    .collect())
+                Ok(k.apply_lut_batch(&v, &lut, cfg)?.into_iter().map(DynCiphertext::U64).collect())
             }
         }
     }
@@ -233,27 +224,14 @@ mod tests {
         let c = ck64.encrypt(6).unwrap();
         let out = sk64.apply_fn(&c, &|x| x / 2).unwrap();
         assert_eq!(ck64.decrypt(&out).unwrap(), 3);
-        let outs = sk64
-            .apply_fn_batch(&[c.clone(), out], &|x| x + 1, &BatchConfig::default())
-            .unwrap();
+        let outs =
+            sk64.apply_fn_batch(&[c.clone(), out], &|x| x + 1, &BatchConfig::default()).unwrap();
         assert_eq!(ck64.decrypt(&outs[0]).unwrap(), 7);
         assert_eq!(ck64.decrypt(&outs[1]).unwrap(), 4);
-        let b = sk32
-            .gate(
-                Gate::Xor,
-                &ck32.encrypt_bool(true),
-                &ck32.encrypt_bool(false),
-            )
-            .unwrap();
+        let b = sk32.gate(Gate::Xor, &ck32.encrypt_bool(true), &ck32.encrypt_bool(false)).unwrap();
         assert!(ck32.decrypt_bool(&b).unwrap());
-        assert!(matches!(
-            ck32.decrypt(&c),
-            Err(TfheError::TorusMismatch { .. })
-        ));
-        assert!(matches!(
-            sk32.apply_fn(&c, &|x| x),
-            Err(TfheError::TorusMismatch { .. })
-        ));
+        assert!(matches!(ck32.decrypt(&c), Err(TfheError::TorusMismatch { .. })));
+        assert!(matches!(sk32.apply_fn(&c, &|x| x), Err(TfheError::TorusMismatch { .. })));
         let bytes = sk64.ciphertext_to_bytes(&c);
         assert_eq!(sk64.ciphertext_from_bytes(&bytes).unwrap(), c);
         assert!(sk32.ciphertext_from_bytes(&bytes).is_err());

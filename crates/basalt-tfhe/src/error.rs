@@ -16,23 +16,13 @@ pub enum TfheError {
     #[error(
         "{which} decomposition: base_log {base_log} x level {level} must be in 1..={bits} bits"
     )]
-    Decomposition {
-        which: &'static str,
-        base_log: u32,
-        level: usize,
-        bits: u32,
-    },
+    Decomposition { which: &'static str, base_log: u32, level: usize, bits: u32 },
     #[error("noise parameter invalid: {0}")]
     Noise(String),
     #[error(
         "message modulus {message} x carry modulus {carry} must be a power of two with {bits} padded bits fitting N = {n}"
     )]
-    Encoding {
-        message: u64,
-        carry: u64,
-        bits: u32,
-        n: usize,
-    },
+    Encoding { message: u64, carry: u64, bits: u32, n: usize },
     #[error("parameter set '{0}' is insecure ({1} bits); pass allow_insecure to use it")]
     Insecure(String, u32),
     #[error("unknown parameter set '{0}'")]
@@ -44,13 +34,11 @@ pub enum TfheError {
     #[error("key mismatch: object made under key {found:#x}, expected key {expected:#x}")]
     KeyMismatch { expected: u64, found: u64 },
     #[error("dimension mismatch in {what}: expected {expected}, found {found}")]
-    Dimension {
-        what: &'static str,
-        expected: usize,
-        found: usize,
-    },
+    Dimension { what: &'static str, expected: usize, found: usize },
     #[error("lookup table has {found} entries but the message space has {max}")]
     LutTooLarge { max: usize, found: usize },
+    #[error("LUT value f({input}) = {value} is outside the message space 0..{modulus}")]
+    LutValueOutOfRange { input: u64, value: u64, modulus: u64 },
     #[error("message {message} is outside the plaintext space 0..{modulus}")]
     MessageOutOfRange { message: u64, modulus: u64 },
     #[error("corrupted or foreign blob: {0}")]

@@ -70,18 +70,13 @@ pub fn external_product_add<T: Torus>(
     let stack = PodStack::new(&mut ws.fft_mem);
     // Decompose: (k+1) polynomials -> (k+1)·l digit polynomials (row r = c·l + j).
     for c in 0..=k {
-        shape.decomposer.decompose_poly(
-            &input[c * n..(c + 1) * n],
-            &mut ws.digits[c * l * n..(c + 1) * l * n],
-        );
+        shape
+            .decomposer
+            .decompose_poly(&input[c * n..(c + 1) * n], &mut ws.digits[c * l * n..(c + 1) * l * n]);
     }
     // Forward FFT of every digit polynomial, once.
     for r in 0..rows {
-        fft.forward(
-            &mut ws.fdig[r * m..(r + 1) * m],
-            &ws.digits[r * n..(r + 1) * n],
-            stack,
-        );
+        fft.forward(&mut ws.fdig[r * m..(r + 1) * m], &ws.digits[r * n..(r + 1) * n], stack);
     }
     // Multiply-accumulate per output column, IFFT per group, accumulate in time domain.
     let group = shape.group.clamp(1, rows);
@@ -133,11 +128,8 @@ pub fn mul_acc(acc: &mut [c64], a: &[c64], b: &[c64], first: bool, next: &[c64])
         #[inline(always)]
         fn with_simd<S: Simd>(self, simd: S) {
             const CHUNK: usize = 64; // 1 KiB of c64 = 16 cache lines
-            let chunks = self
-                .acc
-                .chunks_mut(CHUNK)
-                .zip(self.a.chunks(CHUNK))
-                .zip(self.b.chunks(CHUNK));
+            let chunks =
+                self.acc.chunks_mut(CHUNK).zip(self.a.chunks(CHUNK)).zip(self.b.chunks(CHUNK));
             for (ci, ((acc, a), b)) in chunks.enumerate() {
                 if let Some(nx) = self.next.get(ci * CHUNK..) {
                     for z in nx.iter().take(CHUNK).step_by(4) {
@@ -165,13 +157,7 @@ pub fn mul_acc(acc: &mut [c64], a: &[c64], b: &[c64], first: bool, next: &[c64])
             }
         }
     }
-    pulp::Arch::new().dispatch(Impl {
-        acc,
-        a,
-        b,
-        first,
-        next,
-    });
+    pulp::Arch::new().dispatch(Impl { acc, a, b, first, next });
 }
 
 /// `X^t · p` for a polynomial `p` of size `N` in `Z_q[X]/(X^N+1)`, `t ∈ [0, 2N)`, minus `p`:
@@ -249,11 +235,8 @@ mod tests {
             assert_eq!(got, want, "t={t}");
             let mut diff = vec![0u64; n];
             rotate_minus(&mut diff, &p, t);
-            let want_diff: Vec<u64> = want
-                .iter()
-                .zip(&p)
-                .map(|(a, b)| a.wrapping_sub(*b))
-                .collect();
+            let want_diff: Vec<u64> =
+                want.iter().zip(&p).map(|(a, b)| a.wrapping_sub(*b)).collect();
             assert_eq!(diff, want_diff);
         }
     }

@@ -47,13 +47,8 @@ impl NegacyclicFft {
     pub fn new(n: usize) -> Self {
         assert!(n.is_power_of_two() && n >= 64, "polynomial size {n}");
         let m = n / 2;
-        let plan = Plan::new(
-            m,
-            Method::UserProvided {
-                base_algo: FftAlgo::Dif16,
-                base_n: base_n_for(m),
-            },
-        );
+        let plan =
+            Plan::new(m, Method::UserProvided { base_algo: FftAlgo::Dif16, base_n: base_n_for(m) });
         let mut twist = Vec::with_capacity(m);
         let mut untwist = Vec::with_capacity(m);
         for j in 0..m {
@@ -63,13 +58,7 @@ impl NegacyclicFft {
             twist.push(c64::new(c, s));
             untwist.push(c64::new(c / m as f64, -s / m as f64));
         }
-        NegacyclicFft {
-            n,
-            plan,
-            twist,
-            untwist,
-            arch: pulp::Arch::new(),
-        }
+        NegacyclicFft { n, plan, twist, untwist, arch: pulp::Arch::new() }
     }
 
     /// Polynomial size `N`.
@@ -101,11 +90,7 @@ impl NegacyclicFft {
     pub fn forward<T: Torus>(&self, out: &mut [c64], a: &[T], stack: &mut PodStack) {
         let m = self.n / 2;
         assert!(out.len() == m && a.len() == self.n);
-        self.arch.dispatch(TwistIn {
-            twist: &self.twist,
-            a,
-            out: &mut *out,
-        });
+        self.arch.dispatch(TwistIn { twist: &self.twist, a, out: &mut *out });
         self.plan.fwd(out, stack);
     }
 
@@ -113,24 +98,14 @@ impl NegacyclicFft {
     pub fn backward_add<T: Torus>(&self, acc: &mut [T], buf: &mut [c64], stack: &mut PodStack) {
         assert!(buf.len() == self.n / 2 && acc.len() == self.n);
         self.plan.inv(buf, stack);
-        self.arch.dispatch(UntwistOut {
-            untwist: &self.untwist,
-            buf,
-            acc,
-            add: true,
-        });
+        self.arch.dispatch(UntwistOut { untwist: &self.untwist, buf, acc, add: true });
     }
 
     /// Inverse transform of `buf` (destroyed), rounded into `out` mod `q`.
     pub fn backward_set<T: Torus>(&self, out: &mut [T], buf: &mut [c64], stack: &mut PodStack) {
         assert!(buf.len() == self.n / 2 && out.len() == self.n);
         self.plan.inv(buf, stack);
-        self.arch.dispatch(UntwistOut {
-            untwist: &self.untwist,
-            buf,
-            acc: out,
-            add: false,
-        });
+        self.arch.dispatch(UntwistOut { untwist: &self.untwist, buf, acc: out, add: false });
     }
 
     /// `out = a · s` exactly mod `q`, for any torus `a` and a *small* `s` (`|s_j| <= 1`, e.g. a
@@ -218,9 +193,7 @@ pub fn fft_for(n: usize) -> Arc<NegacyclicFft> {
     static CACHE: OnceLock<Mutex<HashMap<usize, Arc<NegacyclicFft>>>> = OnceLock::new();
     let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
     let mut g = cache.lock().unwrap_or_else(|e| e.into_inner());
-    g.entry(n)
-        .or_insert_with(|| Arc::new(NegacyclicFft::new(n)))
-        .clone()
+    g.entry(n).or_insert_with(|| Arc::new(NegacyclicFft::new(n))).clone()
 }
 
 /// Exact negacyclic product with wrapping arithmetic, O(N²): the independent reference.

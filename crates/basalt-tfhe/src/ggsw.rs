@@ -42,11 +42,7 @@ impl<T: Torus> GgswCiphertext<T> {
                 rows.push(row);
             }
         }
-        GgswCiphertext {
-            base_log,
-            level,
-            rows,
-        }
+        GgswCiphertext { base_log, level, rows }
     }
 
     pub fn rows(&self) -> &[GlweCiphertext<T>] {

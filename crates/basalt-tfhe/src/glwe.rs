@@ -58,11 +58,7 @@ impl<T: Torus> GlweSecretKey<T> {
         }
         let mut prod = vec![T::ZERO; n];
         for c in 0..k {
-            fft.mul_exact_small(
-                &mask[c * n..(c + 1) * n],
-                &self.s[c * n..(c + 1) * n],
-                &mut prod,
-            );
+            fft.mul_exact_small(&mask[c * n..(c + 1) * n], &self.s[c * n..(c + 1) * n], &mut prod);
             for (b, &p) in body.iter_mut().zip(&prod) {
                 *b = b.wadd(p);
             }
@@ -111,11 +107,7 @@ pub struct GlweCiphertext<T: Torus> {
 
 impl<T: Torus> GlweCiphertext<T> {
     pub fn zero(k: usize, n: usize) -> Self {
-        GlweCiphertext {
-            k,
-            n,
-            data: vec![T::ZERO; (k + 1) * n],
-        }
+        GlweCiphertext { k, n, data: vec![T::ZERO; (k + 1) * n] }
     }
 
     /// Noiseless `(0, .., 0, M)`: the initial accumulator of blind rotation.

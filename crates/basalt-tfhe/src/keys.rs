@@ -4,7 +4,6 @@
 //! Every key and ciphertext carries the parameter-set id and a random key id, checked on every
 //! operation and on deserialisation, so objects of different sets or keys never mix silently.
 
-use basalt_trace::{Kernel, TfheStep, emit};
 use serde::{Deserialize, Serialize};
 
 use crate::blind_rotate::BlindRotateWorkspace;
@@ -19,6 +18,7 @@ use crate::params::{AtomicPattern, TfheParams};
 use crate::pbs::programmable_bootstrap;
 use crate::random::Csprng;
 use crate::torus::Torus;
+use crate::trace::emit_keyswitch_trace;
 
 /// An encrypted message with the identity of its parameter set and key.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -53,10 +53,7 @@ pub struct ClientKey<T: Torus> {
 
 pub(crate) fn check_bits<T: Torus>(params: &TfheParams) -> Result<()> {
     if params.torus_bits != T::BITS {
-        return Err(TfheError::TorusMismatch {
-            expected: params.torus_bits,
-            found: T::BITS,
-        });
+        return Err(TfheError::TorusMismatch { expected: params.torus_bits, found: T::BITS });
     }
     Ok(())
 }
@@ -72,12 +69,7 @@ impl<T: Torus> ClientKey<T> {
         check_bits::<T>(params)?;
         let lwe_sk = LweSecretKey::generate(params.lwe_dimension, rng);
         let glwe_sk = GlweSecretKey::generate(params.glwe_dimension, params.polynomial_size, rng);
-        Ok(ClientKey {
-            params: params.clone(),
-            key_id: rng.next_u64(),
-            lwe_sk,
-            glwe_sk,
-        })
+        Ok(ClientKey { params: params.clone(), key_id: rng.next_u64(), lwe_sk, glwe_sk })
     }
 
     pub fn params(&self) -> &TfheParams {
@@ -114,10 +106,7 @@ impl<T: Torus> ClientKey<T> {
     pub fn encrypt_with(&self, m: u64, rng: &mut Csprng) -> Result<Ciphertext<T>> {
         let p = self.params.plaintext_modulus();
         if m >= p {
-            return Err(TfheError::MessageOutOfRange {
-                message: m,
-                modulus: p,
-            });
+            return Err(TfheError::MessageOutOfRange { message: m, modulus: p });
         }
         Ok(self.encrypt_raw(T::from_u64(m).wmul(delta(p)), rng))
     }
@@ -149,10 +138,7 @@ impl<T: Torus> ClientKey<T> {
     /// Encrypt a boolean with the gate encoding `±1/8`.
     pub fn encrypt_bool(&self, b: bool) -> Ciphertext<T> {
         let eighth = T::ONE.shl(T::BITS - 3);
-        self.encrypt_raw(
-            if b { eighth } else { eighth.wneg() },
-            &mut Csprng::from_os(),
-        )
+        self.encrypt_raw(if b { eighth } else { eighth.wneg() }, &mut Csprng::from_os())
     }
 
     /// Decrypt a gate-encoded boolean: phase in `(0, 1/2)` is true.
@@ -187,12 +173,7 @@ impl<T: Torus> ClientKey<T> {
             p.lwe_noise,
             rng,
         );
-        ServerKey {
-            params: p.clone(),
-            key_id: self.key_id,
-            bsk,
-            ksk,
-        }
+        ServerKey { params: p.clone(), key_id: self.key_id, bsk, ksk }
     }
 }
 
@@ -204,10 +185,7 @@ pub(crate) fn check_ids<T: Torus>(params_id: u64, key_id: u64, ct: &Ciphertext<T
         });
     }
     if ct.key_id != key_id {
-        return Err(TfheError::KeyMismatch {
-            expected: key_id,
-            found: ct.key_id,
-        });
+        return Err(TfheError::KeyMismatch { expected: key_id, found: ct.key_id });
     }
     Ok(())
 }
@@ -278,11 +256,7 @@ impl<T: Torus> ServerKey<T> {
     /// If `lwe` is not of dimension `kN` (user-facing [`apply_lut`](Self::apply_lut) checks).
     pub fn keyswitch(&self, lwe: &LweCiphertext<T>) -> LweCiphertext<T> {
         let _r = basalt_trace::region("KeySwitch");
-        emit(Kernel::Tfhe {
-            step: TfheStep::KeySwitch,
-            size: self.ksk.out_dim as u32 + 1,
-            count: (self.ksk.in_dim * self.ksk.level) as u32,
-        });
+        emit_keyswitch_trace(self.ksk.in_dim, self.ksk.level, self.ksk.out_dim, 1);
         let mut out = vec![T::ZERO; self.ksk.out_dim + 1];
         self.ksk.keyswitch(&lwe.data, &mut out);
         LweCiphertext::from_vec(out)
@@ -308,10 +282,6 @@ impl<T: Torus> ServerKey<T> {
             AtomicPattern::KsPbs => self.bootstrap(&self.keyswitch(&ct.lwe), lut),
             AtomicPattern::PbsKs => self.keyswitch(&self.bootstrap(&ct.lwe, lut)),
         };
-        Ok(Ciphertext {
-            params_id: ct.params_id,
-            key_id: ct.key_id,
-            lwe,
-        })
+        Ok(Ciphertext { params_id: ct.params_id, key_id: ct.key_id, lwe })
     }
 }

@@ -45,23 +45,16 @@ impl<T: Torus> KeySwitchKey<T> {
         let row = out_dim + 1;
         let mut data = vec![T::ZERO; in_dim * level * row];
         let mut rngs: Vec<Csprng> = (0..in_dim).map(|_| rng.fork()).collect();
-        data.par_chunks_mut(level * row)
-            .zip(rngs.par_iter_mut())
-            .zip(from.s.par_iter())
-            .for_each(|((block, r), &si)| {
+        data.par_chunks_mut(level * row).zip(rngs.par_iter_mut()).zip(from.s.par_iter()).for_each(
+            |((block, r), &si)| {
                 for j in 1..=level {
                     let g = T::ONE.shl(T::BITS - j as u32 * base_log);
                     let ct = to.encrypt(si.wmul(g), noise, r);
                     block[(j - 1) * row..j * row].copy_from_slice(&ct.data);
                 }
-            });
-        KeySwitchKey {
-            in_dim,
-            out_dim,
-            base_log,
-            level,
-            data,
-        }
+            },
+        );
+        KeySwitchKey { in_dim, out_dim, base_log, level, data }
     }
 
     pub fn input_dimension(&self) -> usize {
@@ -105,34 +98,32 @@ impl<T: Torus> KeySwitchKey<T> {
         assert_eq!(inputs.len(), outs.len());
         let row = self.out_dim + 1;
         let tile = tile.max(1);
-        outs.par_chunks_mut(tile)
-            .zip(inputs.par_chunks(tile))
-            .for_each(|(o, inp)| {
-                let dec = self.decomposer();
-                let l = self.level;
-                for (c, out) in o.iter_mut().enumerate() {
-                    assert_eq!(inp[c].len(), self.in_dim + 1);
-                    out.clear();
-                    out.resize(row, T::ZERO);
-                    out[self.out_dim] = inp[c][self.in_dim];
+        outs.par_chunks_mut(tile).zip(inputs.par_chunks(tile)).for_each(|(o, inp)| {
+            let dec = self.decomposer();
+            let l = self.level;
+            for (c, out) in o.iter_mut().enumerate() {
+                assert_eq!(inp[c].len(), self.in_dim + 1);
+                out.clear();
+                out.resize(row, T::ZERO);
+                out[self.out_dim] = inp[c][self.in_dim];
+            }
+            // Digits of input coefficient i for the whole tile, [ct][level].
+            let mut digits = vec![0i64; inp.len() * l];
+            for i in 0..self.in_dim {
+                for (c, x) in inp.iter().enumerate() {
+                    dec.decompose_one(x[i], &mut digits[c * l..(c + 1) * l]);
                 }
-                // Digits of input coefficient i for the whole tile, [ct][level].
-                let mut digits = vec![0i64; inp.len() * l];
-                for i in 0..self.in_dim {
-                    for (c, x) in inp.iter().enumerate() {
-                        dec.decompose_one(x[i], &mut digits[c * l..(c + 1) * l]);
-                    }
-                    for j in 0..l {
-                        let r = &self.data[(i * l + j) * row..(i * l + j + 1) * row];
-                        for (c, out) in o.iter_mut().enumerate() {
-                            let d = digits[c * l + j];
-                            if d != 0 {
-                                sub_scaled(out, r, T::from_i64(d));
-                            }
+                for j in 0..l {
+                    let r = &self.data[(i * l + j) * row..(i * l + j + 1) * row];
+                    for (c, out) in o.iter_mut().enumerate() {
+                        let d = digits[c * l + j];
+                        if d != 0 {
+                            sub_scaled(out, r, T::from_i64(d));
                         }
                     }
                 }
-            });
+            }
+        });
     }
 }
 
@@ -168,10 +159,7 @@ mod tests {
         let noise = NoiseDistribution::TUniform { bound_log2: 30 };
         let ksk = KeySwitchKey::generate(&big, &small, 4, 6, noise, &mut rng);
         let msgs: Vec<u64> = (0..20u64).map(|m| m << 59).collect();
-        let cts: Vec<_> = msgs
-            .iter()
-            .map(|&m| big.encrypt(m, noise, &mut rng))
-            .collect();
+        let cts: Vec<_> = msgs.iter().map(|&m| big.encrypt(m, noise, &mut rng)).collect();
         let mut singles = Vec::new();
         for (ct, &m) in cts.iter().zip(&msgs) {
             let mut out = vec![0u64; 101];

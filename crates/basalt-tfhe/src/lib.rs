@@ -21,6 +21,7 @@ pub mod batch;
 pub mod bench;
 pub mod blind_rotate;
 pub mod bsk;
+pub mod context;
 pub mod decompose;
 pub mod dynamic;
 pub mod error;
@@ -41,8 +42,10 @@ pub mod random;
 pub mod sample_extract;
 pub mod serialize;
 pub mod torus;
+pub mod trace;
 
 pub use batch::BatchConfig;
+pub use context::TfheContext;
 pub use dynamic::{DynCiphertext, DynClientKey, DynServerKey};
 pub use error::{Result, TfheError};
 pub use gates::Gate;

@@ -41,10 +41,7 @@ impl<T: Torus> Lut<T> {
     pub fn from_table(params: &TfheParams, table: &[u64]) -> Result<Self> {
         let p = params.plaintext_modulus();
         if table.len() as u64 > p {
-            return Err(TfheError::LutTooLarge {
-                max: p as usize,
-                found: table.len(),
-            });
+            return Err(TfheError::LutTooLarge { max: p as usize, found: table.len() });
         }
         let mut t: Vec<u64> = table.iter().map(|v| v % p).collect();
         t.resize(p as usize, 0);
@@ -57,19 +54,13 @@ impl<T: Torus> Lut<T> {
         let mut raw = vec![T::ZERO; n];
         for (m, &v) in table.iter().enumerate() {
             let val = T::from_u64(v).wmul(d);
-            raw[m * boxed..(m + 1) * boxed]
-                .iter_mut()
-                .for_each(|x| *x = val);
+            raw[m * boxed..(m + 1) * boxed].iter_mut().for_each(|x| *x = val);
         }
         let half = boxed / 2;
         let mut tv = vec![T::ZERO; n];
         for (j, t) in tv.iter_mut().enumerate() {
             let src = j + half;
-            *t = if src < n {
-                raw[src]
-            } else {
-                raw[src - n].wneg()
-            };
+            *t = if src < n { raw[src] } else { raw[src - n].wneg() };
         }
         Lut { tv, table }
     }
@@ -77,10 +68,7 @@ impl<T: Torus> Lut<T> {
     /// Gate bootstrapping test vector `μ·(1 + X + … + X^{N−1})`: outputs `+μ` for a phase in
     /// `(0, 1/2)` and `−μ` for a phase in `(1/2, 1)` (TFHE lib, NuFHE).
     pub fn sign(n: usize, mu: T) -> Self {
-        Lut {
-            tv: vec![mu; n],
-            table: Vec::new(),
-        }
+        Lut { tv: vec![mu; n], table: Vec::new() }
     }
 
     /// The test vector polynomial.

@@ -17,11 +17,7 @@ pub struct LweSecretKey<T: Torus> {
 impl<T: Torus> LweSecretKey<T> {
     /// Uniform binary key from the CSPRNG.
     pub fn generate(n: usize, rng: &mut Csprng) -> Self {
-        LweSecretKey {
-            s: (0..n)
-                .map(|_| if rng.bit() { T::ONE } else { T::ZERO })
-                .collect(),
-        }
+        LweSecretKey { s: (0..n).map(|_| if rng.bit() { T::ONE } else { T::ZERO }).collect() }
     }
 
     pub fn from_bits(s: Vec<T>) -> Self {
@@ -57,9 +53,7 @@ impl<T: Torus> LweSecretKey<T> {
 
 #[inline]
 pub(crate) fn dot<T: Torus>(a: &[T], s: &[T]) -> T {
-    a.iter()
-        .zip(s)
-        .fold(T::ZERO, |acc, (&x, &y)| acc.wadd(x.wmul(y)))
+    a.iter().zip(s).fold(T::ZERO, |acc, (&x, &y)| acc.wadd(x.wmul(y)))
 }
 
 /// LWE ciphertext of dimension `n` (`n + 1` words).
@@ -71,9 +65,7 @@ pub struct LweCiphertext<T: Torus> {
 
 impl<T: Torus> LweCiphertext<T> {
     pub fn zero(n: usize) -> Self {
-        LweCiphertext {
-            data: vec![T::ZERO; n + 1],
-        }
+        LweCiphertext { data: vec![T::ZERO; n + 1] }
     }
 
     /// Noiseless encryption of `mu` under any key (mask zero).

@@ -28,16 +28,9 @@ mod tests {
     #[test]
     fn matches_real_rounding() {
         let n = 1024usize;
-        for a in [
-            0u64,
-            1,
-            1 << 52,
-            (1 << 52) - 1,
-            3 << 51,
-            u64::MAX,
-            1 << 63,
-            0x1234_5678_9abc_def0,
-        ] {
+        for a in
+            [0u64, 1, 1 << 52, (1 << 52) - 1, 3 << 51, u64::MAX, 1 << 63, 0x1234_5678_9abc_def0]
+        {
             let want = ((a as f64 / 2f64.powi(64) * 2048.0).round() as usize) % 2048;
             assert_eq!(mod_switch(a, 11), want, "a={a:#x}");
         }

@@ -55,11 +55,8 @@ fn rounding_var(base_log: u32, level: usize) -> f64 {
 /// Noise analysis of `params`.
 pub fn estimate(params: &TfheParams) -> NoiseReport {
     let w = params.torus_bits;
-    let (n, k, big_n) = (
-        params.lwe_dimension as f64,
-        params.glwe_dimension as f64,
-        params.polynomial_size as f64,
-    );
+    let (n, k, big_n) =
+        (params.lwe_dimension as f64, params.glwe_dimension as f64, params.polynomial_size as f64);
     let l = params.pbs_level as f64;
     let var_bsk = params.glwe_noise.variance(w);
     let var_ksk = params.lwe_noise.variance(w);
@@ -129,17 +126,11 @@ mod tests {
     #[test]
     fn erfc_matches_known_values() {
         // erfc(0) = 1, erfc(1) = 0.157299207, erfc(3) = 2.20904970e-5, erfc(10) = 2.08848758e-45
-        for (x, want) in [
-            (0.0, 1.0),
-            (1.0, 0.157_299_207),
-            (3.0, 2.209_049_70e-5),
-            (10.0, 2.088_487_58e-45),
-        ] {
+        for (x, want) in
+            [(0.0, 1.0), (1.0, 0.157_299_207), (3.0, 2.209_049_70e-5), (10.0, 2.088_487_58e-45)]
+        {
             let got = ln_erfc(x).exp();
-            assert!(
-                (got / want - 1.0).abs() < 1e-6,
-                "erfc({x}) = {got}, want {want}"
-            );
+            assert!((got / want - 1.0).abs() < 1e-6, "erfc({x}) = {got}, want {want}");
         }
         assert!((ln_erfc(-1.0).exp() - 1.842_700_79).abs() < 1e-6);
     }
@@ -198,13 +189,9 @@ mod tests {
         let ck = ClientKey::<u64>::with_rng(&params, &mut rng).unwrap();
         let sk = ck.server_key_with(&mut rng);
         let trials = 1500u64;
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(2)
-            .build()
-            .unwrap();
-        let fails = pool
-            .install(|| crate::bench::failure_rate(&ck, &sk, trials, &mut rng))
-            .unwrap();
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+        let fails =
+            pool.install(|| crate::bench::failure_rate(&ck, &sk, trials, &mut rng)).unwrap();
         let rate = fails as f64 / trials as f64;
         eprintln!("failure rate: measured {rate} ({fails}/{trials}), model {expected}");
         assert!(

@@ -109,26 +109,11 @@ impl Deref for TfheParams {
 }
 
 const PRESETS: [(&str, &str); 5] = [
-    (
-        "STRIX_I",
-        include_str!("../../../data/params/tfhe/strix_i.toml"),
-    ),
-    (
-        "STRIX_II",
-        include_str!("../../../data/params/tfhe/strix_ii.toml"),
-    ),
-    (
-        "STRIX_III",
-        include_str!("../../../data/params/tfhe/strix_iii.toml"),
-    ),
-    (
-        "STRIX_IV",
-        include_str!("../../../data/params/tfhe/strix_iv.toml"),
-    ),
-    (
-        "TFHERS_2_2_KS_PBS",
-        include_str!("../../../data/params/tfhe/tfhers_2_2_ks_pbs.toml"),
-    ),
+    ("STRIX_I", include_str!("../../../data/params/tfhe/strix_i.toml")),
+    ("STRIX_II", include_str!("../../../data/params/tfhe/strix_ii.toml")),
+    ("STRIX_III", include_str!("../../../data/params/tfhe/strix_iii.toml")),
+    ("STRIX_IV", include_str!("../../../data/params/tfhe/strix_iv.toml")),
+    ("TFHERS_2_2_KS_PBS", include_str!("../../../data/params/tfhe/tfhers_2_2_ks_pbs.toml")),
 ];
 
 /// Names of the shipped presets (`data/params/tfhe/*.toml`).
@@ -178,17 +163,11 @@ impl TfheParams {
         if !(1..=8192).contains(&lit.lwe_dimension) {
             return Err(TfheError::LweDimension(lit.lwe_dimension));
         }
-        for (which, base_log, level) in [
-            ("PBS", lit.pbs_base_log, lit.pbs_level),
-            ("KS", lit.ks_base_log, lit.ks_level),
-        ] {
+        for (which, base_log, level) in
+            [("PBS", lit.pbs_base_log, lit.pbs_level), ("KS", lit.ks_base_log, lit.ks_level)]
+        {
             if base_log == 0 || level == 0 || base_log as usize * level > bits as usize {
-                return Err(TfheError::Decomposition {
-                    which,
-                    base_log,
-                    level,
-                    bits,
-                });
+                return Err(TfheError::Decomposition { which, base_log, level, bits });
             }
         }
         for d in [lit.lwe_noise, lit.glwe_noise] {
@@ -286,12 +265,8 @@ pub mod toy {
             )
         } else {
             (
-                NoiseDistribution::Gaussian {
-                    std_dev: 2f64.powi(-18),
-                },
-                NoiseDistribution::Gaussian {
-                    std_dev: 2f64.powi(-28),
-                },
+                NoiseDistribution::Gaussian { std_dev: 2f64.powi(-18) },
+                NoiseDistribution::Gaussian { std_dev: 2f64.powi(-28) },
             )
         };
         ParamsLiteral {
@@ -340,34 +315,19 @@ mod tests {
             let p = TfheParams::preset(name, true).unwrap();
             assert_eq!(p.name, name);
         }
-        assert!(matches!(
-            TfheParams::preset("STRIX_I", false),
-            Err(TfheError::Insecure(_, 80))
-        ));
+        assert!(matches!(TfheParams::preset("STRIX_I", false), Err(TfheError::Insecure(_, 80))));
         assert!(TfheParams::preset("ii", false).is_ok());
-        assert!(matches!(
-            TfheParams::preset("nope", true),
-            Err(TfheError::UnknownSet(_))
-        ));
+        assert!(matches!(TfheParams::preset("nope", true), Err(TfheError::UnknownSet(_))));
         let p = TfheParams::preset("2_2", false).unwrap();
-        assert_eq!(
-            (p.lwe_dimension, p.polynomial_size, p.pbs_base_log),
-            (918, 2048, 23)
-        );
+        assert_eq!((p.lwe_dimension, p.polynomial_size, p.pbs_base_log), (918, 2048, 23));
     }
 
     #[test]
     fn validation_names_the_error() {
-        let base = TfheParams::preset("TFHERS_2_2_KS_PBS", false)
-            .unwrap()
-            .literal()
-            .clone();
+        let base = TfheParams::preset("TFHERS_2_2_KS_PBS", false).unwrap().literal().clone();
         let mut l = base.clone();
         l.polynomial_size = 1000;
-        assert_eq!(
-            TfheParams::from_literal(l, true),
-            Err(TfheError::PolynomialSize(1000))
-        );
+        assert_eq!(TfheParams::from_literal(l, true), Err(TfheError::PolynomialSize(1000)));
         let mut l = base.clone();
         l.pbs_base_log = 33;
         l.pbs_level = 2;
@@ -377,26 +337,14 @@ mod tests {
         ));
         let mut l = base.clone();
         l.carry_modulus = 3;
-        assert!(matches!(
-            TfheParams::from_literal(l, true),
-            Err(TfheError::Encoding { .. })
-        ));
+        assert!(matches!(TfheParams::from_literal(l, true), Err(TfheError::Encoding { .. })));
         let mut l = base.clone();
         l.torus_bits = 16;
-        assert_eq!(
-            TfheParams::from_literal(l, true),
-            Err(TfheError::TorusBits(16))
-        );
+        assert_eq!(TfheParams::from_literal(l, true), Err(TfheError::TorusBits(16)));
         let mut l = base;
         l.glwe_noise = NoiseDistribution::Gaussian { std_dev: -1.0 };
-        assert!(matches!(
-            TfheParams::from_literal(l, true),
-            Err(TfheError::Noise(_))
-        ));
-        assert!(matches!(
-            TfheParams::from_toml_str("x = 1", true),
-            Err(TfheError::Parse(_))
-        ));
+        assert!(matches!(TfheParams::from_literal(l, true), Err(TfheError::Noise(_))));
+        assert!(matches!(TfheParams::from_toml_str("x = 1", true), Err(TfheError::Parse(_))));
     }
 
     #[test]

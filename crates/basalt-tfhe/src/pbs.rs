@@ -8,13 +8,14 @@
 //! # Source
 //! Strix §II-B, Alg. 1; CGGI JoC 2019 Alg. 3 (programmable variant: Chillotti–Joye–Paillier 2021).
 
-use basalt_trace::{Kernel, TfheStep, emit};
+use basalt_trace::TfheStep;
 
 use crate::blind_rotate::{BlindRotateWorkspace, blind_rotate, emit_blind_rotate_trace};
 use crate::bsk::FourierBsk;
 use crate::fft::NegacyclicFft;
 use crate::sample_extract::sample_extract;
 use crate::torus::Torus;
+use crate::trace::emit_tfhe;
 
 /// `out = SampleExtract(BlindRotate(lwe, tv))`; `out` has `kN + 1` words.
 pub fn programmable_bootstrap<T: Torus>(
@@ -28,10 +29,6 @@ pub fn programmable_bootstrap<T: Torus>(
     let _r = basalt_trace::region("PBS");
     emit_blind_rotate_trace(bsk, 1);
     blind_rotate(lwe, tv, bsk, fft, ws);
-    emit(Kernel::Tfhe {
-        step: TfheStep::SampleExtract,
-        size: bsk.n as u32,
-        count: 1,
-    });
+    emit_tfhe(TfheStep::SampleExtract, bsk.n, 1);
     sample_extract(&ws.acc, bsk.k, bsk.n, out);
 }

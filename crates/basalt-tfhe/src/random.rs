@@ -15,16 +15,12 @@ pub struct Csprng {
 impl Csprng {
     /// Seeded from the operating system (`getrandom`).
     pub fn from_os() -> Self {
-        Csprng {
-            rng: ChaCha20Rng::from_os_rng(),
-        }
+        Csprng { rng: ChaCha20Rng::from_os_rng() }
     }
 
     /// Deterministic stream for tests and reproducible benchmarks. Not for real keys.
     pub fn from_seed(seed: u64) -> Self {
-        Csprng {
-            rng: ChaCha20Rng::seed_from_u64(seed),
-        }
+        Csprng { rng: ChaCha20Rng::seed_from_u64(seed) }
     }
 
     /// An independent child generator (256-bit seed drawn from this one), so that key
@@ -32,9 +28,7 @@ impl Csprng {
     pub fn fork(&mut self) -> Self {
         let mut seed = [0u8; 32];
         self.rng.fill_bytes(&mut seed);
-        Csprng {
-            rng: ChaCha20Rng::from_seed(seed),
-        }
+        Csprng { rng: ChaCha20Rng::from_seed(seed) }
     }
 
     /// Uniform word.
@@ -79,11 +73,7 @@ impl Csprng {
                 let b = bound_log2;
                 let r = self.rng.next_u64();
                 let width = b + 2;
-                let v = if width >= 64 {
-                    r
-                } else {
-                    r & ((1u64 << width) - 1)
-                };
+                let v = if width >= 64 { r } else { r & ((1u64 << width) - 1) };
                 // v uniform in [0, 2^(b+2)); x = (v + 1) >> 1 is uniform-ish on [0, 2^(b+1)] with
                 // half weight at both ends; centre it.
                 let x = (v as i128 + 1) >> 1;

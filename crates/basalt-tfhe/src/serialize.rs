@@ -37,24 +37,14 @@ struct Header {
 }
 
 fn opts(limit: u64) -> impl Options + Copy {
-    bincode::DefaultOptions::new()
-        .with_fixint_encoding()
-        .with_limit(limit)
+    bincode::DefaultOptions::new().with_fixint_encoding().with_limit(limit)
 }
 
 fn encode<P: Serialize>(kind: BlobKind, bits: u32, params_id: u64, key_id: u64, p: &P) -> Vec<u8> {
-    let h = Header {
-        magic: MAGIC,
-        version: VERSION,
-        kind,
-        torus_bits: bits,
-        params_id,
-        key_id,
-    };
+    let h = Header { magic: MAGIC, version: VERSION, kind, torus_bits: bits, params_id, key_id };
     let o = opts(u64::MAX);
     let mut out = o.serialize(&h).expect("header serialises");
-    o.serialize_into(&mut out, p)
-        .expect("in-memory serialisation cannot fail");
+    o.serialize_into(&mut out, p).expect("in-memory serialisation cannot fail");
     out
 }
 
@@ -68,26 +58,15 @@ fn decode<P: DeserializeOwned>(
 ) -> Result<(Header, P)> {
     let o = opts(bytes.len() as u64 + 64);
     let mut r = bytes;
-    let h: Header = o
-        .deserialize_from(&mut r)
-        .map_err(|e| TfheError::Corrupt(e.to_string()))?;
+    let h: Header = o.deserialize_from(&mut r).map_err(|e| TfheError::Corrupt(e.to_string()))?;
     if h.magic != MAGIC || h.version != VERSION {
-        return Err(TfheError::Corrupt(format!(
-            "bad magic/version {:#x}/{}",
-            h.magic, h.version
-        )));
+        return Err(TfheError::Corrupt(format!("bad magic/version {:#x}/{}", h.magic, h.version)));
     }
     if h.kind != kind {
-        return Err(TfheError::Corrupt(format!(
-            "blob holds a {:?}, expected a {kind:?}",
-            h.kind
-        )));
+        return Err(TfheError::Corrupt(format!("blob holds a {:?}, expected a {kind:?}", h.kind)));
     }
     if h.torus_bits != bits {
-        return Err(TfheError::TorusMismatch {
-            expected: bits,
-            found: h.torus_bits,
-        });
+        return Err(TfheError::TorusMismatch { expected: bits, found: h.torus_bits });
     }
     if h.params_id != params.id() {
         return Err(TfheError::ParamsMismatch {
@@ -98,14 +77,9 @@ fn decode<P: DeserializeOwned>(
     if let Some(k) = key_id
         && h.key_id != k
     {
-        return Err(TfheError::KeyMismatch {
-            expected: k,
-            found: h.key_id,
-        });
+        return Err(TfheError::KeyMismatch { expected: k, found: h.key_id });
     }
-    let p: P = o
-        .deserialize_from(&mut r)
-        .map_err(|e| TfheError::Corrupt(e.to_string()))?;
+    let p: P = o.deserialize_from(&mut r).map_err(|e| TfheError::Corrupt(e.to_string()))?;
     if !r.is_empty() {
         return Err(TfheError::Corrupt(format!("{} trailing bytes", r.len())));
     }
@@ -114,11 +88,7 @@ fn decode<P: DeserializeOwned>(
 
 fn dim(what: &'static str, expected: usize, found: usize) -> Result<()> {
     if expected != found {
-        return Err(TfheError::Dimension {
-            what,
-            expected,
-            found,
-        });
+        return Err(TfheError::Dimension { what, expected, found });
     }
     Ok(())
 }
@@ -129,17 +99,10 @@ pub fn serialize_ciphertext<T: Torus>(ct: &Ciphertext<T>) -> Vec<u8> {
 
 /// Load a ciphertext that must belong to `sk`'s parameter set and key.
 pub fn deserialize_ciphertext<T: Torus>(bytes: &[u8], sk: &ServerKey<T>) -> Result<Ciphertext<T>> {
-    let (h, ct): (Header, Ciphertext<T>) = decode(
-        bytes,
-        BlobKind::Ciphertext,
-        T::BITS,
-        &sk.params,
-        Some(sk.key_id),
-    )?;
+    let (h, ct): (Header, Ciphertext<T>) =
+        decode(bytes, BlobKind::Ciphertext, T::BITS, &sk.params, Some(sk.key_id))?;
     if h.params_id != ct.params_id || h.key_id != ct.key_id {
-        return Err(TfheError::Corrupt(
-            "header and ciphertext identities differ".into(),
-        ));
+        return Err(TfheError::Corrupt("header and ciphertext identities differ".into()));
     }
     sk.check(&ct)?;
     Ok(ct)
@@ -155,9 +118,7 @@ pub fn deserialize_server_key<T: Torus>(bytes: &[u8], params: &TfheParams) -> Re
     let (h, sk): (Header, ServerKey<T>) =
         decode(bytes, BlobKind::ServerKey, T::BITS, params, None)?;
     if sk.params != *params || h.key_id != sk.key_id {
-        return Err(TfheError::Corrupt(
-            "embedded parameters or key id differ from header".into(),
-        ));
+        return Err(TfheError::Corrupt("embedded parameters or key id differ from header".into()));
     }
     let p = params;
     let b = &sk.bsk;
@@ -166,30 +127,17 @@ pub fn deserialize_server_key<T: Torus>(bytes: &[u8], params: &TfheParams) -> Re
     dim("bsk polynomial size", p.polynomial_size, b.n)?;
     dim("bsk level", p.pbs_level, b.level)?;
     dim("bsk base log", p.pbs_base_log as usize, b.base_log as usize)?;
-    dim(
-        "bsk FFT layout",
-        crate::fft::fft_for(p.polynomial_size).base_n(),
-        b.fft_base_n,
-    )?;
+    dim("bsk FFT layout", crate::fft::fft_for(p.polynomial_size).base_n(), b.fft_base_n)?;
     dim("bsk data", b.ggsw_len() * b.lwe_dim, b.data.len())?;
-    if b.data
-        .iter()
-        .any(|z| !z.re.is_finite() || !z.im.is_finite())
-    {
-        return Err(TfheError::Corrupt(
-            "non-finite Fourier coefficient in bsk".into(),
-        ));
+    if b.data.iter().any(|z| !z.re.is_finite() || !z.im.is_finite()) {
+        return Err(TfheError::Corrupt("non-finite Fourier coefficient in bsk".into()));
     }
     let k = &sk.ksk;
     dim("ksk input dimension", p.big_lwe_dimension(), k.in_dim)?;
     dim("ksk output dimension", p.lwe_dimension, k.out_dim)?;
     dim("ksk level", p.ks_level, k.level)?;
     dim("ksk base log", p.ks_base_log as usize, k.base_log as usize)?;
-    dim(
-        "ksk data",
-        k.in_dim * k.level * (k.out_dim + 1),
-        k.data.len(),
-    )?;
+    dim("ksk data", k.in_dim * k.level * (k.out_dim + 1), k.data.len())?;
     Ok(sk)
 }
 
@@ -202,21 +150,13 @@ pub fn deserialize_client_key<T: Torus>(bytes: &[u8], params: &TfheParams) -> Re
     let (h, ck): (Header, ClientKey<T>) =
         decode(bytes, BlobKind::ClientKey, T::BITS, params, None)?;
     if ck.params != *params || h.key_id != ck.key_id {
-        return Err(TfheError::Corrupt(
-            "embedded parameters or key id differ from header".into(),
-        ));
+        return Err(TfheError::Corrupt("embedded parameters or key id differ from header".into()));
     }
     dim("LWE key", params.lwe_dimension, ck.lwe_sk.s.len())?;
     dim("GLWE key", params.big_lwe_dimension(), ck.glwe_sk.s.len())?;
     dim("GLWE key k", params.glwe_dimension, ck.glwe_sk.k)?;
     dim("GLWE key N", params.polynomial_size, ck.glwe_sk.n)?;
-    if ck
-        .lwe_sk
-        .s
-        .iter()
-        .chain(&ck.glwe_sk.s)
-        .any(|&b| b != T::ZERO && b != T::ONE)
-    {
+    if ck.lwe_sk.s.iter().chain(&ck.glwe_sk.s).any(|&b| b != T::ZERO && b != T::ONE) {
         return Err(TfheError::Corrupt("secret key is not binary".into()));
     }
     Ok(ck)
@@ -232,16 +172,10 @@ pub fn deserialize_lut<T: Torus>(bytes: &[u8], params: &TfheParams) -> Result<Lu
     let (_, lut): (Header, Lut<T>) = decode(bytes, BlobKind::Lut, T::BITS, params, None)?;
     let p = params.plaintext_modulus();
     if lut.table.len() as u64 > p {
-        return Err(TfheError::LutTooLarge {
-            max: p as usize,
-            found: lut.table.len(),
-        });
+        return Err(TfheError::LutTooLarge { max: p as usize, found: lut.table.len() });
     }
     if let Some(&v) = lut.table.iter().find(|&&v| v >= p) {
-        return Err(TfheError::MessageOutOfRange {
-            message: v,
-            modulus: p,
-        });
+        return Err(TfheError::MessageOutOfRange { message: v, modulus: p });
     }
     dim("test vector", params.polynomial_size, lut.tv.len())?;
     Ok(lut)
@@ -262,10 +196,7 @@ mod tests {
         for len in [0usize, 1, params.big_lwe_dimension()] {
             ct.lwe.data.truncate(len);
             let blob = serialize_ciphertext(&ct);
-            assert!(matches!(
-                deserialize_ciphertext(&blob, &sk),
-                Err(TfheError::Dimension { .. })
-            ));
+            assert!(matches!(deserialize_ciphertext(&blob, &sk), Err(TfheError::Dimension { .. })));
             assert!(matches!(ck.decrypt(&ct), Err(TfheError::Dimension { .. })));
         }
     }
@@ -279,10 +210,7 @@ mod tests {
         let blob = serialize_lut(&lut, &params);
         assert_eq!(
             deserialize_lut::<u64>(&blob, &params),
-            Err(TfheError::LutTooLarge {
-                max: p as usize,
-                found: 2 * p as usize
-            })
+            Err(TfheError::LutTooLarge { max: p as usize, found: 2 * p as usize })
         );
         lut.table = vec![p + 3];
         let blob = serialize_lut(&lut, &params);
@@ -293,9 +221,6 @@ mod tests {
         lut.table = vec![0];
         lut.tv.pop();
         let blob = serialize_lut(&lut, &params);
-        assert!(matches!(
-            deserialize_lut::<u64>(&blob, &params),
-            Err(TfheError::Dimension { .. })
-        ));
+        assert!(matches!(deserialize_lut::<u64>(&blob, &params), Err(TfheError::Dimension { .. })));
     }
 }

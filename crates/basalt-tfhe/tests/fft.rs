@@ -47,10 +47,7 @@ fn bound64(n: usize, base_log: u32) -> f64 {
 }
 
 fn max_err<T: Torus>(x: &[T], y: &[T]) -> f64 {
-    x.iter()
-        .zip(y)
-        .map(|(a, b)| a.wsub(*b).to_signed_f64().abs())
-        .fold(0.0, f64::max)
+    x.iter().zip(y).map(|(a, b)| a.wsub(*b).to_signed_f64().abs()).fold(0.0, f64::max)
 }
 
 #[test]
@@ -93,11 +90,7 @@ fn folded_fft_product_u32_is_exact() {
         let mut a = vec![0u32; n];
         rng.fill_uniform(&mut a);
         let d: Vec<u32> = random_digits(&mut rng, n, 10);
-        assert_eq!(
-            fft_product(&fft, &a, &d),
-            schoolbook_negacyclic(&a, &d),
-            "N={n}"
-        );
+        assert_eq!(fft_product(&fft, &a, &d), schoolbook_negacyclic(&a, &d), "N={n}");
     }
 }
 
@@ -157,22 +150,13 @@ fn split_accumulation_matches_exact_external_product() {
     }
     let mut results = Vec::new();
     for group in [1, 2, rows] {
-        let shape = ExternalProductShape {
-            k,
-            decomposer: dec,
-            group,
-        };
+        let shape = ExternalProductShape { k, decomposer: dec, group };
         let mut ws = ExternalProductWorkspace::new(&fft, k, level);
         let mut out = vec![0u64; (k + 1) * n];
         external_product_add(&mut out, &fg, &input, shape, &fft, &mut ws, &[]);
         let err = max_err(&out, &exact);
         let b = bound64(n, base_log) * rows as f64;
-        assert!(
-            err <= b,
-            "group {group}: err 2^{:.1} > 2^{:.1}",
-            err.log2(),
-            b.log2()
-        );
+        assert!(err <= b, "group {group}: err 2^{:.1} > 2^{:.1}", err.log2(), b.log2());
         eprintln!(
             "T5 group={group}: IFFTs/product = {}, max err vs exact 2^{:.1}",
             (k + 1) * rows.div_ceil(group),

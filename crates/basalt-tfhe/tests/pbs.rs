@@ -29,11 +29,7 @@ fn lut_exhaustive_u64_ks_pbs() {
                 assert_eq!(ck.decrypt(&out).unwrap(), f(m) % p, "lut {name} m {m}");
                 // A second bootstrap on the output (the noise left by PBS must be bootstrappable).
                 let out2 = sk.apply_lut(&out, &lut).unwrap();
-                assert_eq!(
-                    ck.decrypt(&out2).unwrap(),
-                    f(f(m) % p) % p,
-                    "lut {name}∘{name} m {m}"
-                );
+                assert_eq!(ck.decrypt(&out2).unwrap(), f(f(m) % p) % p, "lut {name}∘{name} m {m}");
             }
         }
     }
@@ -51,11 +47,7 @@ fn gates_exhaustive_u32_pbs_ks() {
                 let ca = ck.encrypt_bool(a);
                 let cb = ck.encrypt_bool(b);
                 let c = sk.gate(gate, &ca, &cb).unwrap();
-                assert_eq!(
-                    ck.decrypt_bool(&c).unwrap(),
-                    gate.eval(a, b),
-                    "{gate:?}({a},{b})"
-                );
+                assert_eq!(ck.decrypt_bool(&c).unwrap(), gate.eval(a, b), "{gate:?}({a},{b})");
                 // Chain: the output feeds another gate.
                 let d = sk.gate(Gate::Nand, &c, &ca).unwrap();
                 assert_eq!(ck.decrypt_bool(&d).unwrap(), !(gate.eval(a, b) && a));
@@ -80,27 +72,15 @@ fn batched_pbs_is_bit_identical_to_sequential() {
     let sk = ck.server_key_with(&mut rng);
     let p = params.plaintext_modulus();
     let lut = Lut::from_fn(&params, |x| (3 * x + 1) % p);
-    let cts: Vec<_> = (0..23)
-        .map(|i| ck.encrypt_with(i % p, &mut rng).unwrap())
-        .collect();
+    let cts: Vec<_> = (0..23).map(|i| ck.encrypt_with(i % p, &mut rng).unwrap()).collect();
     let seq: Vec<_> = cts.iter().map(|c| sk.apply_lut(c, &lut).unwrap()).collect();
     for cfg in [
         BatchConfig::default(),
         BatchConfig::unbatched(),
-        BatchConfig {
-            core_batch: Some(5),
-            ..BatchConfig::default()
-        },
-        BatchConfig {
-            core_batch: Some(64),
-            ks_tile: 3,
-            ..BatchConfig::default()
-        },
+        BatchConfig { core_batch: Some(5), ..BatchConfig::default() },
+        BatchConfig { core_batch: Some(64), ks_tile: 3, ..BatchConfig::default() },
     ] {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(2)
-            .build()
-            .unwrap();
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
         let bat = pool.install(|| sk.apply_lut_batch(&cts, &lut, &cfg).unwrap());
         assert_eq!(bat, seq, "{cfg:?}");
     }

@@ -21,10 +21,7 @@ fn round_trips_and_rejections() {
     let ct2 = deserialize_ciphertext(&serialize_ciphertext(&ct), &sk2).unwrap();
     let lut2 = deserialize_lut::<u64>(&serialize_lut(&lut, &params), &params).unwrap();
     assert_eq!(ct2, ct);
-    assert_eq!(
-        ck2.decrypt(&sk2.apply_lut(&ct2, &lut2).unwrap()).unwrap(),
-        4
-    );
+    assert_eq!(ck2.decrypt(&sk2.apply_lut(&ct2, &lut2).unwrap()).unwrap(), 4);
 
     // Corruption: truncation, bit flips in the header and in the body, garbage, empty.
     let blob = serialize_ciphertext(&ct);
@@ -35,10 +32,7 @@ fn round_trips_and_rejections() {
     assert!(deserialize_ciphertext(&[], &sk).is_err());
     let mut bad = blob.clone();
     bad[0] ^= 0xff;
-    assert!(matches!(
-        deserialize_ciphertext(&bad, &sk),
-        Err(TfheError::Corrupt(_))
-    ));
+    assert!(matches!(deserialize_ciphertext(&bad, &sk), Err(TfheError::Corrupt(_))));
     let mut rng2 = Csprng::from_seed(42);
     for _ in 0..200 {
         let mut b = blob.clone();
@@ -53,17 +47,11 @@ fn round_trips_and_rejections() {
     let mut huge = serialize_lut(&lut, &params);
     let hdr = 4 + 2 + 4 + 4 + 8 + 8;
     huge[hdr..hdr + 8].copy_from_slice(&u64::MAX.to_le_bytes());
-    assert!(matches!(
-        deserialize_lut::<u64>(&huge, &params),
-        Err(TfheError::Corrupt(_))
-    ));
+    assert!(matches!(deserialize_lut::<u64>(&huge, &params), Err(TfheError::Corrupt(_))));
     let skb = serialize_server_key(&sk);
     let mut b = skb.clone();
     b.truncate(skb.len() / 2);
-    assert!(matches!(
-        deserialize_server_key::<u64>(&b, &params),
-        Err(TfheError::Corrupt(_))
-    ));
+    assert!(matches!(deserialize_server_key::<u64>(&b, &params), Err(TfheError::Corrupt(_))));
 
     // Another key of the same set: ciphertext rejected with KeyMismatch.
     let ck_other = ClientKey::<u64>::with_rng(&params, &mut rng).unwrap();
@@ -72,14 +60,8 @@ fn round_trips_and_rejections() {
         deserialize_ciphertext(&serialize_ciphertext(&foreign), &sk),
         Err(TfheError::KeyMismatch { .. })
     ));
-    assert!(matches!(
-        sk.apply_lut(&foreign, &lut),
-        Err(TfheError::KeyMismatch { .. })
-    ));
-    assert!(matches!(
-        ck.decrypt(&foreign),
-        Err(TfheError::KeyMismatch { .. })
-    ));
+    assert!(matches!(sk.apply_lut(&foreign, &lut), Err(TfheError::KeyMismatch { .. })));
+    assert!(matches!(ck.decrypt(&foreign), Err(TfheError::KeyMismatch { .. })));
 
     // Another parameter set: rejected with ParamsMismatch (or the torus width first).
     let other = {
@@ -101,15 +83,9 @@ fn round_trips_and_rejections() {
     let p = params.plaintext_modulus() as usize;
     assert_eq!(
         Lut::<u64>::from_table(&params, &vec![0; p + 1]),
-        Err(TfheError::LutTooLarge {
-            max: p,
-            found: p + 1
-        })
+        Err(TfheError::LutTooLarge { max: p, found: p + 1 })
     );
     assert!(Lut::<u64>::from_table(&params, &[1, 2, 3]).is_ok());
     // Message out of range on encryption.
-    assert!(matches!(
-        ck.encrypt(p as u64),
-        Err(TfheError::MessageOutOfRange { .. })
-    ));
+    assert!(matches!(ck.encrypt(p as u64), Err(TfheError::MessageOutOfRange { .. })));
 }

@@ -13,9 +13,7 @@ fn gates_and_luts<T: Torus>(name: &str, allow_insecure: bool) {
     for gate in [Gate::Nand, Gate::And, Gate::Or, Gate::Xor] {
         for a in [false, true] {
             for b in [false, true] {
-                let c = sk
-                    .gate(gate, &ck.encrypt_bool(a), &ck.encrypt_bool(b))
-                    .unwrap();
+                let c = sk.gate(gate, &ck.encrypt_bool(a), &ck.encrypt_bool(b)).unwrap();
                 assert_eq!(
                     ck.decrypt_bool(&c).unwrap(),
                     gate.eval(a, b),
@@ -27,12 +25,8 @@ fn gates_and_luts<T: Torus>(name: &str, allow_insecure: bool) {
     let p = params.plaintext_modulus();
     for f in [|x: u64| x, |x: u64| x + 1, |x: u64| x * x + 3] {
         let lut = Lut::from_fn(&params, f);
-        let cts: Vec<_> = (0..p)
-            .map(|m| ck.encrypt_with(m, &mut rng).unwrap())
-            .collect();
-        let outs = sk
-            .apply_lut_batch(&cts, &lut, &BatchConfig::default())
-            .unwrap();
+        let cts: Vec<_> = (0..p).map(|m| ck.encrypt_with(m, &mut rng).unwrap()).collect();
+        let outs = sk.apply_lut_batch(&cts, &lut, &BatchConfig::default()).unwrap();
         for (m, o) in (0..p).zip(&outs) {
             assert_eq!(ck.decrypt(o).unwrap(), f(m) % p, "{name} m={m}");
         }
@@ -42,10 +36,7 @@ fn gates_and_luts<T: Torus>(name: &str, allow_insecure: bool) {
 #[test]
 fn set_i_gates_and_luts_32bit() {
     // Set I is ~80-bit: refused without the opt-in, runs with it.
-    assert!(matches!(
-        TfheParams::preset("STRIX_I", false),
-        Err(TfheError::Insecure(..))
-    ));
+    assert!(matches!(TfheParams::preset("STRIX_I", false), Err(TfheError::Insecure(..))));
     gates_and_luts::<u32>("STRIX_I", true);
 }
 
@@ -69,10 +60,7 @@ fn wrong_torus_width_is_an_error() {
     let params = TfheParams::preset("STRIX_II", false).unwrap();
     assert!(matches!(
         ClientKey::<u64>::new(&params),
-        Err(TfheError::TorusMismatch {
-            expected: 32,
-            found: 64
-        })
+        Err(TfheError::TorusMismatch { expected: 32, found: 64 })
     ));
 }
 
@@ -89,19 +77,10 @@ fn set_iv_message_and_carry_luts() {
     let inputs: Vec<u64> = (0..p).step_by(7).chain([p - 1, 1, 2, 3]).collect();
     for f in [|x: u64| x, |x: u64| x / 4, |x: u64| (x % 4) * 3] {
         let lut = Lut::from_fn(&params, f);
-        let cts: Vec<_> = inputs
-            .iter()
-            .map(|&m| ck.encrypt_with(m, &mut rng).unwrap())
-            .collect();
-        let outs = sk
-            .apply_lut_batch(&cts, &lut, &BatchConfig::default())
-            .unwrap();
+        let cts: Vec<_> = inputs.iter().map(|&m| ck.encrypt_with(m, &mut rng).unwrap()).collect();
+        let outs = sk.apply_lut_batch(&cts, &lut, &BatchConfig::default()).unwrap();
         for (&m, o) in inputs.iter().zip(&outs) {
-            assert_eq!(
-                ck.decrypt(o).unwrap(),
-                f(m) % p,
-                "m={m} (msg modulus {msg})"
-            );
+            assert_eq!(ck.decrypt(o).unwrap(), f(m) % p, "m={m} (msg modulus {msg})");
         }
     }
 }

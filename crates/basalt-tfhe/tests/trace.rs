@@ -32,21 +32,13 @@ fn one_pbs_matches_closed_form() {
         (k * params.polynomial_size as u64) * params.ks_level as u64
     );
     // One kernel event per step per iteration.
-    let ffts = trace
-        .kernels()
-        .filter(|k| k.kind() == KernelKind::Tfhe(TfheStep::Fft))
-        .count() as u64;
+    let ffts =
+        trace.kernels().filter(|k| k.kind() == KernelKind::Tfhe(TfheStep::Fft)).count() as u64;
     assert_eq!(ffts, n);
     let names: Vec<&str> = trace
         .events
         .iter()
-        .filter_map(|e| {
-            if let Event::Enter { name } = e {
-                Some(name.as_str())
-            } else {
-                None
-            }
-        })
+        .filter_map(|e| if let Event::Enter { name } = e { Some(name.as_str()) } else { None })
         .collect();
     assert_eq!(names, vec!["KeySwitch", "PBS", "BlindRotate"]);
 }
@@ -58,24 +50,12 @@ fn batch_emits_from_calling_thread_scaled_by_batch() {
     let ck = ClientKey::<u64>::with_rng(&params, &mut rng).unwrap();
     let sk = ck.server_key_with(&mut rng);
     let lut = Lut::from_fn(&params, |x| x);
-    let cts: Vec<_> = (0..6)
-        .map(|m| ck.encrypt_with(m, &mut rng).unwrap())
-        .collect();
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(2)
-        .build()
-        .unwrap();
-    let (_, trace) = pool.install(|| {
-        record(|| {
-            sk.apply_lut_batch(&cts, &lut, &BatchConfig::default())
-                .unwrap()
-        })
-    });
+    let cts: Vec<_> = (0..6).map(|m| ck.encrypt_with(m, &mut rng).unwrap()).collect();
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    let (_, trace) = pool
+        .install(|| record(|| sk.apply_lut_batch(&cts, &lut, &BatchConfig::default()).unwrap()));
     let n = params.lwe_dimension as u64;
-    assert_eq!(
-        trace.count(KernelKind::Tfhe(TfheStep::Fft)),
-        6 * n * 2 * params.pbs_level as u64
-    );
+    assert_eq!(trace.count(KernelKind::Tfhe(TfheStep::Fft)), 6 * n * 2 * params.pbs_level as u64);
     assert_eq!(trace.count(KernelKind::Tfhe(TfheStep::SampleExtract)), 6);
     // Nothing is recorded when no recorder is open (and nothing leaks from workers).
     assert!(!basalt_trace::is_recording());
