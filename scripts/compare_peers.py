@@ -67,20 +67,33 @@ def ckks(d):
 
 
 def tfhe(d):
-    ours = load(d / "basalt-pbs.jsonl")
-    peer = load(d / "tfhe-rs.jsonl")
+    ours = [r for r in load(d / "basalt-pbs.jsonl") if r.get("set", "").upper().startswith("TFHERS_2_2")]
+    peer = [p for p in load(d / "tfhe-rs.jsonl")
+            if p.get("params", "").startswith("PARAM_MESSAGE_2_CARRY_2_KS_PBS")]
     if not ours and not peer:
         return
+    def peer_ms(bench, threads):
+        for p in peer:
+            if p.get("bench") == bench and p.get("threads") == threads:
+                return p
+        return None
     rows = []
+    for bench, pb in (("pbs/latency", "pbs_only"), ("ks/latency", "keyswitch_only"), ("ks_pbs/latency", "ks_pbs_latency")):
+        for r in ours:
+            if r["bench"] == bench and r["threads"] == 1:
+                p = peer_ms(pb, 1)
+                theirs = p and p["median_ms"]
+                rows.append([bench, "1", "—", fmt(r["median_ms"]), fmt(theirs), ratio(r["median_ms"], theirs)])
     for r in ours:
-        rows.append(["Basalt", str(r.get("params", r.get("set"))), str(r.get("bench")), str(r.get("threads")),
-                     fmt(r.get("median_ms")), fmt(r.get("pbs_per_s"))])
-    for p in peer:
-        if p.get("params", "").startswith("PARAM_MESSAGE_2_CARRY_2_KS_PBS") and p.get("bench") in (
-                "ks_pbs_latency", "pbs_only", "keyswitch_only", "ks_pbs_batch64"):
-            rows.append(["TFHE-rs 1.8.2", "2_2 KS_PBS", p["bench"], str(p["threads"]), fmt(p["median_ms"]),
-                         fmt(p.get("pbs_per_s_at_median"))])
-    table("TFHE PBS (median ms; PBS/s for batches)", ["library", "set", "bench", "threads", "median ms", "PBS/s"], rows)
+        if r["bench"] == "ks_pbs/throughput" and r["count"] == 64:
+            p = peer_ms("ks_pbs_batch64", r["threads"])
+            theirs = p and p.get("pbs_per_s_at_median")
+            mine = r.get("pbs_per_s")
+            rows.append(["64 × KS+PBS (PBS/s)", str(r["threads"]), "batched" if r["batched"] else "one by one",
+                         fmt(mine), fmt(theirs), "—" if not (mine and theirs) else f"{mine / theirs:.2f}×"])
+    table("TFHE, TFHE-rs's default 2+2-bit set (latency: median ms, ratio = TFHE-rs / Basalt; "
+          "throughput: PBS/s, ratio = Basalt / TFHE-rs; > 1 means Basalt is faster)",
+          ["measurement", "threads", "mode", "Basalt", "TFHE-rs 1.8.2", "ratio"], rows)
 
 
 def main():

@@ -106,8 +106,10 @@ fn gsc_order_is_bit_identical_to_baby_step_centric() -> Result<()> {
         let a =
             LinearTransform::new(&params, diags.clone(), bsc(h), 2)?.evaluate(&ctx.eval, &ct)?;
         let g = LinearTransform::new(&params, diags.clone(), gsc(h), 2)?;
+        // One limb stored per diagonal vs all 3 Q limbs (plus the k P limbs for Q∪P diagonals).
+        let limbs = 3 + if h == Hoisting::Double { params.k() as u64 } else { 0 };
         assert!(
-            g.stored_plaintext_bytes() * 3
+            g.stored_plaintext_bytes() * limbs
                 == LinearTransform::new(&params, diags.clone(), bsc(h), 2)?
                     .stored_plaintext_bytes()
         );
@@ -202,5 +204,48 @@ fn sparse_strided_diagonals_at_full_slots_n4096() -> Result<()> {
     assert!(bits > 20.0);
     assert_eq!(counts, lt.predicted_cost());
     assert!(counts.rotations < 14, "BSGS must beat 14 rotations");
+    Ok(())
+}
+
+/// Full double hoisting changes rounding (the key-switching error is multiplied by the diagonal
+/// before the single ModDown), so it is compared in bits against the cleartext twin: it must
+/// stay within 1 bit of single hoisting, in both loop orders, and its counts must equal the
+/// closed form (and undercut single hoisting in modular multiplications).
+#[test]
+fn full_double_hoisting_is_precision_equal_to_single_hoisting() -> Result<()> {
+    for (log_n, dnum, n1) in [(10, 2, 8), (10, 1, 4), (11, 3, 16)] {
+        let params = toy_params(log_n, LEVEL, 40, dnum);
+        let slots = SLOTS;
+        let diags = Diagonals::from_dense_real(&random_matrix(slots, slots, 1.0, 40), slots)?;
+        let s = |hoisting, order| Strategy::Bsgs { n1, hoisting, order };
+        let bsc = GscOrder::BabyStepCentric;
+        let gsc = GscOrder::GiantStepCentric { max_partials: 3 };
+        let ctx =
+            Ctx::new(&params, &rotations_for(&params, &diags, s(Hoisting::Single, bsc), LEVEL)?)?;
+        let x = random_values(slots, 41, false);
+        let ct = ctx.encrypt(&x, slots, LEVEL)?;
+        let twin = diags.evaluate_plain(&x)?;
+        let run = |h, o| -> Result<(f64, basalt_circuits::OpCounts, basalt_circuits::OpCounts)> {
+            let lt = LinearTransform::new(&params, diags.clone(), s(h, o), LEVEL)?;
+            let (y, counts) = measure(params.n(), || lt.evaluate(&ctx.eval, &ct));
+            let y = y?;
+            assert_eq!(y.scale(), ct.scale());
+            Ok((precision_bits(&twin, &ctx.decrypt(&y)?), counts, lt.predicted_cost()))
+        };
+        let (single, sc, _) = run(Hoisting::Single, bsc)?;
+        for o in [bsc, gsc] {
+            let (double, dc, pred) = run(Hoisting::Double, o)?;
+            println!(
+                "N=2^{log_n} dnum {dnum} n1 {n1} {o:?}: single {single:.2} bits, full double {double:.2} bits; modmults {} vs {}",
+                sc.modmults, dc.modmults
+            );
+            assert!(double >= single - 1.0, "{o:?}: {double:.2} < {single:.2} − 1");
+            assert_eq!(dc, pred, "{o:?}: trace vs closed form");
+            if o == bsc {
+                assert!(dc.modmults < sc.modmults);
+                assert_eq!(dc.rotations, sc.rotations);
+            }
+        }
+    }
     Ok(())
 }

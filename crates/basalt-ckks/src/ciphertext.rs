@@ -33,6 +33,57 @@ pub struct Ciphertext {
     pub(crate) params_id: u64,
 }
 
+/// An encoded message over the extended basis `Q_l ∪ P` (NTT domain): the plaintext operand of
+/// products with [`crate::CiphertextQP`] (double hoisting, where baby-step rotations stay in
+/// `Q_l ∪ P` and are multiplied there before one ModDown).
+///
+/// Its polynomial is the same small-integer polynomial as a [`Plaintext`]'s, reduced modulo the
+/// `P` primes too — *not* multiplied by `P`: the ciphertext operand already carries the factor
+/// `P`, which the ModDown removes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlaintextQP {
+    pub(crate) poly: RnsPoly,
+    pub(crate) scale: f64,
+    pub(crate) slots: usize,
+    pub(crate) params_id: u64,
+}
+
+/// Checks shared by the polynomial constructors: ring shape, reduced residues (via
+/// `RingContext::check_poly`), NTT domain, `p_limbs` special limbs, a usable scale and slot count.
+pub(crate) fn check_poly_operand(
+    params: &Parameters,
+    poly: &RnsPoly,
+    p_limbs: usize,
+    what: &'static str,
+) -> Result<()> {
+    let bad = |reason: String| CkksError::InvalidPolynomial { what, reason };
+    params.ring().check_poly(poly).map_err(bad)?;
+    if poly.q_limbs() > params.max_level() + 1 {
+        return Err(bad(format!(
+            "{} Q limbs exceed the {} of the chain",
+            poly.q_limbs(),
+            params.max_level() + 1
+        )));
+    }
+    if poly.p_limbs() != p_limbs {
+        return Err(bad(format!("{} P limbs, expected {p_limbs}", poly.p_limbs())));
+    }
+    if poly.domain() != Domain::Ntt {
+        return Err(bad("polynomial must be in the NTT domain".into()));
+    }
+    Ok(())
+}
+
+pub(crate) fn check_scale_slots(params: &Parameters, scale: f64, slots: usize) -> Result<()> {
+    if !(scale.is_finite() && scale > 0.0) {
+        return Err(CkksError::BadScale(scale.log2()));
+    }
+    if slots == 0 || !slots.is_power_of_two() || slots > params.max_slots() {
+        return Err(CkksError::BadSlots { slots, max: params.max_slots() });
+    }
+    Ok(())
+}
+
 fn check_level(params: &Parameters, level: usize) -> Result<()> {
     if level > params.max_level() {
         return Err(CkksError::LevelTooHigh { requested: level, max: params.max_level() });
@@ -41,6 +92,19 @@ fn check_level(params: &Parameters, level: usize) -> Result<()> {
 }
 
 impl Plaintext {
+    /// A plaintext from a polynomial over `Q_l` (NTT domain), e.g. one rebuilt from a stored
+    /// limb (OF-Limb) rather than encoded from slot values. Symbolic polynomials are accepted
+    /// (trace mode).
+    ///
+    /// # Errors
+    /// [`CkksError::InvalidPolynomial`] for a wrong degree, too many Q limbs, any P limb, the
+    /// coefficient domain or a residue not reduced modulo its prime; [`CkksError::BadScale`]
+    /// and [`CkksError::BadSlots`] as for encoding.
+    pub fn from_poly(params: &Parameters, poly: RnsPoly, scale: f64, slots: usize) -> Result<Self> {
+        check_poly_operand(params, &poly, 0, "plaintext")?;
+        check_scale_slots(params, scale, slots)?;
+        Ok(Plaintext { poly, scale, slots, params_id: params.id() })
+    }
     /// The zero plaintext at `level` with the given scale and slots.
     pub fn zero(params: &Parameters, level: usize, scale: f64, slots: usize) -> Result<Self> {
         check_level(params, level)?;
@@ -56,6 +120,53 @@ impl Plaintext {
         check_level(params, level)?;
         Ok(Plaintext {
             poly: RnsPoly::symbolic(params.n(), level + 1, 0, Domain::Ntt),
+            scale: params.default_scale(),
+            slots: params.max_slots(),
+            params_id: params.id(),
+        })
+    }
+    pub fn level(&self) -> usize {
+        self.poly.q_limbs() - 1
+    }
+    pub fn scale(&self) -> f64 {
+        self.scale
+    }
+    pub fn set_scale(&mut self, scale: f64) {
+        self.scale = scale;
+    }
+    pub fn slots(&self) -> usize {
+        self.slots
+    }
+    pub fn params_id(&self) -> u64 {
+        self.params_id
+    }
+    pub fn poly(&self) -> &RnsPoly {
+        &self.poly
+    }
+    pub fn is_symbolic(&self) -> bool {
+        self.poly.is_symbolic()
+    }
+}
+
+impl PlaintextQP {
+    /// A `Q_l ∪ P` plaintext from a polynomial with `l+1` Q limbs and all `k` P limbs (NTT
+    /// domain). Symbolic polynomials are accepted (trace mode).
+    ///
+    /// # Errors
+    /// As [`Plaintext::from_poly`], with exactly `params.k()` P limbs required.
+    pub fn from_poly(params: &Parameters, poly: RnsPoly, scale: f64, slots: usize) -> Result<Self> {
+        check_poly_operand(params, &poly, params.k(), "Q∪P plaintext")?;
+        check_scale_slots(params, scale, slots)?;
+        Ok(PlaintextQP { poly, scale, slots, params_id: params.id() })
+    }
+    /// A shape-only `Q_l ∪ P` plaintext for trace mode.
+    ///
+    /// # Errors
+    /// [`CkksError::LevelTooHigh`].
+    pub fn symbolic(params: &Parameters, level: usize) -> Result<Self> {
+        check_level(params, level)?;
+        Ok(PlaintextQP {
+            poly: RnsPoly::symbolic(params.n(), level + 1, params.k(), Domain::Ntt),
             scale: params.default_scale(),
             slots: params.max_slots(),
             params_id: params.id(),

@@ -27,7 +27,7 @@
 use basalt_math::{Domain, RnsPoly};
 use num_complex::Complex64;
 
-use crate::ciphertext::Plaintext;
+use crate::ciphertext::{Plaintext, PlaintextQP};
 use crate::error::{CkksError, Result};
 use crate::params::Parameters;
 
@@ -168,6 +168,21 @@ impl Encoder {
         level: usize,
         scale: f64,
     ) -> Result<Plaintext> {
+        let coeffs = self.checked_embed(values, slots, level, scale)?;
+        let ring = self.params.ring();
+        let mut poly = ring.from_f64_round(&coeffs, level + 1, 0);
+        ring.ntt_assign(&mut poly);
+        Ok(Plaintext { poly, scale, slots, params_id: self.params.id() })
+    }
+
+    /// [`Encoder::embed`] plus the level and `Q_level / 2` overflow checks of encoding.
+    fn checked_embed(
+        &self,
+        values: &[Complex64],
+        slots: usize,
+        level: usize,
+        scale: f64,
+    ) -> Result<Vec<f64>> {
         if level > self.params.max_level() {
             return Err(CkksError::LevelTooHigh { requested: level, max: self.params.max_level() });
         }
@@ -176,10 +191,31 @@ impl Encoder {
         if let Some(&big) = coeffs.iter().find(|c| c.abs() >= (log_q - 1.0).exp2()) {
             return Err(CkksError::Overflow { value: big / scale });
         }
+        Ok(coeffs)
+    }
+
+    /// Encode `values` over the extended basis `Q_level ∪ P`: the same integer polynomial as
+    /// [`Encoder::encode`], also reduced modulo the special primes, for products with lazy
+    /// (`Q ∪ P`) ciphertexts in double-hoisted linear transforms.
+    ///
+    /// # Cost
+    /// As [`Encoder::encode`] with `l+1+k` limbs to round and NTT.
+    ///
+    /// # Errors
+    /// As [`Encoder::encode`] (the overflow bound stays `Q_level / 2`, so the `Q` limbs are
+    /// exactly those of [`Encoder::encode`]).
+    pub fn encode_qp(
+        &self,
+        values: &[Complex64],
+        slots: usize,
+        level: usize,
+        scale: f64,
+    ) -> Result<PlaintextQP> {
+        let coeffs = self.checked_embed(values, slots, level, scale)?;
         let ring = self.params.ring();
-        let mut poly = ring.from_f64_round(&coeffs, level + 1, 0);
+        let mut poly = ring.from_f64_round(&coeffs, level + 1, self.params.k());
         ring.ntt_assign(&mut poly);
-        Ok(Plaintext { poly, scale, slots, params_id: self.params.id() })
+        Ok(PlaintextQP { poly, scale, slots, params_id: self.params.id() })
     }
 
     /// Encode real values.

@@ -99,6 +99,8 @@ pub enum CkksError {
     SymbolicMix,
     #[error("operation needs real data but the operand is symbolic (trace-only)")]
     Symbolic,
+    #[error("invalid {what} polynomial: {reason}")]
+    InvalidPolynomial { what: &'static str, reason: String },
     #[error("corrupt serialized {what}: {reason}")]
     Corrupt { what: &'static str, reason: String },
 }

@@ -49,7 +49,7 @@ pub mod precision;
 pub mod serialize;
 mod util;
 
-pub use ciphertext::{Ciphertext, Plaintext};
+pub use ciphertext::{Ciphertext, Plaintext, PlaintextQP};
 pub use encoder::Encoder;
 pub use error::{CkksError, ParamError, Result};
 pub use eval::Evaluator;

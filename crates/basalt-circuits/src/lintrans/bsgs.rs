@@ -10,15 +10,11 @@
 //! 1. baby steps: `x_i = rot_i(x)` for every baby index `i` — plain rotations, or with
 //!    hoisting all from one Decompose + ModUp of `x` ([`Evaluator::decompose`]);
 //! 2. per giant index `j`: `p_j = Σ_i x_i ⊙ pt_{j,i}`;
-//! 3. `y = p_0 + Σ_{j≠0} rot_{n1 j}(p_j)`; with [`Hoisting::Double`] each `rot_{n1 j}(p_j)` is
-//!    computed lazily in `Q∪P` (`rotate_hoisted_lazy`), summed there, and brought down by a
-//!    single ModDown (ModDown commutes with addition);
+//! 3. `y = p_0 + Σ_{j≠0} rot_{n1 j}(p_j)`;
 //! 4. one rescale (done by the caller).
 //!
-//! Bossuat et al.'s full double hoisting also keeps the *baby steps* in `Q∪P` and multiplies
-//! them by diagonals encoded over `Q∪P`. The public `basalt-ckks` API has no plaintext product
-//! on `Q∪P` ciphertexts yet, so the baby steps here are ModDown'ed (single-hoisted); the
-//! closed form of the full variant is [`super::cost::predict_full_double_hoisting`].
+//! [`Hoisting::Double`] (Bossuat et al.'s full double hoisting: everything between the one
+//! decomposition and the one ModDown stays in `Q∪P`) runs in [`super::double`].
 //!
 //! # Source
 //! Halevi & Shoup, CRYPTO 2018 (BSGS, hoisting); Bossuat, Mouchet, Troncoso-Pastoriza,
@@ -30,8 +26,7 @@
 
 use std::collections::BTreeMap;
 
-use basalt_ckks::keyswitch::hoisted::automorphism_hoisted;
-use basalt_ckks::{Ciphertext, CiphertextQP, CkksError, Encoder, Evaluator, HoistedDecomp};
+use basalt_ckks::{Ciphertext, CkksError, Encoder, Evaluator, HoistedDecomp};
 use num_complex::Complex64;
 
 use super::diagonals::rotate_slots;
@@ -110,6 +105,14 @@ pub(crate) fn prepare_store(
     let slots = source.slots();
     let pairs = split.giant.iter().flat_map(|(&j, is)| is.iter().map(move |&i| (j, i)));
     Ok(match plan.order {
+        GscOrder::BabyStepCentric if plan.hoisting == Hoisting::Double => DiagStore::EncodedQP(
+            pairs
+                .map(|(j, i)| {
+                    let v = prerotated(source, split.n1, j, i);
+                    Ok(((j, i), encoder.encode_qp(&v, slots, level, pt_scale)?))
+                })
+                .collect::<Result<_>>()?,
+        ),
         GscOrder::BabyStepCentric => DiagStore::Encoded(
             pairs
                 .map(|(j, i)| {
@@ -164,13 +167,7 @@ impl<'a> BabyRotator<'a> {
         let k = i as i64;
         match &self.decomp {
             None => Ok(self.eval.rotate(self.ct, k)?),
-            Some(d) => {
-                let params = self.eval.params();
-                let g = params.ring().galois_element_for_rotation(k);
-                let gk = self.eval.keys().galois.get(&g);
-                let gk = gk.ok_or(CkksError::MissingRotationKey { rotation: k, galois: g })?;
-                Ok(automorphism_hoisted(params, self.ct, d, g, &gk.key))
-            }
+            Some(d) => Ok(self.eval.rotate_hoisted_with(self.ct, d, k)?),
         }
     }
 }
@@ -181,56 +178,34 @@ pub(crate) fn accumulate(
     acc: &mut Option<Ciphertext>,
     x: Ciphertext,
 ) -> Result<()> {
-    *acc = Some(match acc.take() {
-        None => x,
-        Some(a) => eval.add(&a, &x)?,
-    });
+    match acc {
+        None => *acc = Some(x),
+        Some(a) => eval.add_assign(a, &x)?,
+    }
     Ok(())
 }
 
-/// Sums the giant steps `rot_{n1 j}(p_j)` — in `Q` or, with double hoisting, lazily in `Q∪P`.
+/// Sums the giant steps `rot_{n1 j}(p_j)` in `Q` (no or single hoisting).
 pub(crate) struct GiantAccumulator {
     acc: Option<Ciphertext>,
-    lazy: Option<CiphertextQP>,
-    hoisting: Hoisting,
     n1: usize,
 }
 
 impl GiantAccumulator {
-    pub(crate) fn new(hoisting: Hoisting, n1: usize) -> Self {
-        GiantAccumulator { acc: None, lazy: None, hoisting, n1 }
+    pub(crate) fn new(n1: usize) -> Self {
+        GiantAccumulator { acc: None, n1 }
     }
 
     pub(crate) fn add(&mut self, eval: &Evaluator, j: usize, partial: Ciphertext) -> Result<()> {
         if j == 0 {
             return accumulate(eval, &mut self.acc, partial);
         }
-        let k = (j * self.n1) as i64;
-        match self.hoisting {
-            Hoisting::None | Hoisting::Single => {
-                let r = eval.rotate(&partial, k)?;
-                accumulate(eval, &mut self.acc, r)
-            }
-            Hoisting::Double => {
-                let decomp = eval.decompose(&partial)?;
-                let mut r = eval.rotate_hoisted_lazy(&partial, &decomp, &[k])?;
-                let r = r.pop().expect("one rotation asked");
-                match &mut self.lazy {
-                    None => self.lazy = Some(r),
-                    Some(l) => l.try_add_assign(eval.params(), &r)?,
-                }
-                Ok(())
-            }
-        }
+        let r = eval.rotate(&partial, (j * self.n1) as i64)?;
+        accumulate(eval, &mut self.acc, r)
     }
 
-    pub(crate) fn finish(self, eval: &Evaluator) -> Result<Ciphertext> {
-        let mut acc = self.acc;
-        if let Some(l) = self.lazy {
-            let down = eval.mod_down(&l)?;
-            accumulate(eval, &mut acc, down)?;
-        }
-        acc.ok_or(CircuitError::EmptyMatrix)
+    pub(crate) fn finish(self) -> Result<Ciphertext> {
+        self.acc.ok_or(CircuitError::EmptyMatrix)
     }
 }
 
@@ -240,10 +215,13 @@ pub(crate) fn eval_baby_step_centric(
     eval: &Evaluator,
     ct: &Ciphertext,
 ) -> Result<Ciphertext> {
+    if lt.plan.hoisting == Hoisting::Double {
+        return super::double::eval_double(lt, eval, ct, None);
+    }
     let rot = BabyRotator::new(eval, ct, lt.plan.hoisting)?;
     let babies: BTreeMap<usize, Ciphertext> =
         lt.split.babies().into_iter().map(|i| Ok((i, rot.rotate(i)?))).collect::<Result<_>>()?;
-    let mut giant = GiantAccumulator::new(lt.plan.hoisting, lt.split.n1);
+    let mut giant = GiantAccumulator::new(lt.split.n1);
     for (&j, is) in &lt.split.giant {
         let mut partial = None;
         for &i in is {
@@ -253,5 +231,5 @@ pub(crate) fn eval_baby_step_centric(
         }
         giant.add(eval, j, partial.expect("giant steps are non-empty"))?;
     }
-    giant.finish(eval)
+    giant.finish()
 }

@@ -19,8 +19,15 @@
 //!
 //! A transform with baby set `B`, giant set `G` (`n2 = |G|`), `D` diagonals, `r` GSC groups:
 //! baby rotations `Σ_groups |B_g∖{0}|` (`|B|−1` without grouping), giant rotations `|G∖{0}|`,
-//! `D` plaintext products, one rescale; hoisting adds one decompose, double hoisting turns each
-//! giant rotation into decompose + lazy rotation plus one final ModDown.
+//! `D` plaintext products, one rescale; hoisting adds one decompose.
+//!
+//! Full double hoisting ([`super::double`]) instead counts: one decompose; lazy baby rotations
+//! (`Σ_groups |B_g∖{0}|`) and a `P·x` lift (`2L` limb products) in every group that uses baby 0;
+//! `D` products over `Q∪P` (`2(L+k)` limbs, `L+k` plaintext limbs loaded, `L+k` NTTs each when
+//! regenerated); per non-zero giant step a ModDown of one polynomial, a decompose and a lazy
+//! key switch (automorphisms of `β(L+k)` digit limbs and `L+k` limbs of `c_0`, `2β(L+k)`
+//! MulAcc); one final ModDown pair. (Before full double hoisting ran, this closed form counted
+//! `2(L+k)` automorphism limbs per giant step — right only for `β = 1` — and no lift.)
 //!
 //! # Source
 //! Key-switching closed forms from `basalt_ckks::keyswitch::cost`; Osiris digest §8 item 8.
@@ -137,20 +144,7 @@ impl Primitives {
 
 /// Number of non-zero baby rotations executed, summed over the GSC groups.
 pub fn baby_rotations(split: &Split, order: GscOrder) -> u64 {
-    let giants: Vec<usize> = split.giant.keys().copied().collect();
-    let group = match order {
-        GscOrder::BabyStepCentric => giants.len().max(1),
-        GscOrder::GiantStepCentric { max_partials } => max_partials.max(1),
-    };
-    giants
-        .chunks(group)
-        .map(|g| {
-            let mut b: Vec<usize> = g.iter().flat_map(|j| split.giant[j].iter().copied()).collect();
-            b.sort_unstable();
-            b.dedup();
-            b.iter().filter(|&&i| i != 0).count() as u64
-        })
-        .sum()
+    group_babies(split, order).iter().map(|b| b.iter().filter(|&&i| i != 0).count() as u64).sum()
 }
 
 /// Predicted counts of `LinearTransform::evaluate` with `plan` on `split` at `level`;
@@ -167,6 +161,9 @@ pub fn predict(
     let babies = baby_rotations(split, plan.order);
     let giants = split.giant.keys().filter(|&&j| j != 0).count() as u64;
     let diags = split.diagonals() as u64;
+    if plan.hoisting == Hoisting::Double {
+        return full_double(params, split, plan.order, level, regenerate);
+    }
     match plan.hoisting {
         Hoisting::None => c.add_scaled(&p.rotation, babies),
         Hoisting::Single | Hoisting::Double => {
@@ -174,14 +171,7 @@ pub fn predict(
             c.add_scaled(&p.hoisted_rotation, babies);
         }
     }
-    match plan.hoisting {
-        Hoisting::None | Hoisting::Single => c.add_scaled(&p.rotation, giants),
-        Hoisting::Double => {
-            c.add_scaled(&p.decompose, giants);
-            c.add_scaled(&p.lazy_rotation, giants);
-            c.add_scaled(&p.mod_down_pair, u64::from(giants > 0));
-        }
-    }
+    c.add_scaled(&p.rotation, giants);
     c.add_scaled(&p.mul_plain, diags);
     if regenerate {
         c.add_scaled(&p.of_limb, diags);
@@ -190,42 +180,94 @@ pub fn predict(
     c.finish(params.n())
 }
 
+/// Baby indices of every group of giant steps the loop order processes together.
+fn group_babies(split: &Split, order: GscOrder) -> Vec<Vec<usize>> {
+    let giants: Vec<usize> = split.giant.keys().copied().collect();
+    let group = match order {
+        GscOrder::BabyStepCentric => giants.len().max(1),
+        GscOrder::GiantStepCentric { max_partials } => max_partials.max(1),
+    };
+    giants
+        .chunks(group)
+        .map(|g| {
+            let mut b: Vec<usize> = g.iter().flat_map(|j| split.giant[j].iter().copied()).collect();
+            b.sort_unstable();
+            b.dedup();
+            b
+        })
+        .collect()
+}
+
+/// Full double hoisting as run by [`super::double`] (see the module doc).
+fn full_double(
+    params: &Parameters,
+    split: &Split,
+    order: GscOrder,
+    level: usize,
+    regenerate: bool,
+) -> OpCounts {
+    let p = Primitives::at(params, level);
+    let (l1, k) = (level as u64 + 1, params.k() as u64);
+    let ext = params.dnum_at(level) as u64 * (l1 + k);
+    let groups = group_babies(split, order);
+    let babies: u64 = groups.iter().map(|b| b.iter().filter(|&&i| i != 0).count() as u64).sum();
+    let lifts = groups.iter().filter(|b| b.contains(&0)).count() as u64;
+    let giants = split.giant.keys().filter(|&&j| j != 0).count() as u64;
+    let diags = split.diagonals() as u64;
+    let mut c = OpCounts::default();
+    c.add_scaled(&p.decompose, 1);
+    c.add_scaled(&p.lazy_rotation, babies);
+    c.add_scaled(&OpCounts { mul_limbs: 2 * l1, ..OpCounts::default() }, lifts);
+    c.add_scaled(&p.mul_plain_qp, diags);
+    if regenerate {
+        c.add_scaled(&OpCounts { ntt_limbs: l1 + k, ..OpCounts::default() }, diags);
+    }
+    let giant_ks = OpCounts {
+        rotations: 1,
+        key_switches: 1,
+        key_bytes: p.rotation.key_bytes,
+        automorph_limbs: ext + l1 + k,
+        mul_limbs: 2 * ext,
+        ..OpCounts::default()
+    };
+    c.add_scaled(&p.mod_down_one, giants);
+    c.add_scaled(&p.decompose, giants);
+    c.add_scaled(&giant_ks, giants);
+    c.add_scaled(&p.mod_down_pair, 1);
+    c.add_scaled(&p.rescale, 1);
+    c.finish(params.n())
+}
+
 /// Closed form of Bossuat et al.'s full double hoisting (baby steps kept in `Q∪P`, products
 /// with `Q∪P` diagonals, per giant step a ModDown of `c_1` only, a key switch left in `Q∪P`,
-/// one final ModDown), as listed in the Osiris digest §8 item 8 — for comparison with the
-/// variants this crate runs. `of_limb`: count the `L+k` NTTs regenerating each `Q∪P`
-/// diagonal.
+/// one final ModDown), baby-step-centric — what `Hoisting::Double` runs (Osiris digest §8
+/// item 8). `of_limb`: count the `L+k` NTTs regenerating each `Q∪P` diagonal.
 pub fn predict_full_double_hoisting(
     params: &Parameters,
     split: &Split,
     level: usize,
     of_limb: bool,
 ) -> OpCounts {
+    full_double(params, split, GscOrder::BabyStepCentric, level, of_limb)
+}
+
+/// Closed form of the partial variant this crate ran before full double hoisting (baby steps
+/// single-hoisted in `Q`, each giant step decomposed and rotated lazily into `Q∪P`, one final
+/// ModDown), kept for comparisons (`tests/paper_counts.rs`).
+pub fn predict_giant_only_double_hoisting(
+    params: &Parameters,
+    split: &Split,
+    level: usize,
+) -> OpCounts {
     let p = Primitives::at(params, level);
-    let l1 = level as u64 + 1;
-    let k = params.k() as u64;
     let mut c = OpCounts::default();
-    let babies = split.babies().iter().filter(|&&i| i != 0).count() as u64;
+    let babies = baby_rotations(split, GscOrder::BabyStepCentric);
     let giants = split.giant.keys().filter(|&&j| j != 0).count() as u64;
-    c.add_scaled(&p.decompose, 1);
-    c.add_scaled(&p.lazy_rotation, babies);
-    c.add_scaled(&p.mul_plain_qp, split.diagonals() as u64);
-    if of_limb {
-        let regen = OpCounts { ntt_limbs: l1 + k, ..OpCounts::default() };
-        c.add_scaled(&regen, split.diagonals() as u64);
-    }
-    c.add_scaled(&p.mod_down_one, giants);
-    c.add_scaled(&p.decompose, giants);
-    let giant_ks = OpCounts {
-        rotations: 1,
-        key_switches: 1,
-        key_bytes: p.rotation.key_bytes,
-        automorph_limbs: 2 * (l1 + k),
-        mul_limbs: 2 * params.dnum_at(level) as u64 * (l1 + k),
-        ..OpCounts::default()
-    };
-    c.add_scaled(&giant_ks, giants);
-    c.add_scaled(&p.mod_down_pair, 1);
+    c.add_scaled(&p.decompose, 1 + giants);
+    c.add_scaled(&p.hoisted_rotation, babies);
+    c.add_scaled(&p.lazy_rotation, giants);
+    c.add_scaled(&p.mod_down_pair, u64::from(giants > 0));
+    c.add_scaled(&p.mul_plain, split.diagonals() as u64);
     c.add_scaled(&p.rescale, 1);
     c.finish(params.n())
 }

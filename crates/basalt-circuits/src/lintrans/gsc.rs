@@ -9,7 +9,8 @@
 //!    regenerate the group's diagonals `pt_{j,i}` from their one stored limb (OF-Limb) and
 //!    accumulate `x_i ⊙ pt_{j,i}` into partial sum `p_j` — each rotated input is used for
 //!    every partial sum it feeds, then dropped;
-//! 3. giant steps as in [`super::bsgs`].
+//! 3. giant steps as in [`super::bsgs`] ([`super::double`] for [`super::Hoisting::Double`],
+//!    which runs the same loop in `Q∪P`).
 //!
 //! Modular additions are exact and every rotation is a deterministic function of the shared
 //! decomposition, so the result is bit-identical to the baby-step-centric order (tested).
@@ -40,9 +41,12 @@ pub(crate) fn eval_giant_step_centric(
     if max_partials == 0 {
         return Err(CircuitError::NoFeasiblePlan("max_partials must be at least 1".into()));
     }
+    if lt.plan.hoisting == super::Hoisting::Double {
+        return super::double::eval_double(lt, eval, ct, Some(max_partials));
+    }
     let rot = BabyRotator::new(eval, ct, lt.plan.hoisting)?;
     let giants: Vec<usize> = lt.split.giant.keys().copied().collect();
-    let mut out = GiantAccumulator::new(lt.plan.hoisting, lt.split.n1);
+    let mut out = GiantAccumulator::new(lt.split.n1);
     for group in giants.chunks(max_partials) {
         let mut babies: Vec<usize> =
             group.iter().flat_map(|j| lt.split.giant[j].iter().copied()).collect();
@@ -64,5 +68,5 @@ pub(crate) fn eval_giant_step_centric(
             out.add(eval, j, p.expect("giant steps are non-empty"))?;
         }
     }
-    out.finish(eval)
+    out.finish()
 }

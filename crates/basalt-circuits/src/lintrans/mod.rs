@@ -20,6 +20,7 @@
 pub mod bsgs;
 pub mod cost;
 pub mod diagonals;
+pub mod double;
 pub mod gsc;
 pub mod mxv_hybrid;
 pub mod of_limb;
@@ -31,7 +32,7 @@ use std::sync::Arc;
 
 use num_complex::Complex64;
 
-use basalt_ckks::{Ciphertext, CkksError, Encoder, Evaluator, Parameters, Plaintext};
+use basalt_ckks::{Ciphertext, CkksError, Encoder, Evaluator, Parameters, Plaintext, PlaintextQP};
 use serde::{Deserialize, Serialize};
 
 pub use bsgs::Split;
@@ -49,8 +50,8 @@ pub enum Hoisting {
     None,
     /// Baby-step rotations share one Decompose + ModUp of the input.
     Single,
-    /// Single hoisting, and the giant-step rotations are left in `Q∪P` and summed before one
-    /// ModDown (see [`bsgs`] for what of Bossuat et al.'s scheme this covers).
+    /// Bossuat et al.'s full double hoisting: baby steps lazy in `Q∪P`, products with `Q∪P`
+    /// diagonals, giant rotations kept in `Q∪P`, one ModDown per transform ([`double`]).
     Double,
 }
 
@@ -84,7 +85,9 @@ pub enum Strategy {
 pub(crate) enum DiagStore {
     /// Encoded once at every limb of the transform's level, keyed by (giant j, baby i).
     Encoded(BTreeMap<(usize, usize), Plaintext>),
-    /// One limb's worth per diagonal, re-encoded at every use (OF-Limb).
+    /// Encoded once over `Q_l ∪ P` (full double hoisting, baby-step-centric).
+    EncodedQP(BTreeMap<(usize, usize), PlaintextQP>),
+    /// One limb's worth per diagonal, extended from its stored `q_0` limb at every use (OF-Limb).
     OfLimb(BTreeMap<(usize, usize), of_limb::OfLimbDiagonal>),
     /// Nothing stored: each diagonal is computed from its generator and encoded at use.
     OnTheFly,
@@ -287,6 +290,9 @@ impl LinearTransform {
         let n = self.split.diagonals() as u64;
         match &self.store {
             DiagStore::Encoded(_) => n * (self.level as u64 + 1) * per_limb,
+            DiagStore::EncodedQP(_) => {
+                n * (self.level as u64 + 1 + self.params.k() as u64) * per_limb
+            }
             DiagStore::OfLimb(_) => n * per_limb,
             DiagStore::OnTheFly => 0,
         }
@@ -301,7 +307,7 @@ impl LinearTransform {
         symbolic: bool,
     ) -> Result<Cow<'_, Plaintext>> {
         if symbolic {
-            if !matches!(self.store, DiagStore::Encoded(_)) {
+            if !matches!(self.store, DiagStore::Encoded(_) | DiagStore::EncodedQP(_)) {
                 basalt_trace::emit(basalt_trace::Kernel::Ntt {
                     n: self.params.n() as u32,
                     limbs: self.level as u32 + 1,
@@ -314,19 +320,57 @@ impl LinearTransform {
         match &self.store {
             DiagStore::Encoded(m) => Ok(Cow::Borrowed(&m[&(j, i)])),
             DiagStore::OfLimb(m) => {
-                Ok(Cow::Owned(m[&(j, i)].regenerate(&self.encoder, self.level)?))
+                Ok(Cow::Owned(m[&(j, i)].regenerate(&self.params, self.level)?))
             }
             DiagStore::OnTheFly => {
                 let v = bsgs::prerotated(&self.source, self.split.n1, j, i);
                 let slots = self.source.slots();
                 Ok(Cow::Owned(self.encoder.encode(&v, slots, self.level, self.pt_scale)?))
             }
+            DiagStore::EncodedQP(_) => Err(CircuitError::NoFeasiblePlan(
+                "diagonals are stored over Q∪P; use the double-hoisted path".into(),
+            )),
+        }
+    }
+
+    /// As [`LinearTransform::plaintext`], over `Q_l ∪ P` (full double hoisting): stored,
+    /// extended from the stored `q_0` limb (`l+1+k` NTTs), or encoded from the generator.
+    pub(crate) fn plaintext_qp(
+        &self,
+        j: usize,
+        i: usize,
+        symbolic: bool,
+    ) -> Result<Cow<'_, PlaintextQP>> {
+        if symbolic {
+            if !matches!(self.store, DiagStore::EncodedQP(_)) {
+                basalt_trace::emit(basalt_trace::Kernel::Ntt {
+                    n: self.params.n() as u32,
+                    limbs: (self.level + 1 + self.params.k()) as u32,
+                });
+            }
+            let mut pt = PlaintextQP::symbolic(&self.params, self.level)?;
+            pt.set_scale(self.pt_scale);
+            return Ok(Cow::Owned(pt));
+        }
+        match &self.store {
+            DiagStore::EncodedQP(m) => Ok(Cow::Borrowed(&m[&(j, i)])),
+            DiagStore::OfLimb(m) => {
+                Ok(Cow::Owned(m[&(j, i)].regenerate_qp(&self.params, self.level)?))
+            }
+            DiagStore::OnTheFly => {
+                let v = bsgs::prerotated(&self.source, self.split.n1, j, i);
+                let slots = self.source.slots();
+                Ok(Cow::Owned(self.encoder.encode_qp(&v, slots, self.level, self.pt_scale)?))
+            }
+            DiagStore::Encoded(_) => Err(CircuitError::NoFeasiblePlan(
+                "diagonals are stored over Q only; the double-hoisted path needs Q∪P".into(),
+            )),
         }
     }
 
     /// Closed-form counts of [`LinearTransform::evaluate`] (see [`cost`]).
     pub fn predicted_cost(&self) -> OpCounts {
-        let regenerate = !matches!(self.store, DiagStore::Encoded(_));
+        let regenerate = !matches!(self.store, DiagStore::Encoded(_) | DiagStore::EncodedQP(_));
         cost::predict(&self.params, &self.split, &self.plan, self.level, regenerate)
     }
 }

@@ -8,36 +8,40 @@
 //! 2. per use: reduce the centred coefficients modulo each `q_i` of the current level (and `p_i`
 //!    for `Q∪P` products) and run a forward NTT per limb.
 //!
-//! [`extend_q0`] is exactly that, on `basalt-math` polynomials; a test checks it is
-//! bit-identical to the encoder's output at every limb. Because `basalt-ckks` does not yet
-//! expose a `Plaintext` constructor from a polynomial, [`OfLimbDiagonal::regenerate`] rebuilds
-//! the plaintext by re-encoding the stored slot values (also `n` words, and bit-identical to
-//! the extension because encoding rounds the same real coefficients); the `l+1` forward NTTs
-//! per use are the same.
+//! [`extend_q0`] / [`extend_q0_qp`] are exactly that, on `basalt-math` polynomials, and
+//! [`OfLimbDiagonal::regenerate`] / [`OfLimbDiagonal::regenerate_qp`] wrap the result with
+//! `Plaintext::from_poly` / `PlaintextQP::from_poly` (validated: shape, level, reduced
+//! residues). A test checks the extension is bit-identical to the encoder's output at every
+//! limb, `Q` and `Q∪P`; nothing is re-encoded from slot values at use.
 //!
 //! # Source
 //! Kim et al., "ARK", MICRO 2022 (OF-Limb); Osiris §III and §IV (every plaintext diagonal).
 //!
 //! # Cost
 //! Storage: `n` words per diagonal instead of `(l+1)·n` (traffic down by `l+1`, `l+1+α` in
-//! `Q∪P`). Per use: `l+1` NTTs (plus the `n/2` special FFT of re-encoding in this version).
+//! `Q∪P`). Per use: `l+1` NTTs (`l+1+k` over `Q∪P`), no FFT.
 
-use basalt_ckks::{Encoder, Parameters, Plaintext};
+use basalt_ckks::{CkksError, Encoder, Parameters, Plaintext, PlaintextQP};
 use basalt_math::RnsPoly;
 use num_complex::Complex64;
 
 use crate::error::Result;
 
-/// One diagonal kept at one limb's worth of storage.
+/// One diagonal kept at one limb's worth of storage: its centred `q_0` limb.
 #[derive(Clone, Debug, PartialEq)]
 pub struct OfLimbDiagonal {
-    values: Vec<Complex64>,
+    q0: Vec<i64>,
     slots: usize,
     scale: f64,
 }
 
 impl OfLimbDiagonal {
-    /// Validate that `values` encode at `level` (the overflow check runs once, here).
+    /// Encode `values` once and keep the centred `q_0` limb.
+    ///
+    /// # Errors
+    /// Encoding errors at `level` (the overflow check runs once, here);
+    /// [`CkksError::Overflow`] if a coefficient is not below `q_0/2`, so that the `q_0` limb
+    /// would not determine it.
     pub fn new(
         encoder: &Encoder,
         values: &[Complex64],
@@ -46,12 +50,30 @@ impl OfLimbDiagonal {
         scale: f64,
     ) -> Result<OfLimbDiagonal> {
         encoder.encode(values, slots, level, scale)?;
-        Ok(OfLimbDiagonal { values: values.to_vec(), slots, scale })
+        let q0 = q0_limb(encoder, values, slots, scale)?;
+        let half = encoder.params().q()[0] / 2;
+        if let Some(&c) = q0.iter().find(|c| c.unsigned_abs() >= half) {
+            return Err(CkksError::Overflow { value: c as f64 / scale }.into());
+        }
+        Ok(OfLimbDiagonal { q0, slots, scale })
     }
 
-    /// The full-RNS plaintext at `level` (rebuilt on every call).
-    pub fn regenerate(&self, encoder: &Encoder, level: usize) -> Result<Plaintext> {
-        Ok(encoder.encode(&self.values, self.slots, level, self.scale)?)
+    /// The `Q_level` plaintext, extended from the stored limb on every call.
+    ///
+    /// # Errors
+    /// From `Plaintext::from_poly` (a level above the chain).
+    pub fn regenerate(&self, params: &Parameters, level: usize) -> Result<Plaintext> {
+        let poly = extend_q0(params, &self.q0, level);
+        Ok(Plaintext::from_poly(params, poly, self.scale, self.slots)?)
+    }
+
+    /// The `Q_level ∪ P` plaintext (full double hoisting), extended on every call.
+    ///
+    /// # Errors
+    /// From `PlaintextQP::from_poly`.
+    pub fn regenerate_qp(&self, params: &Parameters, level: usize) -> Result<PlaintextQP> {
+        let poly = extend_q0_qp(params, &self.q0, level);
+        Ok(PlaintextQP::from_poly(params, poly, self.scale, self.slots)?)
     }
 }
 
@@ -70,8 +92,17 @@ pub fn q0_limb(
 
 /// Extend a centred `q_0` limb to limbs `q_0..q_level` and NTT them (step 2 above).
 pub fn extend_q0(params: &Parameters, q0: &[i64], level: usize) -> RnsPoly {
+    extend(params, q0, level, 0)
+}
+
+/// Extend a centred `q_0` limb to `q_0..q_level` and all `P` primes, NTT domain.
+pub fn extend_q0_qp(params: &Parameters, q0: &[i64], level: usize) -> RnsPoly {
+    extend(params, q0, level, params.k())
+}
+
+fn extend(params: &Parameters, q0: &[i64], level: usize, p_limbs: usize) -> RnsPoly {
     let ring = params.ring();
-    let mut p = ring.from_i64(q0, level + 1, 0);
+    let mut p = ring.from_i64(q0, level + 1, p_limbs);
     ring.ntt_assign(&mut p);
     p
 }
@@ -80,6 +111,17 @@ pub fn extend_q0(params: &Parameters, q0: &[i64], level: usize) -> RnsPoly {
 mod tests {
     use super::*;
     use basalt_ckks::ParametersLiteral;
+
+    #[test]
+    fn coefficients_beyond_half_q0_are_refused() {
+        let params = Parameters::new(ParametersLiteral::toy(10, 55, 40, 4, 55, 1, 5)).unwrap();
+        let enc = Encoder::new(&params);
+        let v = [Complex64::new(1.0, 0.0)];
+        // 2^60 > q_0/2 (q_0 of 55 bits) but below Q_4/2: encodable, not storable as one limb.
+        assert!(enc.encode(&v, 1, 4, 2f64.powi(60)).is_ok());
+        assert!(OfLimbDiagonal::new(&enc, &v, 1, 4, 2f64.powi(60)).is_err());
+        assert!(OfLimbDiagonal::new(&enc, &v, 1, 4, 2f64.powi(40)).is_ok());
+    }
 
     #[test]
     fn extension_is_bit_identical_to_encoding() {
@@ -95,7 +137,10 @@ mod tests {
             let pt = enc.encode(&v, slots, level, scale).unwrap();
             assert_eq!(&extend_q0(&params, &q0, level), pt.poly(), "level {level}");
             let d = OfLimbDiagonal::new(&enc, &v, slots, level, scale).unwrap();
-            assert_eq!(d.regenerate(&enc, level).unwrap(), pt);
+            assert_eq!(d.regenerate(&params, level).unwrap(), pt);
+            let qp = enc.encode_qp(&v, slots, level, scale).unwrap();
+            assert_eq!(&extend_q0_qp(&params, &q0, level), qp.poly(), "Q∪P level {level}");
+            assert_eq!(d.regenerate_qp(&params, level).unwrap(), qp);
         }
     }
 }

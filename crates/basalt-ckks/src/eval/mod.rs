@@ -9,6 +9,7 @@
 //! hoisting).
 
 pub mod arith;
+pub mod lazy;
 pub mod mul;
 pub mod rescale;
 pub mod rotate;

@@ -9,7 +9,7 @@ use crate::keys::{GaloisKey, KeyTag};
 use crate::keyswitch::{self, CiphertextQP, HoistedDecomp, hoisted};
 
 impl Evaluator {
-    fn galois_key(&self, galois: u64, rotation: Option<i64>) -> Result<&GaloisKey> {
+    pub(crate) fn galois_key(&self, galois: u64, rotation: Option<i64>) -> Result<&GaloisKey> {
         let gk = self.keys.galois.get(&galois).ok_or(match rotation {
             Some(k) => CkksError::MissingRotationKey { rotation: k, galois },
             None => CkksError::MissingConjugationKey { galois },
@@ -23,7 +23,7 @@ impl Evaluator {
         Ok(gk)
     }
 
-    fn check_degree1(ct: &Ciphertext) -> Result<()> {
+    pub(crate) fn check_degree1(ct: &Ciphertext) -> Result<()> {
         if ct.degree() != 1 {
             return Err(CkksError::Degree { degree: ct.degree(), expected: 1 });
         }

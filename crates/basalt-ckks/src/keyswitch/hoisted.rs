@@ -28,7 +28,7 @@ use basalt_trace::region;
 
 use super::decompose::HoistedDecomp;
 use super::hybrid::inner_product_rotated;
-use crate::ciphertext::Ciphertext;
+use crate::ciphertext::{Ciphertext, PlaintextQP, check_poly_operand, check_scale_slots};
 use crate::error::{CkksError, Result};
 use crate::keys::KeyMaterial;
 use crate::params::Parameters;
@@ -45,11 +45,52 @@ pub struct CiphertextQP {
 }
 
 impl CiphertextQP {
+    /// A `Q_l ∪ P` ciphertext from its two polynomials (`l+1` Q limbs and all `k` P limbs each,
+    /// NTT domain), read as `(c_0 + c_1·s) / P`. Symbolic pairs are accepted (trace mode).
+    ///
+    /// # Errors
+    /// [`CkksError::InvalidPolynomial`] for a wrong shape, domain or unreduced residue;
+    /// [`CkksError::LevelMismatch`] if the two differ in level; [`CkksError::SymbolicMix`];
+    /// [`CkksError::BadScale`] / [`CkksError::BadSlots`].
+    pub fn from_polys(
+        params: &Parameters,
+        c0: RnsPoly,
+        c1: RnsPoly,
+        scale: f64,
+        slots: usize,
+    ) -> Result<Self> {
+        check_poly_operand(params, &c0, params.k(), "Q∪P ciphertext")?;
+        check_poly_operand(params, &c1, params.k(), "Q∪P ciphertext")?;
+        if c0.q_limbs() != c1.q_limbs() {
+            return Err(CkksError::LevelMismatch {
+                left: c0.q_limbs() - 1,
+                right: c1.q_limbs() - 1,
+            });
+        }
+        if c0.is_symbolic() != c1.is_symbolic() {
+            return Err(CkksError::SymbolicMix);
+        }
+        check_scale_slots(params, scale, slots)?;
+        Ok(CiphertextQP { c0, c1, scale, slots, params_id: params.id() })
+    }
     pub fn level(&self) -> usize {
         self.c0.q_limbs() - 1
     }
     pub fn scale(&self) -> f64 {
         self.scale
+    }
+    pub fn slots(&self) -> usize {
+        self.slots
+    }
+    pub fn params_id(&self) -> u64 {
+        self.params_id
+    }
+    pub fn is_symbolic(&self) -> bool {
+        self.c0.is_symbolic()
+    }
+    /// The pair `(c_0, c_1)` over `Q_l ∪ P`.
+    pub fn polys(&self) -> (&RnsPoly, &RnsPoly) {
+        (&self.c0, &self.c1)
     }
     /// `self += other` (same level; exact).
     ///
@@ -97,6 +138,63 @@ impl CiphertextQP {
             params_id: self.params_id,
         }
     }
+}
+
+/// `ct ⊙ pt` over `Q_l ∪ P` (both operands already checked): two limb-wise products of
+/// `l+1+k` limbs; the scale is the product of the scales and the factor `P` stays implicit.
+pub(crate) fn mul_plain_qp(
+    params: &Parameters,
+    ct: &CiphertextQP,
+    pt: &PlaintextQP,
+) -> CiphertextQP {
+    let ring = params.ring();
+    let l1 = ct.level() + 1;
+    let p = crate::util::restrict(&pt.poly, l1, params.k());
+    basalt_trace::emit(basalt_trace::Kernel::PlainLoad {
+        n: params.n() as u32,
+        limbs: (l1 + params.k()) as u32,
+    });
+    let mut out = ct.clone();
+    ring.mul_assign(&mut out.c0, &p);
+    ring.mul_assign(&mut out.c1, &p);
+    out.scale = ct.scale * pt.scale;
+    out
+}
+
+/// Rotation of a `Q_l ∪ P` ciphertext `(a_0, a_1)` that stays in `Q_l ∪ P` (the giant step of
+/// full double hoisting).
+///
+/// # Algorithm
+/// `c_1 = ModDown(a_1) = round(a_1/P)`, so `a_0 + P·c_1·s = a_0 + a_1·s − r·s` with `|r| ≤ P/2`:
+/// the pair `(a_0, c_1)` with `c_1` on the `Q_l` basis still decrypts (after the final ModDown)
+/// to the same message up to a ModDown rounding error. Then decompose `c_1`, take the inner
+/// product of its automorphed digits with the Galois key (`≈ P·φ_g(c_1)·φ_g(s)` switched to
+/// `s`) and add `φ_g(a_0)` in `Q_l ∪ P`: no second ModDown, no lift of `c_0`.
+///
+/// # Cost
+/// ModDown of one polynomial (`k` INTT, `n·k(l+1)` BConv, `l+1` NTT), a decomposition (as in
+/// [`super::cost`]), automorphisms of `β(l+1+k)` digit limbs and `l+1+k` limbs of `a_0`,
+/// `2β(l+1+k)` MulAcc.
+pub(crate) fn automorphism_lazy_qp(
+    params: &Parameters,
+    ct: &CiphertextQP,
+    galois: u64,
+    key: &KeyMaterial,
+) -> CiphertextQP {
+    let _r = region("Rotate");
+    let ring = params.ring();
+    let c1 = {
+        let _r = region("KeySwitch");
+        rns::mod_down(ring, &ct.c1)
+    };
+    let decomp = super::decompose(params, &c1);
+    let (mut v0, v1) = inner_product_rotated(params, &decomp, key, galois);
+    let a0 = {
+        let _r = region("Automorph");
+        ring.automorphism(&ct.c0, galois)
+    };
+    ring.add_assign(&mut v0, &a0);
+    CiphertextQP { c0: v0, c1: v1, scale: ct.scale, slots: ct.slots, params_id: ct.params_id }
 }
 
 /// `P·ct` over `Q_l ∪ P` (the lazy form of the identity rotation).
