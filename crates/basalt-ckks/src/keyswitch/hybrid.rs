@@ -5,7 +5,7 @@ use basalt_math::{Domain, RnsPoly, rns};
 use basalt_trace::region;
 
 use super::decompose::{HoistedDecomp, decompose};
-use super::{emit_key_load, mac_pair, mac_pair_permuted};
+use super::{emit_key_load, mac_pair_permuted};
 use crate::keys::KeyMaterial;
 use crate::params::Parameters;
 
@@ -15,19 +15,7 @@ pub fn inner_product(
     decomp: &HoistedDecomp,
     key: &KeyMaterial,
 ) -> (RnsPoly, RnsPoly) {
-    let _r = region("InnerProduct");
-    let l1 = decomp.level + 1;
-    let k = params.k();
-    let like = &decomp.digits[0];
-    let mut acc0 = like.with_shape(l1, k, Domain::Ntt);
-    let mut acc1 = like.with_shape(l1, k, Domain::Ntt);
-    emit_key_load(params, key, decomp.level);
-    let all: Vec<usize> = (0..l1 + k).collect();
-    for (j, dj) in decomp.digits.iter().enumerate() {
-        let a = key.a(params, j, l1, like.is_symbolic());
-        mac_pair(params.ring(), &mut acc0, &mut acc1, dj, key.b(j), &a, &all);
-    }
-    (acc0, acc1)
+    accumulate(params, decomp, key, None)
 }
 
 /// [`inner_product`] of the digits rotated by the automorphism `galois` (NTT domain), without
@@ -41,19 +29,27 @@ pub fn inner_product_rotated(
     galois: u64,
 ) -> (RnsPoly, RnsPoly) {
     let ring = params.ring();
-    let n = ring.n();
+    let n = ring.n() as u32;
     let galois = galois % (2 * n as u64);
     {
         let _r = region("Automorph");
         for d in &decomp.digits {
-            basalt_trace::emit(basalt_trace::Kernel::Automorph {
-                n: n as u32,
-                limbs: d.limbs() as u32,
-                galois,
-            });
+            let limbs = d.limbs() as u32;
+            basalt_trace::emit(basalt_trace::Kernel::Automorph { n, limbs, galois });
         }
     }
     let _k = region("KeySwitch");
+    let perm = (!decomp.digits[0].is_symbolic()).then(|| ring.galois_permutation(galois));
+    accumulate(params, decomp, key, perm.as_deref().map(|v| v.as_slice()))
+}
+
+/// The inner product, each digit read through the slot permutation `perm` when given.
+fn accumulate(
+    params: &Parameters,
+    decomp: &HoistedDecomp,
+    key: &KeyMaterial,
+    perm: Option<&[u32]>,
+) -> (RnsPoly, RnsPoly) {
     let _r = region("InnerProduct");
     let l1 = decomp.level + 1;
     let k = params.k();
@@ -62,11 +58,9 @@ pub fn inner_product_rotated(
     let mut acc1 = like.with_shape(l1, k, Domain::Ntt);
     emit_key_load(params, key, decomp.level);
     let all: Vec<usize> = (0..l1 + k).collect();
-    let perm = (!like.is_symbolic()).then(|| ring.galois_permutation(galois));
     for (j, dj) in decomp.digits.iter().enumerate() {
         let a = key.a(params, j, l1, like.is_symbolic());
-        let p = perm.as_deref().map(|v| v.as_slice());
-        mac_pair_permuted(ring, &mut acc0, &mut acc1, dj, key.b(j), &a, &all, p);
+        mac_pair_permuted(params.ring(), &mut acc0, &mut acc1, dj, key.b(j), &a, &all, perm);
     }
     (acc0, acc1)
 }
