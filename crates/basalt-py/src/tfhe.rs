@@ -38,7 +38,9 @@ impl PyTfhe {
     #[pyo3(signature = (name, allow_insecure=false))]
     fn new(py: Python<'_>, name: &str, allow_insecure: bool) -> PyResult<PyTfhe> {
         let name = name.to_string();
-        py.allow_threads(|| Ok(PyTfhe { ctx: TfheContext::new(&name, allow_insecure).map_err(err)? }))
+        py.allow_threads(|| {
+            Ok(PyTfhe { ctx: TfheContext::new(&name, allow_insecure).map_err(err)? })
+        })
     }
 
     /// Messages are integers in `0..plaintext_modulus` (message and carry space).
@@ -113,7 +115,10 @@ impl PyTfhe {
     fn check_table(&self, table: &[u64]) -> PyResult<()> {
         let p = self.ctx.plaintext_modulus();
         if table.len() as u64 != p {
-            return Err(err(format!("the table has {} entries; the message space has {p}", table.len())));
+            return Err(err(format!(
+                "the table has {} entries; the message space has {p}",
+                table.len()
+            )));
         }
         if let Some((m, v)) = table.iter().enumerate().find(|(_, v)| **v >= p) {
             return Err(err(format!("table[{m}] = {v} is outside the message space 0..{p}")));
