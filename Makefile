@@ -1,7 +1,7 @@
 # Basalt: the four commands of the README. Everything runs from the repository root.
 VENV ?= .venv
 PY := $(VENV)/bin/python
-CARGO_TEST_FLAGS ?= --release --workspace --exclude basalt-py
+CARGO_TEST_FLAGS ?= --release --workspace --exclude basalt-py --no-fail-fast
 
 .PHONY: setup tour test test-full lint bench
 
