@@ -34,6 +34,23 @@ enum SimCmd {
         #[arg(long, default_value_t = 1.0)]
         min_time: f64,
     },
+    /// Time one trace on a machine for each value of one config field (e.g.
+    /// `--field memory.hbm_gbps --values 500,1000,2000`), one row per value.
+    Sweep {
+        #[arg(long)]
+        machine: String,
+        #[arg(long)]
+        trace: PathBuf,
+        /// Dotted machine field, as for `run --set`.
+        #[arg(long)]
+        field: String,
+        #[arg(long, value_delimiter = ',', required = true)]
+        values: Vec<String>,
+        #[arg(long)]
+        json: bool,
+        #[arg(long, default_value = "data")]
+        data: PathBuf,
+    },
     /// Time a trace (JSON from `basalt trace`) on a machine.
     Run {
         /// Machine file, or a name from data/machines (osiris, fab, mxv_u200, craterlake, f1plus, strix, cpu).
@@ -82,6 +99,27 @@ pub fn run(a: &SimArgs) -> Result<(), String> {
             std::fs::write(out, text).map_err(|e| format!("{}: {e}", out.display()))?;
             eprintln!("wrote {}", out.display());
         }
+        SimCmd::Sweep { machine, trace, field, values, json, data } => {
+            let t = read_trace(trace)?;
+            if !*json {
+                println!("{field:>24} {:>14} {:>10} {:>10}", "latency (us)", "stall %", "keys MiB");
+            }
+            for v in values {
+                let set = format!("{field}={v}");
+                let m =
+                    basalt_sim::Machine::load_with(machine_path(data, machine), &[set.as_str()])
+                        .map_err(|e| e.to_string())?;
+                let r = basalt_sim::simulate(&m, &t).map_err(|e| e.to_string())?;
+                let stall = 100.0 * r.stall_cycles / r.cycles.max(1.0);
+                if *json {
+                    let row = serde_json::json!({"field": field, "value": v, "report": r});
+                    println!("{row}");
+                } else {
+                    let keys = r.traffic.keys / (1 << 20) as f64;
+                    println!("{v:>24} {:>14.2} {stall:>10.1} {keys:>10.2}", r.seconds * 1e6);
+                }
+            }
+        }
         SimCmd::Run { machine, trace, overrides, json, data } => {
             let sets: Vec<&str> = overrides.iter().map(String::as_str).collect();
             let m = basalt_sim::Machine::load_with(machine_path(data, machine), &sets)
@@ -99,4 +137,9 @@ pub fn run(a: &SimArgs) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+fn read_trace(path: &Path) -> Result<basalt_trace::Trace, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    serde_json::from_str(&text).map_err(|e| format!("{}: not a trace: {e}", path.display()))
 }

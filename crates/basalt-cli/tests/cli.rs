@@ -53,3 +53,40 @@ fn bad_input_is_an_error_message_not_a_panic() {
         assert!(!err.contains("panicked"), "{args:?}: {err}");
     }
 }
+
+#[test]
+fn a_bandwidth_sweep_never_slows_down_and_a_bad_field_is_an_error() {
+    let trace = basalt()
+        .args(["trace", "--program", "hoisted8", "--preset", "MXV_SET_A"])
+        .output()
+        .unwrap();
+    assert!(trace.status.success());
+    let file = std::env::temp_dir().join(format!("basalt-sweep-test-{}.json", std::process::id()));
+    std::fs::write(&file, &trace.stdout).unwrap();
+    let sweep = |field: &str, values: &str| {
+        basalt()
+            .args(["sim", "sweep", "--machine", "osiris", "--json", "--field", field])
+            .arg(format!("--values={values}"))
+            .arg("--trace")
+            .arg(&file)
+            .output()
+            .unwrap()
+    };
+    let out = sweep("memory.hbm_gbps", "100,400,1600");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let secs: Vec<f64> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).unwrap()["report"]["seconds"]
+                .as_f64()
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(secs.len(), 3);
+    assert!(secs.windows(2).all(|w| w[1] <= w[0]), "{secs:?}");
+    let bad = sweep("memory.no_such_field", "1");
+    assert_eq!(bad.status.code(), Some(1));
+    let bad = sweep("memory.hbm_gbps", "-5");
+    assert_eq!(bad.status.code(), Some(1), "a negative bandwidth must be refused");
+    std::fs::remove_file(&file).ok();
+}
