@@ -96,15 +96,10 @@ impl Evaluator {
     /// the plaintext is below the ciphertext's level.
     pub fn mul_plain_qp(&self, ct: &CiphertextQP, pt: &PlaintextQP) -> Result<CiphertextQP> {
         self.check_qp(ct)?;
-        if pt.params_id != self.params.id() {
-            return Err(CkksError::WrongParams { expected: self.params.id(), found: pt.params_id });
-        }
-        if ct.is_symbolic() != pt.is_symbolic() {
-            return Err(CkksError::SymbolicMix);
-        }
-        if pt.level() < ct.level() {
-            return Err(CkksError::LevelMismatch { left: ct.level(), right: pt.level() });
-        }
+        self.check_plain_operand(
+            (pt.params_id, pt.is_symbolic(), pt.level()),
+            (ct.is_symbolic(), ct.level()),
+        )?;
         Ok(hoisted::mul_plain_qp(&self.params, ct, pt))
     }
 

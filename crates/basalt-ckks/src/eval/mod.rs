@@ -118,14 +118,28 @@ impl Evaluator {
     }
 
     pub(crate) fn check_pt(&self, ct: &Ciphertext, pt: &Plaintext) -> Result<()> {
-        if pt.params_id != self.params.id() {
-            return Err(CkksError::WrongParams { expected: self.params.id(), found: pt.params_id });
+        self.check_plain_operand(
+            (pt.params_id, pt.is_symbolic(), pt.level()),
+            (ct.is_symbolic(), ct.level()),
+        )
+    }
+
+    /// A plaintext operand `(params id, symbolic, level)` against a ciphertext's
+    /// `(symbolic, level)`: same parameters, same kind, and at least the ciphertext's level (its
+    /// extra limbs are ignored). Shared by the `Q` and `Q ∪ P` plaintext products.
+    pub(crate) fn check_plain_operand(
+        &self,
+        (pt_id, pt_symbolic, pt_level): (u64, bool, usize),
+        (ct_symbolic, ct_level): (bool, usize),
+    ) -> Result<()> {
+        if pt_id != self.params.id() {
+            return Err(CkksError::WrongParams { expected: self.params.id(), found: pt_id });
         }
-        if ct.is_symbolic() != pt.is_symbolic() {
+        if ct_symbolic != pt_symbolic {
             return Err(CkksError::SymbolicMix);
         }
-        if pt.level() < ct.level() {
-            return Err(CkksError::LevelMismatch { left: ct.level(), right: pt.level() });
+        if pt_level < ct_level {
+            return Err(CkksError::LevelMismatch { left: ct_level, right: pt_level });
         }
         Ok(())
     }

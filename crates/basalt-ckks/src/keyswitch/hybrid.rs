@@ -5,7 +5,7 @@ use basalt_math::{Domain, RnsPoly, rns};
 use basalt_trace::region;
 
 use super::decompose::{HoistedDecomp, decompose};
-use super::{emit_key_load, mac_pair_permuted};
+use super::{emit_key_load, mac_pair};
 use crate::keys::KeyMaterial;
 use crate::params::Parameters;
 
@@ -60,7 +60,7 @@ fn accumulate(
     let all: Vec<usize> = (0..l1 + k).collect();
     for (j, dj) in decomp.digits.iter().enumerate() {
         let a = key.a(params, j, l1, like.is_symbolic());
-        mac_pair_permuted(params.ring(), &mut acc0, &mut acc1, dj, key.b(j), &a, &all, perm);
+        mac_pair(params.ring(), &mut acc0, &mut acc1, dj, key.b(j), &a, &all, perm);
     }
     (acc0, acc1)
 }

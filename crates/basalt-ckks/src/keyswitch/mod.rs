@@ -108,32 +108,21 @@ fn map_limb(i: usize, aq: usize, other_q: usize) -> usize {
     if i < aq { i } else { other_q + (i - aq) }
 }
 
-/// `acc0[i] += x[i]·k0[i]`, `acc1[i] += x[i]·k1[i]` for the limbs `i ∈ limbs` of the
-/// `Q_l ∪ P` accumulators. `x`, `k0`, `k1` may live on larger Q prefixes (a key over `Q_L ∪ P`)
-/// or only on `Q_l` (the input's own limbs): limbs are matched by modulus, never copied.
-pub(crate) fn mac_pair(
-    ring: &RingContext,
-    acc0: &mut RnsPoly,
-    acc1: &mut RnsPoly,
-    x: &RnsPoly,
-    k0: &RnsPoly,
-    k1: &RnsPoly,
-    limbs: &[usize],
-) {
-    mac_pair_permuted(ring, acc0, acc1, x, k0, k1, limbs, None);
-}
-
 thread_local! {
-    /// One limb of scratch per thread for [`mac_pair_permuted`].
+    /// One limb of scratch per thread for [`mac_pair`].
     static SCRATCH: std::cell::RefCell<Vec<u64>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
-/// [`mac_pair`] with `x` replaced by its automorphism: limb `i` of `x` is read through the
-/// NTT-domain slot permutation `perm` (`x'[j] = x[perm[j]]`) into a per-thread scratch limb that
-/// stays in cache. Hoisted rotations use this instead of materialising every rotated digit
+/// `acc0[i] += x[i]·k0[i]`, `acc1[i] += x[i]·k1[i]` for the limbs `i ∈ limbs` of the
+/// `Q_l ∪ P` accumulators. `x`, `k0`, `k1` may live on larger Q prefixes (a key over `Q_L ∪ P`)
+/// or only on `Q_l` (the input's own limbs): limbs are matched by modulus, never copied.
+///
+/// With `perm`, `x` is replaced by its automorphism: limb `i` of `x` is read through the
+/// NTT-domain slot permutation (`x'[j] = x[perm[j]]`) into a per-thread scratch limb that stays
+/// in cache. Hoisted rotations use this instead of materialising every rotated digit
 /// (`dnum · (l+1+k)` limbs written to and read back from memory per rotation).
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn mac_pair_permuted(
+pub(crate) fn mac_pair(
     ring: &RingContext,
     acc0: &mut RnsPoly,
     acc1: &mut RnsPoly,
