@@ -17,6 +17,7 @@
 //! Every circuit has a cleartext twin used as its test oracle.
 
 pub mod accounting;
+pub mod bootstrap;
 pub mod error;
 pub mod lintrans;
 pub mod mxv_suite;

@@ -249,6 +249,27 @@ impl Ciphertext {
     pub fn is_symbolic(&self) -> bool {
         self.polys[0].is_symbolic()
     }
+    /// The same residues as a ciphertext of `to`, a parameter set over the same ring whose
+    /// first `level + 1` Q primes equal this one's (how bootstrapping hands a level-0
+    /// ciphertext to the small `Q_0·P_0` set of its sparse-secret encapsulation and back).
+    ///
+    /// # Errors
+    /// [`CkksError::WrongParams`] if the ring degree or any of those primes differ, or the
+    /// ciphertext's level does not exist in `to`.
+    pub fn reinterpret(&self, from: &Parameters, to: &Parameters) -> Result<Ciphertext> {
+        let l = self.level();
+        if from.id() != self.params_id
+            || from.n() != to.n()
+            || l > to.max_level()
+            || from.q()[..=l] != to.q()[..=l]
+        {
+            return Err(CkksError::WrongParams { expected: to.id(), found: self.params_id });
+        }
+        let mut out = self.clone();
+        out.params_id = to.id();
+        out.slots = self.slots.min(to.max_slots());
+        Ok(out)
+    }
     /// Drop Q limbs down to `level` (no rescale, the scale is unchanged).
     pub fn drop_to_level(&mut self, level: usize) -> Result<()> {
         if level > self.level() {

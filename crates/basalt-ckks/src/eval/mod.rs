@@ -11,6 +11,7 @@
 pub mod arith;
 pub mod lazy;
 pub mod mul;
+pub mod raise;
 pub mod rescale;
 pub mod rotate;
 

@@ -32,6 +32,33 @@ impl SecretKey {
         Self::from_coeffs(params, &coeffs)
     }
 
+    /// A fresh secret drawn from `dist` rather than the set's own distribution (the sparse
+    /// ephemeral secret of bootstrapping's encapsulation), from the same CSPRNG.
+    pub fn generate_with(params: &Parameters, dist: SecretDistribution) -> SecretKey {
+        let mut rng = csprng();
+        let n = params.n();
+        let coeffs = match dist {
+            SecretDistribution::DenseTernary => sampler::ternary_dense(n, &mut rng),
+            SecretDistribution::Hamming { h } => sampler::ternary_hamming(n, h.min(n), &mut rng),
+        };
+        Self::from_coeffs(params, &coeffs)
+    }
+
+    /// The ternary coefficients of `s` (centred lift of its first limb), to carry the same
+    /// secret into another parameter set over the same ring.
+    pub fn coefficients(&self, params: &Parameters) -> Vec<i64> {
+        let ring = params.ring();
+        let mut low = self.poly.clone();
+        low.truncate_q(1);
+        low.drop_p();
+        basalt_trace::record(|| ring.intt_assign(&mut low));
+        let q0 = params.q()[0];
+        low.limb(0)
+            .iter()
+            .map(|&x| if x > q0 / 2 { x as i64 - q0 as i64 } else { x as i64 })
+            .collect()
+    }
+
     /// The key with the given small coefficients (tests, reference computations).
     pub fn from_coeffs(params: &Parameters, coeffs: &[i64]) -> SecretKey {
         let ring = params.ring();

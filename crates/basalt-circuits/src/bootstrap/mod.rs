@@ -1,0 +1,467 @@
+//! CKKS bootstrapping: refresh a ciphertext at the last level to a high level, fully packed or
+//! sparse, with dense or sparse secrets.
+//!
+//! # Pipeline
+//! 1. **Scale to the message ratio**: multiply by an integer so that `Q_0/Δ = 2^ratio`
+//!    (the message must be small against `Q_0` for the sine to be linear; Lattigo's
+//!    `LogMessageRatio`).
+//! 2. **Encapsulation** (optional): switch to a sparse ephemeral secret `s'` of weight `h'`
+//!    (e.g. 32) with a key that lives only modulo `Q_0·P_0` — secure for a sparse secret because
+//!    the modulus is small — so that `|I| < K` holds for a small `K` even with a dense secret
+//!    (Bossuat et al., CT-RSA 2022).
+//! 3. **ModRaise** ([`basalt_ckks::Evaluator::mod_raise`]): reinterpret modulo `Q_L`; the
+//!    message becomes `t = m + Q_0·I`. With encapsulation, switch back to `s` at the top level.
+//! 4. **SubSum** (sparse only): `log2(N/2n)` rotations that project `t` onto the subring of the
+//!    `n`-slot encoding.
+//! 5. **CoeffToSlot** ([`dft`]): the inverse special FFT in `cts_levels` BSGS transforms, then
+//!    conjugation to split real and imaginary parts (two ciphertexts when fully packed, one of
+//!    `2n` slots when sparse). Every slot now holds `x = t_j/(K·Q_0) ∈ [−1, 1]`.
+//! 6. **EvalMod** ([`evalmod`]): `sin(2π·K·x) = sin(2π·t_j/Q_0) ≈ 2π·m_j/Q_0`.
+//! 7. **SlotToCoeff** ([`dft`]): the special FFT in `stc_levels` transforms; the output
+//!    encrypts the input's slots at the input's scale.
+//!
+//! All constants (the `1/(K·Q_0)`, the SubSum factor, the ½ of the real/imaginary split, the
+//! `Q_0/(2πΔ)` of the sine) are folded into the DFT matrices or into exact scale bookkeeping,
+//! so no stage spends a level on a constant.
+//!
+//! # Levels
+//! `cts_levels + evalmod.depth() + stc_levels` (each `c` primes with double-prime scaling);
+//! with Lattigo's defaults `4 + 8 + 3 = 15`, leaving 9 of `N16QP1546H192H32`'s 24.
+//!
+//! # Source
+//! Cheon, Han, Kim, Kim, Song (EUROCRYPT 2018, SAC 2018); Bossuat, Mouchet, Troncoso-Pastoriza,
+//! Hubaux (EUROCRYPT 2021); Lattigo `circuits/ckks/bootstrapping`; FAB §1.5 and Osiris §2 for
+//! the parameter choices.
+
+pub mod config;
+pub mod dft;
+pub mod evalmod;
+
+use std::time::Instant;
+
+use basalt_ckks::{
+    Ciphertext, EvaluationKeys, Evaluator, KeyGenerator, KeyMaterial, Parameters,
+    ParametersLiteral, SecretDistribution, SecretKey,
+};
+use serde::{Deserialize, Serialize};
+
+pub use config::BootstrapConfig;
+pub use evalmod::EvalModConfig;
+
+use crate::error::{CircuitError, Result};
+use crate::lintrans::{self, GscOrder, LinearTransform, Strategy};
+use crate::polynomial::Chebyshev;
+
+/// Levels each stage consumes and what is left, for reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LevelBudget {
+    pub cts: usize,
+    pub evalmod: usize,
+    pub stc: usize,
+    /// Level of the output (logical levels left for computation).
+    pub output_level: usize,
+}
+
+/// Wall time per stage of one bootstrap, in milliseconds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct StageTimes {
+    pub mod_raise_ms: f64,
+    pub subsum_ms: f64,
+    pub cts_ms: f64,
+    pub evalmod_ms: f64,
+    pub stc_ms: f64,
+    pub total_ms: f64,
+}
+
+/// The precomputed circuit for one parameter set and slot count.
+#[derive(Clone, Debug)]
+pub struct Bootstrapper {
+    params: Parameters,
+    cfg: BootstrapConfig,
+    slots: usize,
+    cts: Vec<LinearTransform>,
+    stc: Vec<LinearTransform>,
+    sine: Chebyshev,
+    budget: LevelBudget,
+    /// Level CoeffToSlot starts at.
+    cts_level: usize,
+}
+
+/// The key switch to the sparse ephemeral secret (over the small set `Q_0·P_0`) and back.
+#[derive(Clone, Debug)]
+pub struct Encapsulation {
+    small: Parameters,
+    small_eval: Evaluator,
+    to_sparse: KeyMaterial,
+    to_dense: KeyMaterial,
+}
+
+impl Bootstrapper {
+    /// Build CoeffToSlot, SlotToCoeff and the EvalMod polynomial for `params` and `cfg`.
+    ///
+    /// # Errors
+    /// [`CircuitError::NotEnoughLevels`] if the three stages do not fit the chain,
+    /// [`CircuitError::Invalid`] for a slot count the ring cannot pack or a bad config.
+    pub fn new(params: &Parameters, cfg: BootstrapConfig) -> Result<Bootstrapper> {
+        let slots = 1usize << cfg.log_slots;
+        if slots > params.max_slots() {
+            return Err(CircuitError::Invalid(format!(
+                "{slots} slots exceed the {} of N = {}",
+                params.max_slots(),
+                params.n()
+            )));
+        }
+        let c = params.primes_per_rescale();
+        let log_n = cfg.log_slots as usize;
+        let cts_levels = cfg.cts_levels.clamp(1, log_n.max(1));
+        let stc_levels = cfg.stc_levels.clamp(1, log_n.max(1));
+        let em_depth = cfg.evalmod.depth();
+        // The chain is laid out for cfg.cts_levels CoeffToSlot primes: with fewer DFT stages
+        // than that (few slots), the unused top levels are skipped so that EvalMod still runs
+        // on its own primes (a scale far from the primes would drift through the powers).
+        let skip = cfg.cts_levels.saturating_sub(cts_levels);
+        let need = skip + cts_levels + em_depth + stc_levels;
+        let top = params.max_level();
+        let available = (top + 1 - params.base_primes()) / c;
+        if need > available {
+            return Err(CircuitError::NotEnoughLevels { needed: need, available, level: top });
+        }
+        let sine = cfg.evalmod.polynomial()?;
+        let q0: f64 = params.q()[..params.base_primes()].iter().map(|&q| q as f64).product();
+        let sparse = slots < params.max_slots();
+        let subsum = (params.max_slots() / slots) as f64;
+        // CoeffToSlot maps decode(t)/S_e to t/(K·Q_0): the factor S_e/(K·Q_0), divided by the
+        // SubSum's N/2n and by the 2 of `ct ± conj(ct)`.
+        let s_e = 2f64.powf(cfg.evalmod.log_scale);
+        let c_cts = s_e / (cfg.evalmod.k * q0 * subsum * 2.0);
+        let mut cts_m = dft::coeff_to_slot(slots, cts_levels, c_cts);
+        let mut stc_m = dft::slot_to_coeff(slots, stc_levels, 1.0);
+        let mut cts_slots = vec![slots; cts_m.len()];
+        let mut stc_slots = vec![slots; stc_m.len()];
+        if sparse {
+            let last = cts_m.len() - 1;
+            cts_m[last] = dft::lift_masked(&cts_m[last]);
+            cts_slots[last] = 2 * slots;
+            stc_m[0] = dft::lift_recombine(&stc_m[0]);
+            stc_slots[0] = 2 * slots;
+        }
+        let strategy = |level: usize, d: &lintrans::Diagonals| -> Result<Strategy> {
+            if let Some(s) = cfg.strategy {
+                return Ok(s);
+            }
+            // Auto's split and hoisting, in Lattigo's loop order with pre-encoded diagonals
+            // (the fastest on a CPU, which has the memory Osiris' on-the-fly limbs save).
+            let p = lintrans::plan::resolve(
+                params,
+                &d.indices(),
+                d.slots(),
+                Strategy::Auto { max_partials: cfg.max_giant_steps },
+                level,
+            )?;
+            Ok(Strategy::Bsgs { n1: p.n1, hoisting: p.hoisting, order: GscOrder::BabyStepCentric })
+        };
+        let mut level = top - skip * c;
+        let mut cts = Vec::new();
+        for m in &cts_m {
+            let d = m.to_diagonals()?;
+            let s = strategy(level, &d)?;
+            cts.push(LinearTransform::new(params, d, s, level)?);
+            level -= c;
+        }
+        debug_assert_eq!(cts.iter().map(|t| t.source().slots()).collect::<Vec<_>>(), cts_slots);
+        level -= em_depth * c;
+        let mut stc = Vec::new();
+        for m in &stc_m {
+            let d = m.to_diagonals()?;
+            let s = strategy(level, &d)?;
+            stc.push(LinearTransform::new(params, d, s, level)?);
+            level -= c;
+        }
+        debug_assert_eq!(stc.iter().map(|t| t.source().slots()).collect::<Vec<_>>(), stc_slots);
+        let budget = LevelBudget {
+            cts: cts_levels,
+            evalmod: em_depth,
+            stc: stc_levels,
+            output_level: level,
+        };
+        let cts_level = top - skip * c;
+        Ok(Bootstrapper { params: params.clone(), cfg, slots, cts, stc, sine, budget, cts_level })
+    }
+
+    /// log2 `Q_0/Δ` for this slot count: the config's ratio (meant for full packing) plus half
+    /// of `log2(N/2n)`. A coefficient of `n` slots of magnitude ≤ 1 is about `1/√n`, so fewer
+    /// slots mean larger coefficients; the extra ratio keeps them as small against `Q_0` as
+    /// with full packing, where `sin(2πε) ≈ 2πε` is accurate to `(2πε)²/6`.
+    pub fn message_ratio(&self) -> f64 {
+        let sparsity = (self.params.max_slots() / self.slots).trailing_zeros() as f64;
+        self.cfg.log_message_ratio + sparsity / 2.0
+    }
+
+    pub fn config(&self) -> &BootstrapConfig {
+        &self.cfg
+    }
+    pub fn slots(&self) -> usize {
+        self.slots
+    }
+    pub fn budget(&self) -> LevelBudget {
+        self.budget
+    }
+    pub fn coeff_to_slot(&self) -> &[LinearTransform] {
+        &self.cts
+    }
+    pub fn slot_to_coeff(&self) -> &[LinearTransform] {
+        &self.stc
+    }
+
+    /// Every rotation the circuit uses (SubSum, the DFTs, the sparse repacking); conjugation
+    /// is needed too.
+    pub fn rotations(&self) -> Vec<i64> {
+        let mut r: Vec<i64> =
+            self.cts.iter().chain(&self.stc).flat_map(|t| t.rotations()).collect();
+        let mut k = self.slots;
+        while k < self.params.max_slots() {
+            r.push(k as i64); // SubSum steps; the last one (N/4) also repacks.
+            k *= 2;
+        }
+        r.sort_unstable();
+        r.dedup();
+        r.retain(|&k| k != 0);
+        r
+    }
+
+    /// Evaluation keys for the circuit (relinearization, rotations, conjugation; seeded or
+    /// full) and, if the config asks for an ephemeral secret, the encapsulation keys.
+    ///
+    /// # Errors
+    /// Parameter errors of the small encapsulation set.
+    pub fn generate_keys(
+        &self,
+        sk: &SecretKey,
+        seeded: bool,
+    ) -> Result<(EvaluationKeys, Option<Encapsulation>)> {
+        let kg = KeyGenerator::new(&self.params);
+        let keys = kg.gen_evaluation_keys(sk, &self.rotations(), true, seeded);
+        let enc = match self.cfg.ephemeral_h {
+            None => None,
+            Some(h) => Some(Encapsulation::generate(&self.params, sk, h)?),
+        };
+        Ok((keys, enc))
+    }
+
+    /// Shape-only keys for trace mode.
+    pub fn symbolic_keys(&self, seeded: bool) -> EvaluationKeys {
+        KeyGenerator::new(&self.params).gen_symbolic_evaluation_keys(
+            &self.rotations(),
+            true,
+            seeded,
+        )
+    }
+
+    /// Bootstrap `ct` (any level; its slot count must be the bootstrapper's). The output has
+    /// the input's scale and slots at level [`LevelBudget::output_level`].
+    ///
+    /// # Errors
+    /// [`CircuitError::SlotMismatch`]; [`CircuitError::Invalid`] if the input scale is too
+    /// large for the message ratio or encapsulation keys are missing/unexpected; scheme errors
+    /// (a missing key names itself).
+    pub fn bootstrap(
+        &self,
+        eval: &Evaluator,
+        enc: Option<&Encapsulation>,
+        ct: &Ciphertext,
+    ) -> Result<Ciphertext> {
+        Ok(self.bootstrap_timed(eval, enc, ct)?.0)
+    }
+
+    /// [`Bootstrapper::bootstrap`] with the wall time of each stage.
+    ///
+    /// # Errors
+    /// As [`Bootstrapper::bootstrap`].
+    pub fn bootstrap_timed(
+        &self,
+        eval: &Evaluator,
+        enc: Option<&Encapsulation>,
+        ct: &Ciphertext,
+    ) -> Result<(Ciphertext, StageTimes)> {
+        if ct.slots() != self.slots {
+            return Err(CircuitError::SlotMismatch { expected: self.slots, found: ct.slots() });
+        }
+        if enc.is_some() != self.cfg.ephemeral_h.is_some() {
+            return Err(CircuitError::Invalid(
+                "the config's ephemeral secret and the encapsulation keys must come together"
+                    .into(),
+            ));
+        }
+        let params = &self.params;
+        let mut times = StageTimes::default();
+        let t_all = Instant::now();
+        let out_scale = ct.scale();
+        let _r = basalt_trace::region("Bootstrap");
+
+        // 1. Message ratio: Q_0/Δ_m = 2^ratio by an exact integer product.
+        let t = Instant::now();
+        let q0: f64 = params.q()[..params.base_primes()].iter().map(|&q| q as f64).product();
+        let mut x = eval.drop_level(ct, ct.level() + 1 - params.base_primes())?;
+        let factor = (q0 / (ct.scale() * 2f64.powf(self.message_ratio()))).round();
+        if factor < 1.0 {
+            return Err(CircuitError::Invalid(format!(
+                "input scale 2^{:.1} is too large: bootstrapping needs Q_0/Δ ≥ 2^{} (log Q_0 = {:.1})",
+                ct.scale().log2(),
+                self.message_ratio(),
+                q0.log2()
+            )));
+        }
+        if factor > 1.0 {
+            if factor > i64::MAX as f64 / 4.0 {
+                return Err(CircuitError::Invalid("input scale too small to bootstrap".into()));
+            }
+            x = eval.mul_integer(&x, factor as i64)?;
+        }
+        let msg_scale = ct.scale() * factor;
+
+        // 2–3. Encapsulation and ModRaise.
+        if let Some(e) = enc {
+            x = e.to_sparse(params, &x)?;
+        }
+        x = eval.mod_raise(&x)?;
+        if let Some(e) = enc {
+            x = eval.switch_key(&x, &e.to_dense)?;
+        }
+        // The raised ciphertext decodes to decode(t)/S_e; CoeffToSlot's constant expects it.
+        x.set_scale(2f64.powf(self.cfg.evalmod.log_scale));
+        times.mod_raise_ms = ms(t);
+
+        // 4. SubSum.
+        let t = Instant::now();
+        if self.slots < params.max_slots() {
+            let _r = basalt_trace::region("SubSum");
+            let mut k = self.slots;
+            while k < params.max_slots() {
+                let rot = eval.rotate(&x, k as i64)?;
+                x = eval.add(&x, &rot)?;
+                k *= 2;
+            }
+        }
+        times.subsum_ms = ms(t);
+
+        // 5. CoeffToSlot and the real/imaginary split.
+        let t = Instant::now();
+        let halves = {
+            let _r = basalt_trace::region("CoeffToSlot");
+            x = eval.drop_level(&x, x.level() - self.cts_level)?;
+            for lt in &self.cts {
+                x.set_slots(lt.source().slots());
+                x = lt.evaluate(eval, &x)?;
+            }
+            let conj = eval.conjugate(&x)?;
+            let re = eval.add(&x, &conj)?;
+            let im = eval.mul_by_i(&eval.sub(&x, &conj)?, true)?;
+            if self.slots < params.max_slots() {
+                // [2·Re, 0] + [0, 2·Im] over 2n slots.
+                let im = eval.rotate(&im, self.slots as i64)?;
+                vec![eval.add(&re, &im)?]
+            } else {
+                vec![re, im]
+            }
+        };
+        times.cts_ms = ms(t);
+
+        // 6. EvalMod: y = sin(2π·t/Q_0) at a scale that StC keeps and that makes the slots
+        // read m/Δ_m = the input's values (relabelling by Q_0/(2πΔ_m)).
+        let t = Instant::now();
+        let a = q0 / (2.0 * std::f64::consts::PI * msg_scale);
+        let target = a * out_scale;
+        let reduced = {
+            let _r = basalt_trace::region("EvalMod");
+            halves
+                .iter()
+                .map(|h| {
+                    let mut y = evalmod::eval_mod(eval, h, &self.cfg.evalmod, &self.sine, target)?;
+                    y.set_scale(out_scale);
+                    Ok(y)
+                })
+                .collect::<Result<Vec<_>>>()?
+        };
+        times.evalmod_ms = ms(t);
+
+        // 7. SlotToCoeff.
+        let t = Instant::now();
+        let mut x = if reduced.len() == 2 {
+            eval.add(&reduced[0], &eval.mul_by_i(&reduced[1], false)?)?
+        } else {
+            reduced.into_iter().next().expect("one half")
+        };
+        {
+            let _r = basalt_trace::region("SlotToCoeff");
+            for lt in &self.stc {
+                x.set_slots(lt.source().slots());
+                x = lt.evaluate(eval, &x)?;
+            }
+        }
+        x.set_slots(self.slots);
+        times.stc_ms = ms(t);
+        times.total_ms = ms(t_all);
+        Ok((x, times))
+    }
+}
+
+fn ms(t: Instant) -> f64 {
+    t.elapsed().as_secs_f64() * 1e3
+}
+
+impl Encapsulation {
+    /// Keys for switching `sk` to a fresh ephemeral secret of weight `h` over the small set
+    /// `(q_0 …, p_0)` (the base primes and the first special prime), and back over the full set.
+    ///
+    /// # Errors
+    /// Parameter errors of the small set.
+    pub fn generate(params: &Parameters, sk: &SecretKey, h: usize) -> Result<Encapsulation> {
+        let small = Self::small_params(params, h)?;
+        let s_coeffs = sk.coefficients(params);
+        let eph_small = SecretKey::generate_with(&small, SecretDistribution::Hamming { h });
+        let eph_coeffs = eph_small.coefficients(&small);
+        let sk_small = SecretKey::from_coeffs(&small, &s_coeffs);
+        let to_sparse =
+            KeyMaterial::Full(KeyGenerator::new(&small).gen_key_switch_key(&sk_small, &eph_small));
+        let eph_full = SecretKey::from_coeffs(params, &eph_coeffs);
+        let to_dense =
+            KeyMaterial::Full(KeyGenerator::new(params).gen_key_switch_key(&eph_full, sk));
+        let small_eval = Evaluator::new(&small, EvaluationKeys::default())?;
+        Ok(Encapsulation { small, small_eval, to_sparse, to_dense })
+    }
+
+    fn small_params(params: &Parameters, h: usize) -> Result<Parameters> {
+        let base = params.base_primes();
+        let lit = ParametersLiteral {
+            name: format!("{}_ENCAPSULATION_H{h}", params.name()),
+            aliases: vec![],
+            log_n: params.log_n(),
+            log_q: vec![],
+            q: params.q()[..base].to_vec(),
+            log_p: vec![],
+            p: params.p()[..1].to_vec(),
+            dnum: Some(1),
+            alpha: None,
+            secret: SecretDistribution::Hamming { h },
+            sigma: params.sigma(),
+            log_default_scale: params.literal().log_default_scale,
+            double_prime: false,
+            base_primes: Some(base),
+            primes_below: false,
+            allow_insecure: params.literal().allow_insecure,
+            provenance: Default::default(),
+        };
+        Ok(Parameters::new(lit).map_err(basalt_ckks::CkksError::from)?)
+    }
+
+    fn to_sparse(&self, params: &Parameters, ct: &Ciphertext) -> Result<Ciphertext> {
+        let small = ct.reinterpret(params, &self.small)?;
+        let sw = self.small_eval.switch_key(&small, &self.to_sparse)?;
+        Ok(sw.reinterpret(&self.small, params)?)
+    }
+
+    /// The small set's `log2(Q_0·P_0)` (its security is checked like any preset's).
+    pub fn log_qp(&self) -> f64 {
+        self.small.log_qp()
+    }
+}
