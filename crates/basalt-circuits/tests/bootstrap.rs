@@ -188,3 +188,97 @@ fn bad_inputs_are_named_errors() {
     let e = s.bt.bootstrap(&plain_eval, s.encaps.as_ref(), &ct).unwrap_err();
     assert!(e.to_string().contains("missing"), "{e}");
 }
+
+#[test]
+fn the_trace_of_a_bootstrap_is_what_the_cpu_executed() {
+    let params = chain(10, 1, 1, 2, SecretDistribution::Hamming { h: 64 });
+    for log_slots in [9, 3] {
+        let s = setup(params.clone(), cfg(log_slots, 2, 1));
+        let ct = s.encrypt(&random_values(1 << log_slots, 5, false), 0);
+        let (_, real) = basalt_trace::record(|| s.bootstrap(&ct));
+        let sym = basalt_circuits::bootstrap::trace::record_bootstrap(&params, &s.bt).unwrap();
+        let a: Vec<_> = real.kernels().collect();
+        let b: Vec<_> = sym.trace.kernels().collect();
+        assert_eq!(a.len(), b.len(), "log_slots {log_slots}");
+        assert!(a == b, "log_slots {log_slots}: kernel streams differ");
+        assert!(sym.keyswitch_share > 0.3 && sym.keyswitch_share < 0.95, "{}", sym.keyswitch_share);
+    }
+}
+
+/// Precision against the ring size with Lattigo's circuit shape (minutes; `--ignored`).
+#[test]
+#[ignore]
+fn precision_against_ring_size() {
+    for log_n in [12u32, 13, 14, 15] {
+        let params = chain(log_n, 1, 3, 4, SecretDistribution::Hamming { h: 192 });
+        let s = setup(params, cfg(log_n - 1, 4, 3));
+        let v = random_values(1 << (log_n - 1), 1, false);
+        let ct = s.encrypt(&v, 0);
+        let (out, st) = s.bt.bootstrap_timed(&s.eval, s.encaps.as_ref(), &ct).unwrap();
+        let p = PrecisionStats::new(&v, &s.decrypt(&out));
+        eprintln!(
+            "N=2^{log_n}: mean {:.2} min {:.2} bits, {:.0} ms",
+            p.mean.l2, p.min.l2, st.total_ms
+        );
+    }
+}
+
+/// Error budget per stage against exact references (diagnostics; `--ignored`).
+#[test]
+#[ignore]
+fn stage_errors() {
+    use basalt_circuits::bootstrap::dft::bit_reverse;
+    use num_traits::ToPrimitive;
+    let log_n = std::env::var("BTP_LOGN").ok().and_then(|v| v.parse().ok()).unwrap_or(13u32);
+    let params = chain(log_n, 1, 3, 4, SecretDistribution::Hamming { h: 192 });
+    let s = setup(params.clone(), cfg(log_n - 1, 4, 3));
+    let n = 1usize << (log_n - 1);
+    let v = random_values(n, 1, false);
+    let ct = s.encrypt(&v, 0);
+    let (raised, msg_scale) = s.bt.mod_raise(&s.eval, s.encaps.as_ref(), &ct).unwrap();
+    let ring = params.ring();
+    let mut p = decrypt(&params, &raised, &s.sk).unwrap().poly().clone();
+    ring.intt_assign(&mut p);
+    let q0 = params.q()[0] as f64;
+    let t: Vec<f64> =
+        ring.to_bigint_centered(&p).iter().map(|b| b.to_f64().unwrap() / q0).collect();
+    let k = 16.0;
+    let halves = s.bt.coeffs_to_slots(&s.eval, &raised).unwrap();
+    let stats = |name: &str, want: &[f64], have: &[f64]| {
+        let e: Vec<f64> = want.iter().zip(have).map(|(a, b)| (a - b).abs()).collect();
+        let max = e.iter().cloned().fold(0.0, f64::max);
+        let rms = (e.iter().map(|x| x * x).sum::<f64>() / e.len() as f64).sqrt();
+        eprintln!("{name}: max err 2^{:.1}, rms 2^{:.1}", max.log2(), rms.log2());
+    };
+    for (h, half) in halves.iter().enumerate() {
+        let got: Vec<f64> = s.decrypt(half).iter().map(|z| z.re).collect();
+        let mut want: Vec<f64> = (0..n).map(|j| t[j + h * n] / k).collect();
+        bit_reverse(&mut want);
+        stats(&format!("CtS half {h} (x units)"), &want, &got);
+    }
+    let reduced = s.bt.eval_mod(&s.eval, &halves, msg_scale, ct.scale()).unwrap();
+    // EvalMod's output reads y·a/a0 (SlotToCoeff multiplies by a0 = 2^ratio/2π).
+    let a0 = s.bt.message_ratio().exp2() / (2.0 * std::f64::consts::PI);
+    for (h, half) in reduced.iter().enumerate() {
+        let got: Vec<f64> = s.decrypt(half).iter().map(|z| z.re * a0).collect();
+        let mut want: Vec<f64> =
+            (0..n).map(|j| (t[j + h * n] - t[j + h * n].round()) * q0 / msg_scale).collect();
+        bit_reverse(&mut want);
+        let mut sine: Vec<f64> = (0..n)
+            .map(|j| {
+                (2.0 * std::f64::consts::PI * t[j + h * n]).sin() * q0
+                    / msg_scale
+                    / (2.0 * std::f64::consts::PI)
+            })
+            .collect();
+        bit_reverse(&mut sine);
+        let mag = (want.iter().map(|x| x * x).sum::<f64>() / n as f64).sqrt();
+        eprintln!("coefficient rms magnitude 2^{:.1} (in Δ_m units)", mag.log2());
+        stats(&format!("EvalMod half {h} vs exact m/Δ"), &want, &got);
+        stats(&format!("EvalMod half {h} vs ideal sine"), &sine, &got);
+        stats(&format!("ideal sine vs exact m/Δ {h}"), &want, &sine);
+    }
+    let out = s.bt.slots_to_coeffs(&s.eval, &reduced).unwrap();
+    let pr = PrecisionStats::new(&v, &s.decrypt(&out));
+    eprintln!("final: mean {:.2} min {:.2}", pr.mean.l2, pr.min.l2);
+}

@@ -15,7 +15,10 @@ pub enum Suite {
     Pbs,
     /// The seven HE-MxV layers encrypted for real on `--mxv-set` (long: minutes per set).
     Mxv,
-    /// ntt, ckks and pbs (mxv is run on its own).
+    /// CKKS bootstrapping on `--preset` (`--log-slots`, `--seeded`): stage times, key sizes,
+    /// precision, T_mult,a/slot (long: tens of seconds and GBs of keys at N=2^16).
+    Bootstrap,
+    /// ntt, ckks and pbs (mxv and bootstrap are run on their own).
     All,
 }
 
@@ -64,6 +67,12 @@ pub struct BenchArgs {
     /// HE-MxV layers (default: all seven).
     #[arg(long, value_delimiter = ',')]
     layers: Vec<String>,
+    /// log2 of the slot count for the bootstrap suite (default: fully packed).
+    #[arg(long)]
+    log_slots: Option<u32>,
+    /// Also measure T_mult(i) at every level left, for T_mult,a/slot (bootstrap suite).
+    #[arg(long)]
+    amortised: bool,
 }
 
 /// The CPU's model name from /proc/cpuinfo.
@@ -184,6 +193,22 @@ pub fn run(a: &BenchArgs) -> Result<(), String> {
                 for r in recs {
                     emit(serde_json::to_value(&r).map_err(|e| e.to_string())?);
                 }
+            }
+        }
+    }
+    if a.suite == Suite::Bootstrap {
+        for preset in &a.preset {
+            for &threads in &a.threads {
+                eprintln!("bench bootstrap: {preset}, {threads} thread(s) …");
+                let v = crate::bench_bootstrap::run(
+                    preset,
+                    a.log_slots,
+                    threads,
+                    a.reps,
+                    a.seeded,
+                    a.amortised,
+                )?;
+                emit(v);
             }
         }
     }

@@ -1,6 +1,7 @@
 //! `basalt`: one command for the tour, the benchmarks, traces and the simulator.
 
 mod bench;
+mod bench_bootstrap;
 mod calibrate;
 mod sim;
 mod tour;

@@ -46,3 +46,32 @@ impl BootstrapConfig {
         }
     }
 }
+
+/// The bootstrapping circuit that goes with a CKKS preset (by name or alias), with
+/// `log_slots` slots (default: fully packed).
+///
+/// - `N16QP1546H192H32` (Lattigo's default): [`BootstrapConfig::lattigo_default`].
+/// - `FAB`: `fftIter = 4` for both DFTs and a depth-9 EvalMod (degree 63, `r = 3`, `K = 16`):
+///   `2·4 + 9 = 17` levels as FAB states, 6 left of 23. FAB's secret is dense; the paper uses
+///   Bossuat et al.'s polynomial without giving it, we encapsulate into an `h = 32` secret so
+///   that `K = 16` bounds `I`. All primes are 54 bits, so the input scale must be at most
+///   `2^{54−8}`.
+///
+/// Returns `None` for a preset without a bootstrapping chain.
+pub fn for_preset(name: &str, log_slots: Option<u32>, log_n: u32) -> Option<BootstrapConfig> {
+    let upper = name.to_ascii_uppercase();
+    let full = log_n - 1;
+    let ls = log_slots.unwrap_or(full);
+    match upper.as_str() {
+        "N16QP1546H192H32" | "LATTIGO_N16QP1546H192H32" | "N16_L24_QP1546_D5_H192" => {
+            Some(BootstrapConfig::lattigo_default(ls))
+        }
+        "FAB" | "N16_L23_D3_W54" => Some(BootstrapConfig {
+            cts_levels: 4,
+            stc_levels: 4,
+            evalmod: EvalModConfig { k: 16.0, degree: 63, double_angle: 3, log_scale: 54.0 },
+            ..BootstrapConfig::lattigo_default(ls)
+        }),
+        _ => None,
+    }
+}

@@ -33,9 +33,11 @@
 //! Hubaux (EUROCRYPT 2021); Lattigo `circuits/ckks/bootstrapping`; FAB §1.5 and Osiris §2 for
 //! the parameter choices.
 
+pub mod bench;
 pub mod config;
 pub mod dft;
 pub mod evalmod;
+pub mod trace;
 
 use std::time::Instant;
 
@@ -85,6 +87,10 @@ pub struct Bootstrapper {
     budget: LevelBudget,
     /// Level CoeffToSlot starts at.
     cts_level: usize,
+    /// The nominal `Q_0/(2π·Δ_m)` folded into SlotToCoeff.
+    a0: f64,
+    /// SlotToCoeff's output scale over its input scale.
+    stc_scale: f64,
 }
 
 /// The key switch to the sparse ephemeral secret (over the small set `Q_0·P_0`) and back.
@@ -135,7 +141,15 @@ impl Bootstrapper {
         let s_e = 2f64.powf(cfg.evalmod.log_scale);
         let c_cts = s_e / (cfg.evalmod.k * q0 * subsum * 2.0);
         let mut cts_m = dft::coeff_to_slot(slots, cts_levels, c_cts);
-        let mut stc_m = dft::slot_to_coeff(slots, stc_levels, 1.0);
+        // SlotToCoeff multiplies by the sine's nominal Q_0/(2π·Δ_m) = 2^ratio/2π and brings
+        // EvalMod's scale S_e down to the default scale: the EvalMod output stays at a scale
+        // near its primes, where its rounding noise is negligible against the small
+        // 2π·m/Q_0 it carries (relabelling it down to Δ first costs ~6 bits at N = 2^16).
+        let ratio =
+            cfg.log_message_ratio + (params.max_slots() / slots).trailing_zeros() as f64 / 2.0;
+        let a0 = ratio.exp2() / (2.0 * std::f64::consts::PI);
+        let stc_scale = params.default_scale() / s_e;
+        let mut stc_m = dft::slot_to_coeff(slots, stc_levels, a0);
         let mut cts_slots = vec![slots; cts_m.len()];
         let mut stc_slots = vec![slots; stc_m.len()];
         if sparse {
@@ -174,7 +188,14 @@ impl Bootstrapper {
         for m in &stc_m {
             let d = m.to_diagonals()?;
             let s = strategy(level, &d)?;
-            stc.push(LinearTransform::new(params, d, s, level)?);
+            let per = stc_scale.powf(1.0 / stc_m.len() as f64);
+            stc.push(LinearTransform::from_source_scaled(
+                params,
+                lintrans::Source::Stored(d),
+                s,
+                level,
+                per,
+            )?);
             level -= c;
         }
         debug_assert_eq!(stc.iter().map(|t| t.source().slots()).collect::<Vec<_>>(), stc_slots);
@@ -185,7 +206,18 @@ impl Bootstrapper {
             output_level: level,
         };
         let cts_level = top - skip * c;
-        Ok(Bootstrapper { params: params.clone(), cfg, slots, cts, stc, sine, budget, cts_level })
+        Ok(Bootstrapper {
+            params: params.clone(),
+            cfg,
+            slots,
+            cts,
+            stc,
+            sine,
+            budget,
+            cts_level,
+            a0,
+            stc_scale,
+        })
     }
 
     /// log2 `Q_0/Δ` for this slot count: the config's ratio (meant for full packing) plus half
@@ -283,6 +315,42 @@ impl Bootstrapper {
         enc: Option<&Encapsulation>,
         ct: &Ciphertext,
     ) -> Result<(Ciphertext, StageTimes)> {
+        let mut times = StageTimes::default();
+        let t_all = Instant::now();
+        let out_scale = ct.scale();
+        let _r = basalt_trace::region("Bootstrap");
+        let t = Instant::now();
+        let (x, msg_scale) = self.mod_raise(eval, enc, ct)?;
+        times.mod_raise_ms = ms(t);
+        let t = Instant::now();
+        let x = self.sub_sum(eval, &x)?;
+        times.subsum_ms = ms(t);
+        let t = Instant::now();
+        let halves = self.coeffs_to_slots(eval, &x)?;
+        times.cts_ms = ms(t);
+        let t = Instant::now();
+        let reduced = self.eval_mod(eval, &halves, msg_scale, out_scale)?;
+        times.evalmod_ms = ms(t);
+        let t = Instant::now();
+        let x = self.slots_to_coeffs(eval, &reduced)?;
+        times.stc_ms = ms(t);
+        times.total_ms = ms(t_all);
+        Ok((x, times))
+    }
+
+    /// Steps 1–3: scale to the message ratio, encapsulate, ModRaise (and switch back). The
+    /// result is at the top level with scale `2^evalmod.log_scale` (the label CoeffToSlot's
+    /// constant expects); also returns the message scale `Δ_m` (input scale × the integer
+    /// factor).
+    ///
+    /// # Errors
+    /// As [`Bootstrapper::bootstrap`].
+    pub fn mod_raise(
+        &self,
+        eval: &Evaluator,
+        enc: Option<&Encapsulation>,
+        ct: &Ciphertext,
+    ) -> Result<(Ciphertext, f64)> {
         if ct.slots() != self.slots {
             return Err(CircuitError::SlotMismatch { expected: self.slots, found: ct.slots() });
         }
@@ -293,14 +361,7 @@ impl Bootstrapper {
             ));
         }
         let params = &self.params;
-        let mut times = StageTimes::default();
-        let t_all = Instant::now();
-        let out_scale = ct.scale();
-        let _r = basalt_trace::region("Bootstrap");
-
-        // 1. Message ratio: Q_0/Δ_m = 2^ratio by an exact integer product.
-        let t = Instant::now();
-        let q0: f64 = params.q()[..params.base_primes()].iter().map(|&q| q as f64).product();
+        let q0 = self.q0();
         let mut x = eval.drop_level(ct, ct.level() + 1 - params.base_primes())?;
         let factor = (q0 / (ct.scale() * 2f64.powf(self.message_ratio()))).round();
         if factor < 1.0 {
@@ -318,8 +379,6 @@ impl Bootstrapper {
             x = eval.mul_integer(&x, factor as i64)?;
         }
         let msg_scale = ct.scale() * factor;
-
-        // 2–3. Encapsulation and ModRaise.
         if let Some(e) = enc {
             x = e.to_sparse(params, &x)?;
         }
@@ -327,81 +386,103 @@ impl Bootstrapper {
         if let Some(e) = enc {
             x = eval.switch_key(&x, &e.to_dense)?;
         }
-        // The raised ciphertext decodes to decode(t)/S_e; CoeffToSlot's constant expects it.
         x.set_scale(2f64.powf(self.cfg.evalmod.log_scale));
-        times.mod_raise_ms = ms(t);
+        Ok((x, msg_scale))
+    }
 
-        // 4. SubSum.
-        let t = Instant::now();
-        if self.slots < params.max_slots() {
+    fn q0(&self) -> f64 {
+        self.params.q()[..self.params.base_primes()].iter().map(|&q| q as f64).product()
+    }
+
+    /// Step 4 (sparse packing only): project onto the subring of the `n`-slot encoding with
+    /// `log2(N/2n)` rotations (the result is `N/2n` times the projection).
+    ///
+    /// # Errors
+    /// A missing rotation key.
+    pub fn sub_sum(&self, eval: &Evaluator, ct: &Ciphertext) -> Result<Ciphertext> {
+        let mut x = ct.clone();
+        if self.slots < self.params.max_slots() {
             let _r = basalt_trace::region("SubSum");
             let mut k = self.slots;
-            while k < params.max_slots() {
+            while k < self.params.max_slots() {
                 let rot = eval.rotate(&x, k as i64)?;
                 x = eval.add(&x, &rot)?;
                 k *= 2;
             }
         }
-        times.subsum_ms = ms(t);
+        Ok(x)
+    }
 
-        // 5. CoeffToSlot and the real/imaginary split.
-        let t = Instant::now();
-        let halves = {
-            let _r = basalt_trace::region("CoeffToSlot");
-            x = eval.drop_level(&x, x.level() - self.cts_level)?;
-            for lt in &self.cts {
-                x.set_slots(lt.source().slots());
-                x = lt.evaluate(eval, &x)?;
-            }
-            let conj = eval.conjugate(&x)?;
-            let re = eval.add(&x, &conj)?;
-            let im = eval.mul_by_i(&eval.sub(&x, &conj)?, true)?;
-            if self.slots < params.max_slots() {
-                // [2·Re, 0] + [0, 2·Im] over 2n slots.
-                let im = eval.rotate(&im, self.slots as i64)?;
-                vec![eval.add(&re, &im)?]
-            } else {
-                vec![re, im]
-            }
-        };
-        times.cts_ms = ms(t);
-
-        // 6. EvalMod: y = sin(2π·t/Q_0) at a scale that StC keeps and that makes the slots
-        // read m/Δ_m = the input's values (relabelling by Q_0/(2πΔ_m)).
-        let t = Instant::now();
-        let a = q0 / (2.0 * std::f64::consts::PI * msg_scale);
-        let target = a * out_scale;
-        let reduced = {
-            let _r = basalt_trace::region("EvalMod");
-            halves
-                .iter()
-                .map(|h| {
-                    let mut y = evalmod::eval_mod(eval, h, &self.cfg.evalmod, &self.sine, target)?;
-                    y.set_scale(out_scale);
-                    Ok(y)
-                })
-                .collect::<Result<Vec<_>>>()?
-        };
-        times.evalmod_ms = ms(t);
-
-        // 7. SlotToCoeff.
-        let t = Instant::now();
-        let mut x = if reduced.len() == 2 {
-            eval.add(&reduced[0], &eval.mul_by_i(&reduced[1], false)?)?
+    /// Step 5: CoeffToSlot and the real/imaginary split: two ciphertexts (real, imaginary
+    /// parts of the packed coefficients, bit-reversed) when fully packed, one of `2n` slots
+    /// when sparse; every slot holds `t_j/(K·Q_0)`.
+    ///
+    /// # Errors
+    /// A missing rotation or conjugation key.
+    pub fn coeffs_to_slots(&self, eval: &Evaluator, ct: &Ciphertext) -> Result<Vec<Ciphertext>> {
+        let _r = basalt_trace::region("CoeffToSlot");
+        let mut x = eval.drop_level(ct, ct.level() - self.cts_level)?;
+        for lt in &self.cts {
+            x.set_slots(lt.source().slots());
+            x = lt.evaluate(eval, &x)?;
+        }
+        let conj = eval.conjugate(&x)?;
+        let re = eval.add(&x, &conj)?;
+        let im = eval.mul_by_i(&eval.sub(&x, &conj)?, true)?;
+        Ok(if self.slots < self.params.max_slots() {
+            // [2·Re, 0] + [0, 2·Im] over 2n slots.
+            let im = eval.rotate(&im, self.slots as i64)?;
+            vec![eval.add(&re, &im)?]
         } else {
-            reduced.into_iter().next().expect("one half")
+            vec![re, im]
+        })
+    }
+
+    /// Step 6: EvalMod on each half: `sin(2π·t_j/Q_0)`, labelled so that after SlotToCoeff
+    /// (which multiplies by the nominal `Q_0/(2πΔ_m)`) the slots read the input's values at
+    /// scale `out_scale`.
+    ///
+    /// # Errors
+    /// Scheme errors.
+    pub fn eval_mod(
+        &self,
+        eval: &Evaluator,
+        halves: &[Ciphertext],
+        msg_scale: f64,
+        out_scale: f64,
+    ) -> Result<Vec<Ciphertext>> {
+        let _r = basalt_trace::region("EvalMod");
+        // SlotToCoeff multiplies the values by a0 and the scale by stc_scale; the remaining
+        // a/a0 (≈ 1: Δ_m is not exactly Q_0/2^ratio) is exact relabelling.
+        let a = self.q0() / (2.0 * std::f64::consts::PI * msg_scale);
+        let target = out_scale * a / (self.a0 * self.stc_scale);
+        halves
+            .iter()
+            .map(|h| {
+                let mut y = evalmod::eval_mod(eval, h, &self.cfg.evalmod, &self.sine, target)?;
+                y.set_scale(out_scale / self.stc_scale);
+                Ok(y)
+            })
+            .collect()
+    }
+
+    /// Step 7: SlotToCoeff: recombine the halves and apply the special FFT.
+    ///
+    /// # Errors
+    /// A missing rotation key.
+    pub fn slots_to_coeffs(&self, eval: &Evaluator, halves: &[Ciphertext]) -> Result<Ciphertext> {
+        let mut x = match halves {
+            [re, im] => eval.add(re, &eval.mul_by_i(im, false)?)?,
+            [one] => one.clone(),
+            _ => return Err(CircuitError::Invalid("SlotToCoeff takes one or two halves".into())),
         };
-        {
-            let _r = basalt_trace::region("SlotToCoeff");
-            for lt in &self.stc {
-                x.set_slots(lt.source().slots());
-                x = lt.evaluate(eval, &x)?;
-            }
+        let _r = basalt_trace::region("SlotToCoeff");
+        for lt in &self.stc {
+            x.set_slots(lt.source().slots());
+            x = lt.evaluate(eval, &x)?;
         }
         x.set_slots(self.slots);
-        times.stc_ms = ms(t);
-        times.total_ms = ms(t_all);
-        Ok((x, times))
+        Ok(x)
     }
 }
 
@@ -427,6 +508,21 @@ impl Encapsulation {
         let to_dense =
             KeyMaterial::Full(KeyGenerator::new(params).gen_key_switch_key(&eph_full, sk));
         let small_eval = Evaluator::new(&small, EvaluationKeys::default())?;
+        Ok(Encapsulation { small, small_eval, to_sparse, to_dense })
+    }
+
+    /// Shape-only encapsulation keys (trace mode).
+    ///
+    /// # Errors
+    /// Parameter errors of the small set.
+    pub fn symbolic(params: &Parameters, h: usize) -> Result<Encapsulation> {
+        let small = Self::small_params(params, h)?;
+        let to_sparse = KeyGenerator::new(&small).gen_symbolic_key_switch_key(false);
+        let to_dense = KeyGenerator::new(params).gen_symbolic_key_switch_key(false);
+        let small_eval = Evaluator::new(
+            &small,
+            KeyGenerator::new(&small).gen_symbolic_evaluation_keys(&[], false, false),
+        )?;
         Ok(Encapsulation { small, small_eval, to_sparse, to_dense })
     }
 

@@ -180,6 +180,26 @@ impl LinearTransform {
         strategy: Strategy,
         level: usize,
     ) -> Result<LinearTransform> {
+        Self::from_source_scaled(params, source, strategy, level, 1.0)
+    }
+
+    /// As [`LinearTransform::from_source`], but the output scale is the input's times
+    /// `scale_ratio` (the diagonals are encoded at the dropped primes times `scale_ratio`):
+    /// how bootstrapping's SlotToCoeff brings EvalMod's large scale down to the output scale
+    /// without a separate constant product.
+    ///
+    /// # Errors
+    /// As [`LinearTransform::new`]; [`CircuitError::Invalid`] for a non-positive ratio.
+    pub fn from_source_scaled(
+        params: &Parameters,
+        source: Source,
+        strategy: Strategy,
+        level: usize,
+        scale_ratio: f64,
+    ) -> Result<LinearTransform> {
+        if !(scale_ratio.is_finite() && scale_ratio > 0.0) {
+            return Err(CircuitError::Invalid(format!("scale ratio {scale_ratio} must be > 0")));
+        }
         let slots = source.slots();
         if let Some(&k) = source.indices().iter().find(|&&k| k >= slots) {
             return Err(CircuitError::DiagonalOutOfRange { index: k as i64, slots });
@@ -202,7 +222,8 @@ impl LinearTransform {
         let plan = plan::resolve(params, &source.indices(), slots, strategy, level)?;
         let split = Split::new(&source.indices(), plan.n1, slots)?;
         let pt_scale: f64 =
-            params.q()[level + 1 - drop..=level].iter().map(|&q| q as f64).product();
+            params.q()[level + 1 - drop..=level].iter().map(|&q| q as f64).product::<f64>()
+                * scale_ratio;
         let encoder = Encoder::new(params);
         let store = bsgs::prepare_store(&encoder, &source, &split, &plan, level, pt_scale)?;
         Ok(LinearTransform {
@@ -218,7 +239,8 @@ impl LinearTransform {
     }
 
     /// Apply the transform to `ct` (at the transform's level) and rescale: the result encrypts
-    /// `M·x` at level `level − 1` with the scale of `ct`. A symbolic (trace-mode) `ct` runs the
+    /// `M·x` at level `level − 1` with the scale of `ct` (times the scale ratio of
+    /// [`LinearTransform::from_source_scaled`], if any). A symbolic (trace-mode) `ct` runs the
     /// same code on shapes and records the same kernels.
     ///
     /// # Example

@@ -71,6 +71,11 @@ impl KeyGenerator {
         let g = self.params.ring().galois_element_conjugate();
         self.gen_galois_key(sk, g, seeded)
     }
+    /// A shape-only generic key-switching key (trace mode), e.g. bootstrapping's
+    /// encapsulation keys.
+    pub fn gen_symbolic_key_switch_key(&self, seeded: bool) -> KeyMaterial {
+        self.symbolic_material(KeyTag::Custom, seeded)
+    }
     /// Shape-only key material for trace mode: the same shapes (hence the same key loads and
     /// regenerations in a trace) as a real key, no data and no sampling. An evaluator holding
     /// such keys only accepts symbolic ciphertexts.
