@@ -1,10 +1,11 @@
 """Basalt: fast encrypted computing (CKKS and TFHE) with software models of FHE accelerators.
 
 The compiled core lives in ``basalt._basalt`` (Rust, via PyO3); the modules here are the
-numpy-facing API on top of it: :mod:`basalt.ckks` and :mod:`basalt.tfhe`.
+numpy-facing API on top of it: :mod:`basalt.ckks`, :mod:`basalt.bootstrap` and
+:mod:`basalt.tfhe`.
 """
 
-from . import ckks, tfhe
+from . import bootstrap, ckks, tfhe
 from ._basalt import BasaltError, __version__
 
-__all__ = ["BasaltError", "ckks", "tfhe", "__version__"]
+__all__ = ["BasaltError", "bootstrap", "ckks", "tfhe", "__version__"]

@@ -31,6 +31,30 @@ pub fn toy_params(log_n: u32, levels: usize, log_scale: u32, dnum: usize) -> Par
     Parameters::new(lit).expect("toy parameters are valid")
 }
 
+/// Insecure toy set with Lattigo's bootstrapping chain shape: a 60-bit `q_0`, `residual`
+/// 40-bit levels, `stc` 39-bit SlotToCoeff, 8 60-bit EvalMod and `cts` 56-bit CoeffToSlot
+/// primes, three 61-bit special primes, default scale 2^40.
+pub fn toy_bootstrap_params(
+    log_n: u32,
+    residual: usize,
+    stc: usize,
+    cts: usize,
+    secret: basalt_ckks::SecretDistribution,
+) -> Parameters {
+    let mut log_q = vec![60];
+    log_q.extend(std::iter::repeat_n(40, residual));
+    log_q.extend(std::iter::repeat_n(39, stc));
+    log_q.extend(std::iter::repeat_n(60, 8));
+    log_q.extend(std::iter::repeat_n(56, cts));
+    let mut lit = ParametersLiteral::toy(log_n, 60, 40, 1, 61, 3, 1);
+    lit.name = format!("TOY_BTP_N{log_n}");
+    lit.dnum = Some(log_q.len().div_ceil(3));
+    lit.log_q = log_q;
+    lit.secret = secret;
+    lit.log_default_scale = 40.0;
+    Parameters::new(lit).expect("toy bootstrapping parameters are valid")
+}
+
 impl Ctx {
     /// Generate a secret key, the relinearization key and keys for `rotations`.
     pub fn new(params: &Parameters, rotations: &[i64]) -> Result<Ctx> {

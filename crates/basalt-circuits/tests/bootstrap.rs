@@ -4,13 +4,11 @@ use basalt_circuits::bootstrap::{BootstrapConfig, Bootstrapper, Encapsulation};
 use basalt_circuits::testing::random_values;
 use basalt_ckks::encryptor::{decrypt, encrypt_sk};
 use basalt_ckks::{
-    Ciphertext, Encoder, Evaluator, KeyGenerator, Parameters, ParametersLiteral, PrecisionStats,
-    SecretDistribution, SecretKey,
+    Ciphertext, Encoder, Evaluator, KeyGenerator, Parameters, PrecisionStats, SecretDistribution,
+    SecretKey,
 };
 use num_complex::Complex64;
 
-/// Lattigo's chain shape on a small ring: q_0 60 bits, `residual` 40-bit levels, 39-bit
-/// SlotToCoeff, 60-bit EvalMod and 56-bit CoeffToSlot primes.
 fn chain(
     log_n: u32,
     residual: usize,
@@ -18,18 +16,7 @@ fn chain(
     cts: usize,
     secret: SecretDistribution,
 ) -> Parameters {
-    let mut log_q = vec![60];
-    log_q.extend(std::iter::repeat_n(40, residual));
-    log_q.extend(std::iter::repeat_n(39, stc));
-    log_q.extend(std::iter::repeat_n(60, 8));
-    log_q.extend(std::iter::repeat_n(56, cts));
-    let mut lit = ParametersLiteral::toy(log_n, 60, 40, 1, 61, 3, 1);
-    lit.name = format!("TOY_BTP_N{log_n}");
-    lit.dnum = Some(log_q.len().div_ceil(3));
-    lit.log_q = log_q;
-    lit.secret = secret;
-    lit.log_default_scale = 40.0;
-    Parameters::new(lit).unwrap()
+    basalt_circuits::testing::toy_bootstrap_params(log_n, residual, stc, cts, secret)
 }
 
 struct Setup {
@@ -281,4 +268,26 @@ fn stage_errors() {
     let out = s.bt.slots_to_coeffs(&s.eval, &reduced).unwrap();
     let pr = PrecisionStats::new(&v, &s.decrypt(&out));
     eprintln!("final: mean {:.2} min {:.2}", pr.mean.l2, pr.min.l2);
+}
+
+/// The DFT plans of Lattigo's default circuit at N = 2^16 (`--ignored`).
+#[test]
+#[ignore]
+fn plans_at_full_size() {
+    let params = Parameters::preset("N16QP1546H192H32").unwrap();
+    let bt = Bootstrapper::new(&params, BootstrapConfig::lattigo_default(15)).unwrap();
+    for (name, lts) in [("CtS", bt.coeff_to_slot()), ("StC", bt.slot_to_coeff())] {
+        for lt in lts {
+            let r = lt.rotations();
+            eprintln!(
+                "{name} level {}: {} diagonals, plan {:?}, n2 {}, {} rotations",
+                lt.level(),
+                lt.source().indices().len(),
+                lt.plan(),
+                lt.split_n2(),
+                r.len()
+            );
+        }
+    }
+    eprintln!("total rotation keys {}", bt.rotations().len());
 }

@@ -31,6 +31,18 @@ pub struct PyCiphertext {
     ct: Ciphertext,
 }
 
+impl From<Ciphertext> for PyCiphertext {
+    fn from(ct: Ciphertext) -> Self {
+        PyCiphertext { ct }
+    }
+}
+
+impl PyCiphertext {
+    pub(crate) fn inner(&self) -> &Ciphertext {
+        &self.ct
+    }
+}
+
 #[pymethods]
 impl PyCiphertext {
     #[getter]

@@ -1,6 +1,7 @@
 //! PyO3 bindings. Only glue lives here: every error becomes a Python `basalt.BasaltError`
 //! (a `ValueError`), never a panic, and heavy work releases the GIL.
 
+mod bootstrap;
 mod ckks;
 mod tfhe;
 
@@ -20,6 +21,7 @@ fn _basalt(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("BasaltError", m.py().get_type::<BasaltError>())?;
     ckks::register(m)?;
+    bootstrap::register(m)?;
     tfhe::register(m)?;
     Ok(())
 }

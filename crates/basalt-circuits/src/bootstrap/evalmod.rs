@@ -39,7 +39,7 @@ pub struct EvalModConfig {
 
 impl Default for EvalModConfig {
     fn default() -> Self {
-        EvalModConfig { k: 16.0, degree: 63, double_angle: 2, log_scale: 60.0 }
+        EvalModConfig { k: 12.0, degree: 31, double_angle: 3, log_scale: 60.0 }
     }
 }
 

@@ -1,0 +1,157 @@
+//! Bootstrapping bindings: a CKKS context whose evaluation keys include the bootstrapping
+//! circuit's, with `bootstrap(ct)`.
+
+use basalt_circuits::bootstrap::{BootstrapConfig, Bootstrapper, Encapsulation, config};
+use basalt_ckks::encryptor;
+use basalt_ckks::{Encoder, Evaluator, KeyGenerator, Parameters, SecretDistribution, SecretKey};
+use num_complex::Complex64;
+use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use crate::ckks::PyCiphertext;
+use crate::err;
+
+/// A bootstrappable CKKS context: keys for the circuit, encoder, evaluator, bootstrapper.
+#[pyclass(module = "basalt._basalt", name = "BootstrapContext", frozen)]
+pub struct PyBootstrap {
+    params: Parameters,
+    encoder: Encoder,
+    sk: SecretKey,
+    eval: Evaluator,
+    bt: Bootstrapper,
+    encaps: Option<Encapsulation>,
+}
+
+fn build(params: Parameters, cfg: BootstrapConfig, seeded: bool) -> PyResult<PyBootstrap> {
+    let bt = Bootstrapper::new(&params, cfg).map_err(err)?;
+    let sk = KeyGenerator::new(&params).gen_secret_key();
+    let (keys, encaps) = bt.generate_keys(&sk, seeded).map_err(err)?;
+    let eval = Evaluator::new(&params, keys).map_err(err)?;
+    Ok(PyBootstrap { encoder: Encoder::new(&params), params, sk, eval, bt, encaps })
+}
+
+#[pymethods]
+impl PyBootstrap {
+    /// The bootstrapping circuit of a preset that has one (`N16QP1546H192H32`, `FAB`), for
+    /// `log_slots` slots (default fully packed). At N = 2^16 this generates several GB of keys
+    /// (half with `seeded_keys`) and takes minutes.
+    #[staticmethod]
+    #[pyo3(signature = (name, log_slots=None, seeded_keys=false))]
+    fn preset(
+        py: Python<'_>,
+        name: &str,
+        log_slots: Option<u32>,
+        seeded_keys: bool,
+    ) -> PyResult<PyBootstrap> {
+        let params = Parameters::preset(name).map_err(err)?;
+        let cfg = config::for_preset(name, log_slots, params.log_n()).ok_or_else(|| {
+            pyo3::exceptions::PyValueError::new_err(format!(
+                "preset {name:?} has no bootstrapping circuit (N16QP1546H192H32, FAB)"
+            ))
+        })?;
+        py.allow_threads(|| build(params, cfg, seeded_keys))
+    }
+
+    /// A small, INSECURE bootstrappable context (Lattigo's chain shape on N = 2^log_n) for
+    /// experiments and tests.
+    #[staticmethod]
+    #[pyo3(signature = (log_n=11, log_slots=None, residual_levels=2))]
+    fn toy_insecure(
+        py: Python<'_>,
+        log_n: u32,
+        log_slots: Option<u32>,
+        residual_levels: usize,
+    ) -> PyResult<PyBootstrap> {
+        if !(8..=14).contains(&log_n) {
+            return Err(pyo3::exceptions::PyValueError::new_err("log_n must be in 8..=14"));
+        }
+        let params = basalt_circuits::testing::toy_bootstrap_params(
+            log_n,
+            residual_levels,
+            2,
+            3,
+            SecretDistribution::Hamming { h: 64 },
+        );
+        let cfg = BootstrapConfig {
+            cts_levels: 3,
+            stc_levels: 2,
+            ..BootstrapConfig::lattigo_default(log_slots.unwrap_or(log_n - 1))
+        };
+        py.allow_threads(|| build(params, cfg, false))
+    }
+
+    #[getter]
+    fn slots(&self) -> usize {
+        self.bt.slots()
+    }
+    /// Level of a bootstrapped ciphertext (levels left for computation).
+    #[getter]
+    fn output_level(&self) -> usize {
+        self.bt.budget().output_level
+    }
+    #[getter]
+    fn name(&self) -> String {
+        self.params.name().to_string()
+    }
+
+    /// Encrypt a complex128 vector of at most `slots` values at `level` (default 0, the level
+    /// that needs bootstrapping).
+    #[pyo3(signature = (values, level=0))]
+    fn encrypt(
+        &self,
+        values: PyReadonlyArray1<'_, Complex64>,
+        level: usize,
+    ) -> PyResult<PyCiphertext> {
+        let v = values.as_slice()?;
+        let pt = self
+            .encoder
+            .encode(v, self.bt.slots(), level, self.params.default_scale())
+            .map_err(err)?;
+        Ok(PyCiphertext::from(encryptor::encrypt_sk(&self.params, &pt, &self.sk).map_err(err)?))
+    }
+
+    fn decrypt<'py>(
+        &self,
+        py: Python<'py>,
+        ct: &PyCiphertext,
+    ) -> PyResult<Bound<'py, PyArray1<Complex64>>> {
+        let pt = encryptor::decrypt(&self.params, ct.inner(), &self.sk).map_err(err)?;
+        Ok(self.encoder.decode(&pt).map_err(err)?.into_pyarray(py))
+    }
+
+    /// Refresh `ct` to `output_level`.
+    fn bootstrap(&self, py: Python<'_>, ct: &PyCiphertext) -> PyResult<PyCiphertext> {
+        let out = py
+            .allow_threads(|| self.bt.bootstrap(&self.eval, self.encaps.as_ref(), ct.inner()))
+            .map_err(err)?;
+        Ok(PyCiphertext::from(out))
+    }
+
+    /// Product of two ciphertexts, relinearized and rescaled.
+    fn mul(&self, py: Python<'_>, a: &PyCiphertext, b: &PyCiphertext) -> PyResult<PyCiphertext> {
+        let out = py
+            .allow_threads(|| {
+                let m = self.eval.mul_relin(a.inner(), b.inner())?;
+                self.eval.rescale(&m)
+            })
+            .map_err(err)?;
+        Ok(PyCiphertext::from(out))
+    }
+
+    /// Levels per stage and what is left.
+    fn levels<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let b = self.bt.budget();
+        let d = PyDict::new(py);
+        d.set_item("coeff_to_slot", b.cts)?;
+        d.set_item("eval_mod", b.evalmod)?;
+        d.set_item("slot_to_coeff", b.stc)?;
+        d.set_item("output_level", b.output_level)?;
+        Ok(d)
+    }
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyBootstrap>()?;
+    Ok(())
+}

@@ -1,0 +1,62 @@
+"""CKKS bootstrapping for numpy users: refresh a ciphertext that has run out of levels.
+
+>>> import numpy as np, basalt
+>>> ctx = basalt.bootstrap.Context.toy_insecure(log_n=10, log_slots=4)
+>>> x = np.exp(2j * np.pi * np.arange(16) / 16) / 2
+>>> ct = ctx.encrypt(x)                 # at level 0: no product possible
+>>> fresh = ctx.bootstrap(ct)
+>>> fresh.level == ctx.output_level > 0
+True
+>>> bool(np.abs(ctx.decrypt(fresh) - x).max() < 1e-4)
+True
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import _basalt
+
+
+class Context:
+    """Keys, evaluator and the bootstrapping circuit of one parameter set."""
+
+    __slots__ = ("_c",)
+
+    def __init__(self, raw):
+        self._c = raw
+
+    @classmethod
+    def preset(cls, name: str, *, log_slots=None, seeded_keys=False) -> "Context":
+        """The circuit of a preset that has one (``N16QP1546H192H32``, ``FAB``). At N = 2^16 this
+        makes several GB of keys (half with ``seeded_keys``) and takes minutes."""
+        return cls(_basalt.BootstrapContext.preset(name, log_slots, seeded_keys))
+
+    @classmethod
+    def toy_insecure(cls, *, log_n=11, log_slots=None, residual_levels=2) -> "Context":
+        """A small, INSECURE ring with Lattigo's chain shape, for experiments and tests."""
+        return cls(_basalt.BootstrapContext.toy_insecure(log_n, log_slots, residual_levels))
+
+    slots = property(lambda self: self._c.slots, doc="Slots of the circuit.")
+    output_level = property(lambda self: self._c.output_level,
+                            doc="Level of a bootstrapped ciphertext.")
+
+    def levels(self) -> dict:
+        """Levels consumed by CoeffToSlot, EvalMod, SlotToCoeff, and the output level."""
+        return dict(self._c.levels())
+
+    def encrypt(self, values, *, level=0):
+        """Encrypt up to ``slots`` complex values (at level 0 by default)."""
+        v = np.ascontiguousarray(np.asarray(values, dtype=np.complex128))
+        return self._c.encrypt(v, level)
+
+    def decrypt(self, ct) -> np.ndarray:
+        return self._c.decrypt(ct)
+
+    def bootstrap(self, ct):
+        """Refresh ``ct`` to :attr:`output_level`, same slots and scale."""
+        return self._c.bootstrap(ct)
+
+    def mul(self, a, b):
+        """Relinearised, rescaled product."""
+        return self._c.mul(a, b)
