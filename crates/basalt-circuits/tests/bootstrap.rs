@@ -218,7 +218,16 @@ fn stage_errors() {
     use num_traits::ToPrimitive;
     let log_n = std::env::var("BTP_LOGN").ok().and_then(|v| v.parse().ok()).unwrap_or(13u32);
     let params = chain(log_n, 1, 3, 4, SecretDistribution::Hamming { h: 192 });
-    let s = setup(params.clone(), cfg(log_n - 1, 4, 3));
+    let strategy = match std::env::var("BTP_STRATEGY").as_deref() {
+        Ok("none") => Some(basalt_circuits::lintrans::Strategy::Diagonal {
+            hoisting: basalt_circuits::lintrans::Hoisting::None,
+        }),
+        Ok("single") => Some(basalt_circuits::lintrans::Strategy::Diagonal {
+            hoisting: basalt_circuits::lintrans::Hoisting::Single,
+        }),
+        _ => None,
+    };
+    let s = setup(params.clone(), BootstrapConfig { strategy, ..cfg(log_n - 1, 4, 3) });
     let n = 1usize << (log_n - 1);
     let v = random_values(n, 1, false);
     let ct = s.encrypt(&v, 0);
@@ -229,7 +238,7 @@ fn stage_errors() {
     let q0 = params.q()[0] as f64;
     let t: Vec<f64> =
         ring.to_bigint_centered(&p).iter().map(|b| b.to_f64().unwrap() / q0).collect();
-    let k = 16.0;
+    let k = s.bt.config().evalmod.k;
     let halves = s.bt.coeffs_to_slots(&s.eval, &raised).unwrap();
     let stats = |name: &str, want: &[f64], have: &[f64]| {
         let e: Vec<f64> = want.iter().zip(have).map(|(a, b)| (a - b).abs()).collect();
@@ -242,6 +251,15 @@ fn stage_errors() {
         let mut want: Vec<f64> = (0..n).map(|j| t[j + h * n] / k).collect();
         bit_reverse(&mut want);
         stats(&format!("CtS half {h} (x units)"), &want, &got);
+        let mut idx: Vec<usize> = (0..n).collect();
+        idx.sort_by(|&a, &b| (want[b] - got[b]).abs().total_cmp(&(want[a] - got[a]).abs()));
+        for &j in &idx[..6] {
+            eprintln!(
+                "  CtS worst slot {j}: x = {:.4}, err 2^{:.1}",
+                want[j],
+                (want[j] - got[j]).abs().log2()
+            );
+        }
     }
     let reduced = s.bt.eval_mod(&s.eval, &halves, msg_scale, ct.scale()).unwrap();
     // EvalMod's output reads y·a/a0 (SlotToCoeff multiplies by a0 = 2^ratio/2π).
@@ -263,11 +281,24 @@ fn stage_errors() {
         eprintln!("coefficient rms magnitude 2^{:.1} (in Δ_m units)", mag.log2());
         stats(&format!("EvalMod half {h} vs exact m/Δ"), &want, &got);
         stats(&format!("EvalMod half {h} vs ideal sine"), &sine, &got);
+        let mut idx: Vec<usize> = (0..n).collect();
+        idx.sort_by(|&a, &b| (sine[b] - got[b]).abs().total_cmp(&(sine[a] - got[a]).abs()));
+        let mut tt: Vec<f64> = (0..n).map(|j| t[j + h * n]).collect();
+        bit_reverse(&mut tt);
+        for &j in &idx[..4] {
+            eprintln!("  worst: t/q0 = {:.6}, err 2^{:.1}", tt[j], (sine[j] - got[j]).abs().log2());
+        }
         stats(&format!("ideal sine vs exact m/Δ {h}"), &want, &sine);
     }
     let out = s.bt.slots_to_coeffs(&s.eval, &reduced).unwrap();
-    let pr = PrecisionStats::new(&v, &s.decrypt(&out));
+    let have = s.decrypt(&out);
+    let pr = PrecisionStats::new(&v, &have);
     eprintln!("final: mean {:.2} min {:.2}", pr.mean.l2, pr.min.l2);
+    let mut idx: Vec<usize> = (0..n).collect();
+    idx.sort_by(|&a, &b| (v[b] - have[b]).norm().total_cmp(&(v[a] - have[a]).norm()));
+    for &j in &idx[..5] {
+        eprintln!("  final worst slot {j}: err 2^{:.1}", (v[j] - have[j]).norm().log2());
+    }
 }
 
 /// The DFT plans of Lattigo's default circuit at N = 2^16 (`--ignored`).
