@@ -322,3 +322,21 @@ fn plans_at_full_size() {
     }
     eprintln!("total rotation keys {}", bt.rotations().len());
 }
+
+#[test]
+fn paper_presets_consume_the_stated_levels() {
+    use basalt_circuits::bootstrap::config::for_preset;
+    // FAB: depth 2·fftIter + 9 = 17 of L = 23, 6 left.
+    let fab = Parameters::preset("FAB").unwrap();
+    let b = for_preset("FAB", None, 16).unwrap().budget(&fab).unwrap();
+    assert_eq!((b.cts, b.evalmod, b.stc, b.output_level), (4, 9, 4, 6));
+    // Lattigo's default: 4 + 8 + 3 of 24, 9 left (its residual chain).
+    let lat = Parameters::preset("N16QP1546H192H32").unwrap();
+    let b = for_preset("N16QP1546H192H32", None, 16).unwrap().budget(&lat).unwrap();
+    assert_eq!((b.cts, b.evalmod, b.stc, b.output_level), (4, 8, 3, 9));
+    // Sparse (2^4 slots) keeps the layout; one slot uses one DFT level each, EvalMod on its
+    // own primes.
+    let b = for_preset("N16QP1546H192H32", Some(0), 16).unwrap().budget(&lat).unwrap();
+    assert_eq!((b.cts, b.evalmod, b.stc, b.output_level), (1, 8, 1, 11));
+    assert!(for_preset("MXV_SET_A", None, 13).is_none());
+}

@@ -93,6 +93,50 @@ pub struct Bootstrapper {
     stc_scale: f64,
 }
 
+struct Layout {
+    skip: usize,
+    cts_levels: usize,
+    stc_levels: usize,
+    budget: LevelBudget,
+}
+
+/// Where the stages sit in the chain; checks that they fit.
+fn layout(params: &Parameters, cfg: &BootstrapConfig) -> Result<Layout> {
+    let c = params.primes_per_rescale();
+    let log_n = cfg.log_slots as usize;
+    let cts_levels = cfg.cts_levels.clamp(1, log_n.max(1));
+    let stc_levels = cfg.stc_levels.clamp(1, log_n.max(1));
+    let em_depth = cfg.evalmod.depth();
+    // The chain is laid out for cfg.cts_levels CoeffToSlot levels: with fewer DFT stages than
+    // that (few slots), the unused top levels are skipped so that EvalMod still runs on its
+    // own primes (a scale far from the primes would drift through the powers).
+    let skip = cfg.cts_levels.saturating_sub(cts_levels);
+    let need = skip + cts_levels + em_depth + stc_levels;
+    let top = params.max_level();
+    let available = (top + 1 - params.base_primes()) / c;
+    if need > available {
+        return Err(CircuitError::NotEnoughLevels { needed: need, available, level: top });
+    }
+    let budget = LevelBudget {
+        cts: cts_levels,
+        evalmod: em_depth,
+        stc: stc_levels,
+        output_level: top - need * c,
+    };
+    Ok(Layout { skip, cts_levels, stc_levels, budget })
+}
+
+impl BootstrapConfig {
+    /// The levels each stage takes on `params` and the output level, without building the
+    /// circuit.
+    ///
+    /// # Errors
+    /// [`CircuitError::NotEnoughLevels`] if the stages do not fit the chain.
+    pub fn budget(&self, params: &Parameters) -> Result<LevelBudget> {
+        Ok(layout(params, self)?.budget)
+    }
+}
+
 /// The key switch to the sparse ephemeral secret (over the small set `Q_0·P_0`) and back.
 #[derive(Clone, Debug)]
 pub struct Encapsulation {
@@ -118,20 +162,9 @@ impl Bootstrapper {
             )));
         }
         let c = params.primes_per_rescale();
-        let log_n = cfg.log_slots as usize;
-        let cts_levels = cfg.cts_levels.clamp(1, log_n.max(1));
-        let stc_levels = cfg.stc_levels.clamp(1, log_n.max(1));
-        let em_depth = cfg.evalmod.depth();
-        // The chain is laid out for cfg.cts_levels CoeffToSlot primes: with fewer DFT stages
-        // than that (few slots), the unused top levels are skipped so that EvalMod still runs
-        // on its own primes (a scale far from the primes would drift through the powers).
-        let skip = cfg.cts_levels.saturating_sub(cts_levels);
-        let need = skip + cts_levels + em_depth + stc_levels;
+        let Layout { skip, cts_levels, stc_levels, budget } = layout(params, &cfg)?;
+        let em_depth = budget.evalmod;
         let top = params.max_level();
-        let available = (top + 1 - params.base_primes()) / c;
-        if need > available {
-            return Err(CircuitError::NotEnoughLevels { needed: need, available, level: top });
-        }
         let sine = cfg.evalmod.polynomial()?;
         let q0: f64 = params.q()[..params.base_primes()].iter().map(|&q| q as f64).product();
         let sparse = slots < params.max_slots();
