@@ -27,6 +27,11 @@ use crate::ring::RingContext;
 /// Coefficients per block of the lazy accumulation (keeps the 128-bit accumulators in L1).
 const BLOCK: usize = 512;
 
+thread_local! {
+    /// One output limb per thread for [`BConv::convert_each`].
+    static SCRATCH: std::cell::RefCell<Vec<u64>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
 /// Precomputed tables for converting from one set of limbs to another.
 #[derive(Debug)]
 pub struct BConv {
@@ -114,18 +119,55 @@ impl BConv {
         exact: bool,
         post: &(dyn Fn(usize, &mut [u64]) + Sync),
     ) {
-        assert_eq!(input.len(), self.from.len(), "BConv: wrong number of input limbs");
         assert_eq!(output.len(), self.to.len(), "BConv: wrong number of output limbs");
         let n = input.first().map_or(0, |l| l.len());
         emit(Kernel::BConv { n: n as u32, from: input.len() as u32, to: output.len() as u32 });
-        // Step 1: y_i = x_i · (Q/q_i)^{-1} mod q_i.
+        let (y, u) = self.prepare(input, exact);
+        output.par_iter_mut().enumerate().for_each(|(j, out)| {
+            self.convert_limb(&y, &u, j, out);
+            post(j, out);
+        });
+    }
+
+    /// The conversion without an output polynomial: output limb `j` is computed into a
+    /// per-thread scratch limb and handed to `f(j, &mut targets[j], limb)`, in the task that
+    /// produced it. Fused callers (key switching's ModUp feeding the inner product) consume
+    /// each converted limb while it is in cache and never store the converted polynomial.
+    ///
+    /// Reports **no** trace kernel: the caller reports the logical BConv it performs, in its
+    /// own order.
+    pub fn convert_each<T: Send>(
+        &self,
+        input: &[&[u64]],
+        targets: &mut [T],
+        exact: bool,
+        f: &(dyn Fn(usize, &mut T, &mut [u64]) + Sync),
+    ) {
+        assert_eq!(targets.len(), self.to.len(), "BConv: wrong number of output limbs");
+        let n = input.first().map_or(0, |l| l.len());
+        let (y, u) = self.prepare(input, exact);
+        targets.par_iter_mut().enumerate().for_each(|(j, t)| {
+            // Taken out of the thread-local (not borrowed) so that a nested use on this thread
+            // would allocate its own limb instead of panicking.
+            let mut limb = SCRATCH.with(|s| std::mem::take(&mut *s.borrow_mut()));
+            limb.resize(n, 0);
+            self.convert_limb(&y, &u, j, &mut limb);
+            f(j, t, &mut limb);
+            SCRATCH.with(|s| *s.borrow_mut() = limb);
+        });
+    }
+
+    /// Step 1, `y_i = x_i · (Q/q_i)^{-1} mod q_i`, and (exact variant) the overshoot `u` per
+    /// coefficient.
+    fn prepare(&self, input: &[&[u64]], exact: bool) -> (Vec<Vec<u64>>, Vec<u64>) {
+        assert_eq!(input.len(), self.from.len(), "BConv: wrong number of input limbs");
+        let n = input.first().map_or(0, |l| l.len());
         let y: Vec<Vec<u64>> = input
             .par_iter()
             .zip(&self.from)
             .zip(&self.hat_inv)
             .map(|((x, m), &(w, ws))| x.iter().map(|&v| m.mul_shoup(v, w, ws)).collect())
             .collect();
-        // The overshoot u per coefficient (exact variant only).
         let u: Vec<u64> = if exact {
             (0..n)
                 .into_par_iter()
@@ -137,31 +179,33 @@ impl BConv {
         } else {
             Vec::new()
         };
-        // Step 2: out_j = Σ_i y_i · table[j][i] (− u·Q) mod p_j, one task per output limb.
-        let items =
-            output.par_iter_mut().enumerate().zip(&self.to).zip(&self.table).zip(&self.q_mod_to);
-        items.for_each(|((((j, out), p), row), &q_mod_p)| {
-            let neg_q = p.neg(q_mod_p);
-            let mut acc = [0u128; BLOCK];
-            for start in (0..n).step_by(BLOCK) {
-                let len = BLOCK.min(n - start);
-                let acc = &mut acc[..len];
-                self.accumulate(&y, row, *p, start, acc);
-                let out = &mut out[start..start + len];
-                if exact {
-                    let u = &u[start..start + len];
-                    for ((o, &a), &uc) in out.iter_mut().zip(acc.iter()).zip(u) {
-                        // Reduce first: `a` may be close to 2^128.
-                        *o = p.reduce_u128(p.reduce_u128(a) as u128 + uc as u128 * neg_q as u128);
-                    }
-                } else {
-                    for (o, &a) in out.iter_mut().zip(acc.iter()) {
-                        *o = p.reduce_u128(a);
-                    }
+        (y, u)
+    }
+
+    /// Step 2 for output limb `j`: `out = Σ_i y_i · table[j][i] (− u·Q) mod p_j`.
+    fn convert_limb(&self, y: &[Vec<u64>], u: &[u64], j: usize, out: &mut [u64]) {
+        let (p, row) = (self.to[j], &self.table[j]);
+        let neg_q = p.neg(self.q_mod_to[j]);
+        let exact = !u.is_empty(); // `prepare` computed an overshoot per coefficient
+        let n = out.len();
+        let mut acc = [0u128; BLOCK];
+        for start in (0..n).step_by(BLOCK) {
+            let len = BLOCK.min(n - start);
+            let acc = &mut acc[..len];
+            self.accumulate(y, row, p, start, acc);
+            let out = &mut out[start..start + len];
+            if exact {
+                let u = &u[start..start + len];
+                for ((o, &a), &uc) in out.iter_mut().zip(acc.iter()).zip(u) {
+                    // Reduce first: `a` may be close to 2^128.
+                    *o = p.reduce_u128(p.reduce_u128(a) as u128 + uc as u128 * neg_q as u128);
+                }
+            } else {
+                for (o, &a) in out.iter_mut().zip(acc.iter()) {
+                    *o = p.reduce_u128(a);
                 }
             }
-            post(j, out);
-        });
+        }
     }
 
     /// `acc[c] = Σ_i y_i[start + c] · row[i]`, unreduced (but below 2^128). Up to 8 inputs whose
