@@ -184,60 +184,83 @@ impl BConv {
 
     /// Step 2 for output limb `j`: `out = Σ_i y_i · table[j][i] (− u·Q) mod p_j`.
     fn convert_limb(&self, y: &[Vec<u64>], u: &[u64], j: usize, out: &mut [u64]) {
-        let (p, row) = (self.to[j], &self.table[j]);
-        let neg_q = p.neg(self.q_mod_to[j]);
-        let exact = !u.is_empty(); // `prepare` computed an overshoot per coefficient
+        let (p, row) = (self.to[j], self.table[j].as_slice());
+        let neg_q = p.neg(self.q_mod_to[j]) as u128;
+        // The final reduction of one coefficient's unreduced sum `a`. Exact variant: subtract
+        // `u·Q` before the one reduction; `a + u·(p − Q mod p)` stays below 2^128 unless `a`
+        // is already close to it (dozens of inputs), and only then is `a` reduced first.
+        let exact = |c: usize, a: u128| match a.checked_add(u[c] as u128 * neg_q) {
+            Some(s) => p.reduce_u128(s),
+            None => p.reduce_u128(p.reduce_u128(a) as u128 + u[c] as u128 * neg_q),
+        };
+        let fast = |_: usize, a: u128| p.reduce_u128(a);
+        let done = if u.is_empty() {
+            Self::in_registers(y, row, self.chunk, out, fast)
+        } else {
+            Self::in_registers(y, row, self.chunk, out, exact)
+        };
+        if done {
+            return;
+        }
         let n = out.len();
         let mut acc = [0u128; BLOCK];
         for start in (0..n).step_by(BLOCK) {
             let len = BLOCK.min(n - start);
             let acc = &mut acc[..len];
             self.accumulate(y, row, p, start, acc);
-            let out = &mut out[start..start + len];
-            if exact {
-                let u = &u[start..start + len];
-                for ((o, &a), &uc) in out.iter_mut().zip(acc.iter()).zip(u) {
-                    // Reduce first: `a` may be close to 2^128.
-                    *o = p.reduce_u128(p.reduce_u128(a) as u128 + uc as u128 * neg_q as u128);
-                }
-            } else {
-                for (o, &a) in out.iter_mut().zip(acc.iter()) {
-                    *o = p.reduce_u128(a);
-                }
+            for (c, (o, &a)) in out[start..start + len].iter_mut().zip(acc.iter()).enumerate() {
+                *o = if u.is_empty() { fast(start + c, a) } else { exact(start + c, a) };
             }
         }
     }
 
-    /// `acc[c] = Σ_i y_i[start + c] · row[i]`, unreduced (but below 2^128). Up to 8 inputs whose
-    /// products all fit one accumulator, the sum is kept in registers per coefficient (about 30%
-    /// faster than streaming an accumulator array); otherwise input by input with periodic
-    /// reductions.
-    fn accumulate(&self, y: &[Vec<u64>], row: &[u64], p: Modulus, start: usize, acc: &mut [u128]) {
-        fn regs<const F: usize>(y: &[Vec<u64>], row: &[u64], start: usize, acc: &mut [u128]) {
-            let len = acc.len();
-            let ys: [&[u64]; F] = std::array::from_fn(|i| &y[i][start..start + len]);
+    /// Up to 8 inputs whose products all fit one accumulator: the sum of each coefficient is
+    /// kept in registers and reduced at once by `fin(coefficient, sum)` (no accumulator array
+    /// goes through memory). Returns false, doing nothing, for other input counts.
+    fn in_registers(
+        y: &[Vec<u64>],
+        row: &[u64],
+        chunk: usize,
+        out: &mut [u64],
+        fin: impl Fn(usize, u128) -> u64,
+    ) -> bool {
+        fn regs<const F: usize>(
+            y: &[Vec<u64>],
+            row: &[u64],
+            out: &mut [u64],
+            fin: impl Fn(usize, u128) -> u64,
+        ) -> bool {
+            let n = out.len();
+            let ys: [&[u64]; F] = std::array::from_fn(|i| &y[i][..n]);
             let ts: [u128; F] = std::array::from_fn(|i| row[i] as u128);
-            for (c, a) in acc.iter_mut().enumerate() {
+            for (c, o) in out.iter_mut().enumerate() {
                 let mut s = 0u128;
                 for i in 0..F {
                     s += ys[i][c] as u128 * ts[i];
                 }
-                *a = s;
+                *o = fin(c, s);
             }
+            true
         }
-        if y.len() <= self.chunk {
-            match y.len() {
-                1 => return regs::<1>(y, row, start, acc),
-                2 => return regs::<2>(y, row, start, acc),
-                3 => return regs::<3>(y, row, start, acc),
-                4 => return regs::<4>(y, row, start, acc),
-                5 => return regs::<5>(y, row, start, acc),
-                6 => return regs::<6>(y, row, start, acc),
-                7 => return regs::<7>(y, row, start, acc),
-                8 => return regs::<8>(y, row, start, acc),
-                _ => {}
-            }
+        if y.len() > chunk {
+            return false;
         }
+        match y.len() {
+            1 => regs::<1>(y, row, out, fin),
+            2 => regs::<2>(y, row, out, fin),
+            3 => regs::<3>(y, row, out, fin),
+            4 => regs::<4>(y, row, out, fin),
+            5 => regs::<5>(y, row, out, fin),
+            6 => regs::<6>(y, row, out, fin),
+            7 => regs::<7>(y, row, out, fin),
+            8 => regs::<8>(y, row, out, fin),
+            _ => false,
+        }
+    }
+
+    /// `acc[c] = Σ_i y_i[start + c] · row[i]`, unreduced (but below 2^128): input by input,
+    /// with a reduction every `chunk` inputs.
+    fn accumulate(&self, y: &[Vec<u64>], row: &[u64], p: Modulus, start: usize, acc: &mut [u128]) {
         let len = acc.len();
         acc.fill(0);
         for (k, (yi, &t)) in y.iter().zip(row).enumerate() {
