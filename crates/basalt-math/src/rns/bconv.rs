@@ -86,7 +86,7 @@ impl BConv {
     /// Convert Coeff-domain limbs `input[i]` (mod `from[i]`) into `output[j]` (mod `to[j]`):
     /// the fast conversion, `X + u·Q` with `0 <= u < from`.
     pub fn apply(&self, input: &[&[u64]], output: &mut [&mut [u64]]) {
-        self.convert(input, output, false, &|_, _| {});
+        self.convert(input, output, false, &[], &|_, _| {});
     }
 
     /// Exact conversion of `X mod Q` (in `[0, Q)`): the overshoot `u = floor(Σ_i y_i / q_i)` is
@@ -95,7 +95,7 @@ impl BConv {
     /// ModDown and Rescale use this: the fast version's error `−u·Q/D` is biased (never
     /// positive), which costs several bits of worst-slot precision after a key switch.
     pub fn apply_exact(&self, input: &[&[u64]], output: &mut [&mut [u64]]) {
-        self.convert(input, output, true, &|_, _| {});
+        self.convert(input, output, true, &[], &|_, _| {});
     }
 
     /// [`BConv::apply`] (or [`BConv::apply_exact`] when `exact`) followed by `post(j, limb)` on
@@ -109,7 +109,21 @@ impl BConv {
         exact: bool,
         post: &(dyn Fn(usize, &mut [u64]) + Sync),
     ) {
-        self.convert(input, output, exact, post);
+        self.convert(input, output, exact, &[], post);
+    }
+
+    /// [`BConv::apply_then`] (exact) of `X`, minus the constant `minus[j]` in output limb `j`:
+    /// `[X − minus_j]_{p_j}`, the subtraction folded into the final reduction instead of a pass
+    /// of its own (ModDown and Rescale subtract `floor(D/2)` this way).
+    pub fn apply_exact_sub_then(
+        &self,
+        input: &[&[u64]],
+        output: &mut [&mut [u64]],
+        minus: &[u64],
+        post: &(dyn Fn(usize, &mut [u64]) + Sync),
+    ) {
+        assert_eq!(minus.len(), self.to.len(), "BConv: one constant per output limb");
+        self.convert(input, output, true, minus, post);
     }
 
     fn convert(
@@ -117,6 +131,7 @@ impl BConv {
         input: &[&[u64]],
         output: &mut [&mut [u64]],
         exact: bool,
+        minus: &[u64],
         post: &(dyn Fn(usize, &mut [u64]) + Sync),
     ) {
         assert_eq!(output.len(), self.to.len(), "BConv: wrong number of output limbs");
@@ -124,7 +139,8 @@ impl BConv {
         emit(Kernel::BConv { n: n as u32, from: input.len() as u32, to: output.len() as u32 });
         let (y, u) = self.prepare(input, exact);
         output.par_iter_mut().enumerate().for_each(|(j, out)| {
-            self.convert_limb(&y, &u, j, out);
+            let minus = minus.get(j).map_or(0, |&m| self.to[j].reduce(m));
+            self.convert_limb(&y, &u, j, minus, out);
             post(j, out);
         });
     }
@@ -151,7 +167,7 @@ impl BConv {
             // would allocate its own limb instead of panicking.
             let mut limb = SCRATCH.with(|s| std::mem::take(&mut *s.borrow_mut()));
             limb.resize(n, 0);
-            self.convert_limb(&y, &u, j, &mut limb);
+            self.convert_limb(&y, &u, j, 0, &mut limb);
             f(j, t, &mut limb);
             SCRATCH.with(|s| *s.borrow_mut() = limb);
         });
@@ -182,19 +198,31 @@ impl BConv {
         (y, u)
     }
 
-    /// Step 2 for output limb `j`: `out = Σ_i y_i · table[j][i] (− u·Q) mod p_j`.
-    fn convert_limb(&self, y: &[Vec<u64>], u: &[u64], j: usize, out: &mut [u64]) {
+    /// Step 2 for output limb `j`: `out = Σ_i y_i · table[j][i] (− u·Q) − minus mod p_j`
+    /// (`minus < p_j`).
+    fn convert_limb(&self, y: &[Vec<u64>], u: &[u64], j: usize, minus: u64, out: &mut [u64]) {
         let (p, row) = (self.to[j], self.table[j].as_slice());
         let neg_q = p.neg(self.q_mod_to[j]) as u128;
-        // The final reduction of one coefficient's unreduced sum `a`. Exact variant: subtract
-        // `u·Q` before the one reduction; `a + u·(p − Q mod p)` stays below 2^128 unless `a`
-        // is already close to it (dozens of inputs), and only then is `a` reduced first.
-        let exact = |c: usize, a: u128| match a.checked_add(u[c] as u128 * neg_q) {
-            Some(s) => p.reduce_u128(s),
-            None => p.reduce_u128(p.reduce_u128(a) as u128 + u[c] as u128 * neg_q),
+        let off = p.neg(minus) as u128;
+        // The final reduction of one coefficient's unreduced sum `a`, with `p − minus` and
+        // (exact variant) `u·(p − Q mod p)` added first: together below 2^67, so the sum stays
+        // below 2^128 unless `a` is already close to it (dozens of inputs), and only then is
+        // `a` reduced first.
+        let exact = |c: usize, a: u128| {
+            let t = u[c] as u128 * neg_q + off;
+            match a.checked_add(t) {
+                Some(s) => p.reduce_u128(s),
+                None => p.reduce_u128(p.reduce_u128(a) as u128 + t),
+            }
         };
-        let fast = |_: usize, a: u128| p.reduce_u128(a);
-        let done = if u.is_empty() {
+        let fast = |_: usize, a: u128| match a.checked_add(off) {
+            Some(s) => p.reduce_u128(s),
+            None => p.reduce_u128(p.reduce_u128(a) as u128 + off),
+        };
+        let plain = |_: usize, a: u128| p.reduce_u128(a);
+        let done = if u.is_empty() && minus == 0 {
+            Self::in_registers(y, row, self.chunk, out, plain)
+        } else if u.is_empty() {
             Self::in_registers(y, row, self.chunk, out, fast)
         } else {
             Self::in_registers(y, row, self.chunk, out, exact)

@@ -7,4 +7,4 @@ mod bconv;
 mod mod_change;
 
 pub use bconv::BConv;
-pub use mod_change::{mod_down, mod_up, rescale};
+pub use mod_change::{mod_down, mod_down_add, mod_up, rescale};
