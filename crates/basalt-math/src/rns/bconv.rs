@@ -24,6 +24,8 @@ use rayon::prelude::*;
 use crate::modular::Modulus;
 use crate::ring::RingContext;
 
+use super::bconv_simd;
+
 /// Coefficients per block of the lazy accumulation (keeps the 128-bit accumulators in L1).
 const BLOCK: usize = 512;
 
@@ -41,6 +43,8 @@ pub struct BConv {
     hat_inv: Vec<(u64, u64)>,
     /// `table[j][i] = (Q/q_i) mod p_j`.
     table: Vec<Vec<u64>>,
+    /// Shoup constants of `table[j][i]` modulo `p_j`, for the AVX-512 path.
+    table_shoup: Vec<Vec<u64>>,
     /// How many products fit in a u128 accumulator before a reduction.
     chunk: usize,
     /// `1/q_i` and `Q mod p_j`, for the exact variant ([`BConv::apply_exact`]).
@@ -63,9 +67,14 @@ impl BConv {
                 (v, m.shoup(v))
             })
             .collect();
-        let table = to
+        let table: Vec<Vec<u64>> = to
             .iter()
             .map(|p| hats.iter().map(|h| (h % p.value()).to_u64().expect("fits")).collect())
+            .collect();
+        let table_shoup = table
+            .iter()
+            .zip(&to)
+            .map(|(row, p)| row.iter().map(|&t| p.shoup(t)).collect())
             .collect();
         let max_bits = |ms: &[Modulus]| ms.iter().map(Modulus::bits).max().unwrap_or(1);
         let product_bits = max_bits(&from) + max_bits(&to);
@@ -73,7 +82,7 @@ impl BConv {
             if product_bits >= 128 { 1 } else { (1usize << (128 - product_bits).min(20)) - 1 };
         let recip = from.iter().map(|m| 1.0 / m.value() as f64).collect();
         let q_mod_to = to.iter().map(|p| (&big_q % p.value()).to_u64().expect("fits")).collect();
-        BConv { from, to, hat_inv, table, chunk: chunk.max(1), recip, q_mod_to }
+        BConv { from, to, hat_inv, table, table_shoup, chunk: chunk.max(1), recip, q_mod_to }
     }
 
     pub fn from_len(&self) -> usize {
@@ -202,6 +211,13 @@ impl BConv {
     /// (`minus < p_j`).
     fn convert_limb(&self, y: &[Vec<u64>], u: &[u64], j: usize, minus: u64, out: &mut [u64]) {
         let (p, row) = (self.to[j], self.table[j].as_slice());
+        // Inputs are residues below 2^62, as the lazy Shoup sum requires.
+        if bconv_simd::available() && out.len() % 8 == 0 && bconv_simd::fits(y.len(), p.value()) {
+            let (neg_q, off) = (p.neg(self.q_mod_to[j]), p.neg(minus));
+            let ts = &self.table_shoup[j];
+            bconv_simd::convert_limb(y, row, ts, p.value(), u, neg_q, off, out);
+            return;
+        }
         let neg_q = p.neg(self.q_mod_to[j]) as u128;
         let off = p.neg(minus) as u128;
         // The final reduction of one coefficient's unreduced sum `a`, with `p − minus` and

@@ -4,6 +4,7 @@
 //! NTT; here too they share one implementation ([`mod_change::divide_round`]).
 
 mod bconv;
+mod bconv_simd;
 mod mod_change;
 
 pub use bconv::BConv;
