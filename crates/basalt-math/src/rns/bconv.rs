@@ -24,7 +24,7 @@ use rayon::prelude::*;
 use crate::modular::Modulus;
 use crate::ring::RingContext;
 
-use super::bconv_simd;
+use super::simd;
 
 /// Coefficients per block of the lazy accumulation (keeps the 128-bit accumulators in L1).
 const BLOCK: usize = 512;
@@ -191,7 +191,13 @@ impl BConv {
             .par_iter()
             .zip(&self.from)
             .zip(&self.hat_inv)
-            .map(|((x, m), &(w, ws))| x.iter().map(|&v| m.mul_shoup(v, w, ws)).collect())
+            .map(|((x, m), &(w, ws))| {
+                let mut yi = vec![0u64; x.len()];
+                if simd::mul_shoup(x, w, ws, m.value(), &mut yi).is_none() {
+                    yi.iter_mut().zip(x.iter()).for_each(|(o, &v)| *o = m.mul_shoup(v, w, ws));
+                }
+                yi
+            })
             .collect();
         let u: Vec<u64> = if exact {
             (0..n)
@@ -212,10 +218,10 @@ impl BConv {
     fn convert_limb(&self, y: &[Vec<u64>], u: &[u64], j: usize, minus: u64, out: &mut [u64]) {
         let (p, row) = (self.to[j], self.table[j].as_slice());
         // Inputs are residues below 2^62, as the lazy Shoup sum requires.
-        if bconv_simd::available() && out.len() % 8 == 0 && bconv_simd::fits(y.len(), p.value()) {
+        if simd::available() && out.len() % 8 == 0 && simd::fits(y.len(), p.value()) {
             let (neg_q, off) = (p.neg(self.q_mod_to[j]), p.neg(minus));
             let ts = &self.table_shoup[j];
-            bconv_simd::convert_limb(y, row, ts, p.value(), u, neg_q, off, out);
+            simd::convert_limb(y, row, ts, p.value(), u, neg_q, off, out);
             return;
         }
         let neg_q = p.neg(self.q_mod_to[j]) as u128;

@@ -4,8 +4,8 @@
 //! NTT; here too they share one implementation ([`mod_change::divide_round`]).
 
 mod bconv;
-mod bconv_simd;
 mod mod_change;
+mod simd;
 
 pub use bconv::BConv;
 pub use mod_change::{mod_down, mod_down_add, mod_up, rescale};

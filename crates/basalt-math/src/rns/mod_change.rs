@@ -192,6 +192,10 @@ fn divide_round(ctx: &RingContext, x: &RnsPoly, keep: usize, add: Option<&RnsPol
             }
             let (w, ws) = (d_inv[j], m.shoup(d_inv[j]));
             let xs = x.limb(j);
+            let add_j = add.map(|c| c.limb(j));
+            if super::simd::sub_mul_shoup_add(xs, y, (w, ws), m.value(), add_j).is_some() {
+                return;
+            }
             match add {
                 None => y.iter_mut().zip(xs).for_each(|(v, &xv)| {
                     *v = m.mul_shoup(m.sub(xv, *v), w, ws);
