@@ -17,6 +17,11 @@ use crate::ring::RingContext;
 /// Below this many coefficients per call, stay on the calling thread.
 const PAR_THRESHOLD: usize = 1 << 14;
 
+thread_local! {
+    /// One limb of scratch per thread for [`RingContext::mul_assign`].
+    static MUL_SCRATCH: std::cell::RefCell<Vec<u64>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
 impl RingContext {
     fn check_pair(&self, a: &RnsPoly, b: &RnsPoly, what: &str) {
         assert!(
@@ -126,13 +131,37 @@ impl RingContext {
         if !a.is_symbolic() {
             // tfhe-ntt's vectorised multiply-accumulate into a zeroed scratch limb is 2.5–6×
             // faster than scalar Barrett (`cargo run --release -p basalt-math --example
-            // elemwise_probe`).
+            // elemwise_probe`). The scratch limb is per thread and stays in cache.
             self.par_limbs2(a, b, |g, _, x, y| {
-                let mut t = vec![0u64; x.len()];
+                let mut t = MUL_SCRATCH.with(|s| std::mem::take(&mut *s.borrow_mut()));
+                t.clear();
+                t.resize(x.len(), 0);
                 self.ntt_table(g).mul_acc(&mut t, x, y);
                 x.copy_from_slice(&t);
+                MUL_SCRATCH.with(|s| *s.borrow_mut() = t);
             });
         }
+    }
+
+    /// `a ∘ b` as a new polynomial (pointwise; both in the NTT domain): the product written
+    /// once, without first copying `a` as `mul_assign` on a clone would. Reports the same
+    /// kernel as [`RingContext::mul_assign`].
+    pub fn mul(&self, a: &RnsPoly, b: &RnsPoly) -> RnsPoly {
+        self.check_pair(a, b, "mul");
+        assert_eq!(a.domain(), Domain::Ntt, "mul: operands must be in the NTT domain");
+        self.elem(a, ElemOp::Mul);
+        let mut out = a.zero_like();
+        if !a.is_symbolic() {
+            let n = a.n();
+            let g = self.global_indices(a);
+            let zipped = out
+                .data_mut()
+                .par_chunks_mut(n)
+                .zip(a.data().par_chunks(n))
+                .zip(b.data().par_chunks(n));
+            zipped.enumerate().for_each(|(i, ((z, x), y))| self.ntt_table(g[i]).mul_acc(z, x, y));
+        }
+        out
     }
 
     /// `acc += a ∘ b` (pointwise; all in the NTT domain).
@@ -269,6 +298,7 @@ mod tests {
         bn.set_domain(Domain::Ntt);
         let mut prod = an.clone();
         c.mul_assign(&mut prod, &bn);
+        assert_eq!(c.mul(&an, &bn), prod);
         let mut acc = an.clone();
         c.mul_acc(&mut acc, &an, &bn);
         let mut sum = a.clone();

@@ -66,6 +66,44 @@ proptest! {
     }
 
     #[test]
+    fn bconv_of_many_inputs_fast_exact_and_fused_match_reference(seed in any::<u64>(), bits in prop::sample::select(vec![40u32, 60])) {
+        // 10 inputs: beyond the in-register path (at most 8), through the blocked accumulator.
+        for from_len in [1usize, 5, 8, 10] {
+            let c = ctx(bits, 12, 3);
+            let a = random_poly(&c, 12, 3, seed);
+            let from: Vec<usize> = (0..from_len).collect();
+            let to: Vec<usize> = (10..15).collect();
+            let conv = BConv::new(&c, &from, &to);
+            let input: Vec<&[u64]> = from.iter().map(|&g| a.limb(g)).collect();
+            let run = |exact: bool| {
+                let mut out = vec![vec![0u64; N]; to.len()];
+                let mut o: Vec<&mut [u64]> = out.iter_mut().map(|v| v.as_mut_slice()).collect();
+                if exact { conv.apply_exact(&input, &mut o) } else { conv.apply(&input, &mut o) }
+                out
+            };
+            let (fast, exact) = (run(false), run(true));
+            let fm: Vec<u64> = from.iter().map(|&g| c.moduli()[g].value()).collect();
+            let d: BigUint = fm.iter().map(|&m| BigUint::from(m)).product();
+            for k in 0..N {
+                let y = bconv_exact(&fm, &from.iter().map(|&g| a.limb(g)[k]).collect::<Vec<_>>());
+                for (j, &g) in to.iter().enumerate() {
+                    let m = c.moduli()[g].value();
+                    prop_assert_eq!(fast[j][k], (&y % m).to_u64().unwrap());
+                    prop_assert_eq!(exact[j][k], ((&y % &d) % m).to_u64().unwrap());
+                }
+            }
+            // The fused form hands over the same limbs.
+            for (ex, want) in [(false, &fast), (true, &exact)] {
+                let mut got = vec![Vec::new(); to.len()];
+                conv.convert_each(&input, &mut got, ex, &|_, g: &mut Vec<u64>, limb: &mut [u64]| {
+                    *g = limb.to_vec()
+                });
+                prop_assert_eq!(&got, want);
+            }
+        }
+    }
+
+    #[test]
     fn mod_down_and_rescale_match_exact_rounded_division(seed in any::<u64>(), bits in prop::sample::select(vec![28u32, 45, 61])) {
         let c = ctx(bits, 4, 2);
         for (q_limbs, p_limbs, keep) in [(4usize, 2usize, 4usize), (3, 2, 3), (4, 0, 3), (4, 0, 2)] {

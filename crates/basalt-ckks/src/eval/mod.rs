@@ -108,6 +108,40 @@ impl Evaluator {
         }
     }
 
+    /// Key switching of `d` plus `adds[i]` (when given) on result `i`, the additions done in
+    /// ModDown's last pass: no copy of the addend, no separate pass. Reports the same trace as
+    /// [`Evaluator::keyswitch`] followed by `add_assign` of each addend.
+    pub(crate) fn keyswitch_add(
+        &self,
+        d: &RnsPoly,
+        key: &KeyMaterial,
+        adds: [Option<&RnsPoly>; 2],
+    ) -> (RnsPoly, RnsPoly) {
+        let ring = self.params.ring();
+        let out = {
+            let _r = basalt_trace::region("KeySwitch");
+            let (v0, v1) = match self.variant {
+                KsVariant::Hybrid => keyswitch::keyswitch_lazy(&self.params, d, key),
+                KsVariant::Reordered => {
+                    keyswitch::reordered::keyswitch_reordered_lazy(&self.params, d, key, self.block)
+                }
+            };
+            let down = |v: &RnsPoly, add: Option<&RnsPoly>| match add {
+                Some(c) => basalt_math::rns::mod_down_add(ring, v, c),
+                None => basalt_math::rns::mod_down(ring, v),
+            };
+            (down(&v0, adds[0]), down(&v1, adds[1]))
+        };
+        for c in adds.iter().flatten() {
+            basalt_trace::emit(basalt_trace::Kernel::Elem {
+                n: c.n() as u32,
+                limbs: c.limbs() as u32,
+                op: basalt_trace::ElemOp::Add,
+            });
+        }
+        out
+    }
+
     pub(crate) fn check_ct(&self, ct: &Ciphertext) -> Result<()> {
         if ct.params_id != self.params.id() {
             return Err(CkksError::WrongParams { expected: self.params.id(), found: ct.params_id });

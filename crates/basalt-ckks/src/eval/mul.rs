@@ -22,13 +22,10 @@ impl Evaluator {
         }
         let _r = region("Tensor");
         let ring = self.params.ring();
-        let mut d0 = a.polys[0].clone();
-        ring.mul_assign(&mut d0, &b.polys[0]);
-        let mut d1 = a.polys[0].clone();
-        ring.mul_assign(&mut d1, &b.polys[1]);
+        let d0 = ring.mul(&a.polys[0], &b.polys[0]);
+        let mut d1 = ring.mul(&a.polys[0], &b.polys[1]);
         ring.mul_acc(&mut d1, &a.polys[1], &b.polys[0]);
-        let mut d2 = a.polys[1].clone();
-        ring.mul_assign(&mut d2, &b.polys[1]);
+        let d2 = ring.mul(&a.polys[1], &b.polys[1]);
         Ok(Ciphertext {
             polys: vec![d0, d1, d2],
             scale: a.scale * b.scale,
@@ -59,12 +56,8 @@ impl Evaluator {
             });
         }
         let _r = region("Relinearize");
-        let ring = self.params.ring();
-        let (u0, u1) = self.keyswitch(&ct.polys[2], &rlk.key);
-        let mut c0 = ct.polys[0].clone();
-        let mut c1 = ct.polys[1].clone();
-        ring.add_assign(&mut c0, &u0);
-        ring.add_assign(&mut c1, &u1);
+        let (c0, c1) =
+            self.keyswitch_add(&ct.polys[2], &rlk.key, [Some(&ct.polys[0]), Some(&ct.polys[1])]);
         Ok(Ciphertext {
             polys: vec![c0, c1],
             scale: ct.scale,

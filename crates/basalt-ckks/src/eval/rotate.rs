@@ -42,12 +42,11 @@ impl Evaluator {
         let gk = self.galois_key(galois, rotation)?;
         let _r = region("Rotate");
         let ring = self.params.ring();
-        let (mut c0, c1) = {
+        let (c0, c1) = {
             let _r = region("Automorph");
             (ring.automorphism(&ct.polys[0], galois), ring.automorphism(&ct.polys[1], galois))
         };
-        let (u0, u1) = self.keyswitch(&c1, &gk.key);
-        ring.add_assign(&mut c0, &u0);
+        let (c0, u1) = self.keyswitch_add(&c1, &gk.key, [Some(&c0), None]);
         Ok(Ciphertext {
             polys: vec![c0, u1],
             scale: ct.scale,

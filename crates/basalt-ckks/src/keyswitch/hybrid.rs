@@ -66,7 +66,22 @@ fn accumulate(
 }
 
 /// Key switching left in `Q_l ∪ P`: `(u_0, u_1)` with `u_0 + u_1·s ≈ P·d·s'`.
+///
+/// Real inputs with a full key take the fused schedule of [`super::fused`] (bit-identical, same
+/// trace); symbolic inputs and seeded keys the step-by-step one.
 pub fn keyswitch_lazy(params: &Parameters, d: &RnsPoly, key: &KeyMaterial) -> (RnsPoly, RnsPoly) {
+    if let (false, KeyMaterial::Full(k)) = (d.is_symbolic(), key) {
+        return super::fused::keyswitch_lazy_fused(params, d, k);
+    }
+    keyswitch_lazy_unfused(params, d, key)
+}
+
+/// [`keyswitch_lazy`] step by step: every extended digit materialised, then the inner product.
+pub(crate) fn keyswitch_lazy_unfused(
+    params: &Parameters,
+    d: &RnsPoly,
+    key: &KeyMaterial,
+) -> (RnsPoly, RnsPoly) {
     let decomp = decompose(params, d);
     inner_product(params, &decomp, key)
 }

@@ -37,6 +37,7 @@
 //! The trace tests check these closed forms exactly ([`cost`]).
 
 pub mod decompose;
+mod fused;
 pub mod hoisted;
 pub mod hybrid;
 pub mod reordered;

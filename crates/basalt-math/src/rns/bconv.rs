@@ -24,8 +24,15 @@ use rayon::prelude::*;
 use crate::modular::Modulus;
 use crate::ring::RingContext;
 
+use super::simd;
+
 /// Coefficients per block of the lazy accumulation (keeps the 128-bit accumulators in L1).
 const BLOCK: usize = 512;
+
+thread_local! {
+    /// One output limb per thread for [`BConv::convert_each`].
+    static SCRATCH: std::cell::RefCell<Vec<u64>> = const { std::cell::RefCell::new(Vec::new()) };
+}
 
 /// Precomputed tables for converting from one set of limbs to another.
 #[derive(Debug)]
@@ -36,6 +43,8 @@ pub struct BConv {
     hat_inv: Vec<(u64, u64)>,
     /// `table[j][i] = (Q/q_i) mod p_j`.
     table: Vec<Vec<u64>>,
+    /// Shoup constants of `table[j][i]` modulo `p_j`, for the AVX-512 path.
+    table_shoup: Vec<Vec<u64>>,
     /// How many products fit in a u128 accumulator before a reduction.
     chunk: usize,
     /// `1/q_i` and `Q mod p_j`, for the exact variant ([`BConv::apply_exact`]).
@@ -58,9 +67,14 @@ impl BConv {
                 (v, m.shoup(v))
             })
             .collect();
-        let table = to
+        let table: Vec<Vec<u64>> = to
             .iter()
             .map(|p| hats.iter().map(|h| (h % p.value()).to_u64().expect("fits")).collect())
+            .collect();
+        let table_shoup = table
+            .iter()
+            .zip(&to)
+            .map(|(row, p)| row.iter().map(|&t| p.shoup(t)).collect())
             .collect();
         let max_bits = |ms: &[Modulus]| ms.iter().map(Modulus::bits).max().unwrap_or(1);
         let product_bits = max_bits(&from) + max_bits(&to);
@@ -68,7 +82,7 @@ impl BConv {
             if product_bits >= 128 { 1 } else { (1usize << (128 - product_bits).min(20)) - 1 };
         let recip = from.iter().map(|m| 1.0 / m.value() as f64).collect();
         let q_mod_to = to.iter().map(|p| (&big_q % p.value()).to_u64().expect("fits")).collect();
-        BConv { from, to, hat_inv, table, chunk: chunk.max(1), recip, q_mod_to }
+        BConv { from, to, hat_inv, table, table_shoup, chunk: chunk.max(1), recip, q_mod_to }
     }
 
     pub fn from_len(&self) -> usize {
@@ -81,7 +95,7 @@ impl BConv {
     /// Convert Coeff-domain limbs `input[i]` (mod `from[i]`) into `output[j]` (mod `to[j]`):
     /// the fast conversion, `X + u·Q` with `0 <= u < from`.
     pub fn apply(&self, input: &[&[u64]], output: &mut [&mut [u64]]) {
-        self.convert(input, output, false, &|_, _| {});
+        self.convert(input, output, false, &[], &|_, _| {});
     }
 
     /// Exact conversion of `X mod Q` (in `[0, Q)`): the overshoot `u = floor(Σ_i y_i / q_i)` is
@@ -90,7 +104,7 @@ impl BConv {
     /// ModDown and Rescale use this: the fast version's error `−u·Q/D` is biased (never
     /// positive), which costs several bits of worst-slot precision after a key switch.
     pub fn apply_exact(&self, input: &[&[u64]], output: &mut [&mut [u64]]) {
-        self.convert(input, output, true, &|_, _| {});
+        self.convert(input, output, true, &[], &|_, _| {});
     }
 
     /// [`BConv::apply`] (or [`BConv::apply_exact`] when `exact`) followed by `post(j, limb)` on
@@ -104,7 +118,21 @@ impl BConv {
         exact: bool,
         post: &(dyn Fn(usize, &mut [u64]) + Sync),
     ) {
-        self.convert(input, output, exact, post);
+        self.convert(input, output, exact, &[], post);
+    }
+
+    /// [`BConv::apply_then`] (exact) of `X`, minus the constant `minus[j]` in output limb `j`:
+    /// `[X − minus_j]_{p_j}`, the subtraction folded into the final reduction instead of a pass
+    /// of its own (ModDown and Rescale subtract `floor(D/2)` this way).
+    pub fn apply_exact_sub_then(
+        &self,
+        input: &[&[u64]],
+        output: &mut [&mut [u64]],
+        minus: &[u64],
+        post: &(dyn Fn(usize, &mut [u64]) + Sync),
+    ) {
+        assert_eq!(minus.len(), self.to.len(), "BConv: one constant per output limb");
+        self.convert(input, output, true, minus, post);
     }
 
     fn convert(
@@ -112,20 +140,65 @@ impl BConv {
         input: &[&[u64]],
         output: &mut [&mut [u64]],
         exact: bool,
+        minus: &[u64],
         post: &(dyn Fn(usize, &mut [u64]) + Sync),
     ) {
-        assert_eq!(input.len(), self.from.len(), "BConv: wrong number of input limbs");
         assert_eq!(output.len(), self.to.len(), "BConv: wrong number of output limbs");
         let n = input.first().map_or(0, |l| l.len());
         emit(Kernel::BConv { n: n as u32, from: input.len() as u32, to: output.len() as u32 });
-        // Step 1: y_i = x_i · (Q/q_i)^{-1} mod q_i.
+        let (y, u) = self.prepare(input, exact);
+        output.par_iter_mut().enumerate().for_each(|(j, out)| {
+            let minus = minus.get(j).map_or(0, |&m| self.to[j].reduce(m));
+            self.convert_limb(&y, &u, j, minus, out);
+            post(j, out);
+        });
+    }
+
+    /// The conversion without an output polynomial: output limb `j` is computed into a
+    /// per-thread scratch limb and handed to `f(j, &mut targets[j], limb)`, in the task that
+    /// produced it. Fused callers (key switching's ModUp feeding the inner product) consume
+    /// each converted limb while it is in cache and never store the converted polynomial.
+    ///
+    /// Reports **no** trace kernel: the caller reports the logical BConv it performs, in its
+    /// own order.
+    pub fn convert_each<T: Send>(
+        &self,
+        input: &[&[u64]],
+        targets: &mut [T],
+        exact: bool,
+        f: &(dyn Fn(usize, &mut T, &mut [u64]) + Sync),
+    ) {
+        assert_eq!(targets.len(), self.to.len(), "BConv: wrong number of output limbs");
+        let n = input.first().map_or(0, |l| l.len());
+        let (y, u) = self.prepare(input, exact);
+        targets.par_iter_mut().enumerate().for_each(|(j, t)| {
+            // Taken out of the thread-local (not borrowed) so that a nested use on this thread
+            // would allocate its own limb instead of panicking.
+            let mut limb = SCRATCH.with(|s| std::mem::take(&mut *s.borrow_mut()));
+            limb.resize(n, 0);
+            self.convert_limb(&y, &u, j, 0, &mut limb);
+            f(j, t, &mut limb);
+            SCRATCH.with(|s| *s.borrow_mut() = limb);
+        });
+    }
+
+    /// Step 1, `y_i = x_i · (Q/q_i)^{-1} mod q_i`, and (exact variant) the overshoot `u` per
+    /// coefficient.
+    fn prepare(&self, input: &[&[u64]], exact: bool) -> (Vec<Vec<u64>>, Vec<u64>) {
+        assert_eq!(input.len(), self.from.len(), "BConv: wrong number of input limbs");
+        let n = input.first().map_or(0, |l| l.len());
         let y: Vec<Vec<u64>> = input
             .par_iter()
             .zip(&self.from)
             .zip(&self.hat_inv)
-            .map(|((x, m), &(w, ws))| x.iter().map(|&v| m.mul_shoup(v, w, ws)).collect())
+            .map(|((x, m), &(w, ws))| {
+                let mut yi = vec![0u64; x.len()];
+                if simd::mul_shoup(x, w, ws, m.value(), &mut yi).is_none() {
+                    yi.iter_mut().zip(x.iter()).for_each(|(o, &v)| *o = m.mul_shoup(v, w, ws));
+                }
+                yi
+            })
             .collect();
-        // The overshoot u per coefficient (exact variant only).
         let u: Vec<u64> = if exact {
             (0..n)
                 .into_par_iter()
@@ -137,63 +210,107 @@ impl BConv {
         } else {
             Vec::new()
         };
-        // Step 2: out_j = Σ_i y_i · table[j][i] (− u·Q) mod p_j, one task per output limb.
-        let items =
-            output.par_iter_mut().enumerate().zip(&self.to).zip(&self.table).zip(&self.q_mod_to);
-        items.for_each(|((((j, out), p), row), &q_mod_p)| {
-            let neg_q = p.neg(q_mod_p);
-            let mut acc = [0u128; BLOCK];
-            for start in (0..n).step_by(BLOCK) {
-                let len = BLOCK.min(n - start);
-                let acc = &mut acc[..len];
-                self.accumulate(&y, row, *p, start, acc);
-                let out = &mut out[start..start + len];
-                if exact {
-                    let u = &u[start..start + len];
-                    for ((o, &a), &uc) in out.iter_mut().zip(acc.iter()).zip(u) {
-                        // Reduce first: `a` may be close to 2^128.
-                        *o = p.reduce_u128(p.reduce_u128(a) as u128 + uc as u128 * neg_q as u128);
-                    }
-                } else {
-                    for (o, &a) in out.iter_mut().zip(acc.iter()) {
-                        *o = p.reduce_u128(a);
-                    }
-                }
-            }
-            post(j, out);
-        });
+        (y, u)
     }
 
-    /// `acc[c] = Σ_i y_i[start + c] · row[i]`, unreduced (but below 2^128). Up to 8 inputs whose
-    /// products all fit one accumulator, the sum is kept in registers per coefficient (about 30%
-    /// faster than streaming an accumulator array); otherwise input by input with periodic
-    /// reductions.
-    fn accumulate(&self, y: &[Vec<u64>], row: &[u64], p: Modulus, start: usize, acc: &mut [u128]) {
-        fn regs<const F: usize>(y: &[Vec<u64>], row: &[u64], start: usize, acc: &mut [u128]) {
-            let len = acc.len();
-            let ys: [&[u64]; F] = std::array::from_fn(|i| &y[i][start..start + len]);
+    /// Step 2 for output limb `j`: `out = Σ_i y_i · table[j][i] (− u·Q) − minus mod p_j`
+    /// (`minus < p_j`).
+    fn convert_limb(&self, y: &[Vec<u64>], u: &[u64], j: usize, minus: u64, out: &mut [u64]) {
+        let (p, row) = (self.to[j], self.table[j].as_slice());
+        // Inputs are residues below 2^62, as the lazy Shoup sum requires.
+        if simd::available() && out.len() % 8 == 0 && simd::fits(y.len(), p.value()) {
+            let (neg_q, off) = (p.neg(self.q_mod_to[j]), p.neg(minus));
+            let ts = &self.table_shoup[j];
+            simd::convert_limb(y, row, ts, p.value(), u, neg_q, off, out);
+            return;
+        }
+        let neg_q = p.neg(self.q_mod_to[j]) as u128;
+        let off = p.neg(minus) as u128;
+        // The final reduction of one coefficient's unreduced sum `a`, with `p − minus` and
+        // (exact variant) `u·(p − Q mod p)` added first: together below 2^67, so the sum stays
+        // below 2^128 unless `a` is already close to it (dozens of inputs), and only then is
+        // `a` reduced first.
+        let exact = |c: usize, a: u128| {
+            let t = u[c] as u128 * neg_q + off;
+            match a.checked_add(t) {
+                Some(s) => p.reduce_u128(s),
+                None => p.reduce_u128(p.reduce_u128(a) as u128 + t),
+            }
+        };
+        let fast = |_: usize, a: u128| match a.checked_add(off) {
+            Some(s) => p.reduce_u128(s),
+            None => p.reduce_u128(p.reduce_u128(a) as u128 + off),
+        };
+        let plain = |_: usize, a: u128| p.reduce_u128(a);
+        let done = if u.is_empty() && minus == 0 {
+            Self::in_registers(y, row, self.chunk, out, plain)
+        } else if u.is_empty() {
+            Self::in_registers(y, row, self.chunk, out, fast)
+        } else {
+            Self::in_registers(y, row, self.chunk, out, exact)
+        };
+        if done {
+            return;
+        }
+        let n = out.len();
+        let mut acc = [0u128; BLOCK];
+        for start in (0..n).step_by(BLOCK) {
+            let len = BLOCK.min(n - start);
+            let acc = &mut acc[..len];
+            self.accumulate(y, row, p, start, acc);
+            for (c, (o, &a)) in out[start..start + len].iter_mut().zip(acc.iter()).enumerate() {
+                *o = if u.is_empty() { fast(start + c, a) } else { exact(start + c, a) };
+            }
+        }
+    }
+
+    /// Up to 8 inputs whose products all fit one accumulator: the sum of each coefficient is
+    /// kept in registers and reduced at once by `fin(coefficient, sum)` (no accumulator array
+    /// goes through memory). Returns false, doing nothing, for other input counts.
+    fn in_registers(
+        y: &[Vec<u64>],
+        row: &[u64],
+        chunk: usize,
+        out: &mut [u64],
+        fin: impl Fn(usize, u128) -> u64,
+    ) -> bool {
+        fn regs<const F: usize>(
+            y: &[Vec<u64>],
+            row: &[u64],
+            out: &mut [u64],
+            fin: impl Fn(usize, u128) -> u64,
+        ) -> bool {
+            let n = out.len();
+            let ys: [&[u64]; F] = std::array::from_fn(|i| &y[i][..n]);
             let ts: [u128; F] = std::array::from_fn(|i| row[i] as u128);
-            for (c, a) in acc.iter_mut().enumerate() {
+            for (c, o) in out.iter_mut().enumerate() {
                 let mut s = 0u128;
                 for i in 0..F {
                     s += ys[i][c] as u128 * ts[i];
                 }
-                *a = s;
+                *o = fin(c, s);
             }
+            true
         }
-        if y.len() <= self.chunk {
-            match y.len() {
-                1 => return regs::<1>(y, row, start, acc),
-                2 => return regs::<2>(y, row, start, acc),
-                3 => return regs::<3>(y, row, start, acc),
-                4 => return regs::<4>(y, row, start, acc),
-                5 => return regs::<5>(y, row, start, acc),
-                6 => return regs::<6>(y, row, start, acc),
-                7 => return regs::<7>(y, row, start, acc),
-                8 => return regs::<8>(y, row, start, acc),
-                _ => {}
-            }
+        if y.len() > chunk {
+            return false;
         }
+        match y.len() {
+            1 => regs::<1>(y, row, out, fin),
+            2 => regs::<2>(y, row, out, fin),
+            3 => regs::<3>(y, row, out, fin),
+            4 => regs::<4>(y, row, out, fin),
+            5 => regs::<5>(y, row, out, fin),
+            6 => regs::<6>(y, row, out, fin),
+            7 => regs::<7>(y, row, out, fin),
+            8 => regs::<8>(y, row, out, fin),
+            _ => false,
+        }
+    }
+
+    /// `acc[c] = Σ_i y_i[start + c] · row[i]`, unreduced (but below 2^128): input by input,
+    /// with a reduction every `chunk` inputs.
+    fn accumulate(&self, y: &[Vec<u64>], row: &[u64], p: Modulus, start: usize, acc: &mut [u128]) {
         let len = acc.len();
         acc.fill(0);
         for (k, (yi, &t)) in y.iter().zip(row).enumerate() {

@@ -5,6 +5,7 @@
 
 mod bconv;
 mod mod_change;
+mod simd;
 
 pub use bconv::BConv;
-pub use mod_change::{mod_down, mod_up, rescale};
+pub use mod_change::{mod_down, mod_down_add, mod_up, rescale};

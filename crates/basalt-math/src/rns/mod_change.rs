@@ -90,7 +90,24 @@ pub fn mod_up(
 pub fn mod_down(ctx: &RingContext, x: &RnsPoly) -> RnsPoly {
     assert!(x.p_limbs() > 0, "mod_down: input has no P limbs");
     let _region = basalt_trace::region("ModDown");
-    divide_round(ctx, x, x.q_limbs())
+    divide_round(ctx, x, x.q_limbs(), None)
+}
+
+/// `c + ModDown(x)` (`c` on `Q_l`, in `x`'s domain), the addition done in ModDown's last pass
+/// instead of a pass (and a copy of `c`) of its own: key switching adds its result to the
+/// ciphertext this way.
+///
+/// Reports the kernels of [`mod_down`] only: the caller reports the `Elem Add` where its
+/// unfused form would.
+pub fn mod_down_add(ctx: &RingContext, x: &RnsPoly, c: &RnsPoly) -> RnsPoly {
+    assert!(x.p_limbs() > 0, "mod_down_add: input has no P limbs");
+    assert!(
+        c.q_limbs() == x.q_limbs() && c.p_limbs() == 0 && c.domain() == x.domain(),
+        "mod_down_add: the addend must be on Q_l in the input's domain"
+    );
+    assert_eq!(c.is_symbolic(), x.is_symbolic(), "mod_down_add: symbolic and real mixed");
+    let _region = basalt_trace::region("ModDown");
+    divide_round(ctx, x, x.q_limbs(), Some(c))
 }
 
 /// Rescale: divide by the top `count` Q limbs with rounding (`count = 2` is Osiris's double-prime
@@ -106,7 +123,7 @@ pub fn rescale(ctx: &RingContext, x: &RnsPoly, count: usize) -> RnsPoly {
         x.q_limbs()
     );
     let _region = basalt_trace::region("Rescale");
-    divide_round(ctx, x, x.q_limbs() - count)
+    divide_round(ctx, x, x.q_limbs() - count, None)
 }
 
 /// The shared ModChange primitive: keep the first `keep` Q limbs of `x`, divide by the product
@@ -114,8 +131,8 @@ pub fn rescale(ctx: &RingContext, x: &RnsPoly, count: usize) -> RnsPoly {
 ///
 /// With `H = floor(D/2)` and `y = [x + H]_D` from the exact BConv, the result is
 /// `(x + H − y) / D = floor((x + H) / D) = round(x / D)`, an exact division computed per kept
-/// limb as `(x − (y − H)) · D^{-1}`.
-fn divide_round(ctx: &RingContext, x: &RnsPoly, keep: usize) -> RnsPoly {
+/// limb as `(x − (y − H)) · D^{-1}`; plus `add` if given.
+fn divide_round(ctx: &RingContext, x: &RnsPoly, keep: usize, add: Option<&RnsPoly>) -> RnsPoly {
     let n = ctx.n();
     let drop: Vec<usize> = (keep..x.limbs()).collect();
     let drop_global: Vec<usize> = drop.iter().map(|&i| ctx.global_index(x, i)).collect();
@@ -167,19 +184,30 @@ fn divide_round(ctx: &RingContext, x: &RnsPoly, keep: usize) -> RnsPoly {
         // y' = BConv_exact(...) − H, back to x's domain, then out = (x − y') · D^{-1}.
         let input: Vec<&[u64]> = dropped.iter().map(|v| v.as_slice()).collect();
         let mut outs: Vec<&mut [u64]> = out.data_mut().chunks_mut(n).collect();
+        // (BConv subtracts H in its final reduction.)
         let finish = |j: usize, y: &mut [u64]| {
             let m = ctx.moduli()[j];
-            let h = half_mod(j);
-            y.iter_mut().for_each(|v| *v = m.sub(*v, h));
             if ntt {
                 ctx.ntt_table(j).forward(y);
             }
             let (w, ws) = (d_inv[j], m.shoup(d_inv[j]));
-            for (v, &xv) in y.iter_mut().zip(x.limb(j)) {
-                *v = m.mul_shoup(m.sub(xv, *v), w, ws);
+            let xs = x.limb(j);
+            let add_j = add.map(|c| c.limb(j));
+            if super::simd::sub_mul_shoup_add(xs, y, (w, ws), m.value(), add_j).is_some() {
+                return;
+            }
+            match add {
+                None => y.iter_mut().zip(xs).for_each(|(v, &xv)| {
+                    *v = m.mul_shoup(m.sub(xv, *v), w, ws);
+                }),
+                Some(c) => y.iter_mut().zip(xs).zip(c.limb(j)).for_each(|((v, &xv), &cv)| {
+                    *v = m.add(cv, m.mul_shoup(m.sub(xv, *v), w, ws));
+                }),
             }
         };
-        ctx.bconv(&drop_global, &keep_global).apply_then(&input, &mut outs, true, &finish);
+        let halves: Vec<u64> = keep_global.iter().map(|&g| half_mod(g)).collect();
+        let conv = ctx.bconv(&drop_global, &keep_global);
+        conv.apply_exact_sub_then(&input, &mut outs, &halves, &finish);
     }
     elem(k_len, ElemOp::Sub);
     if ntt {
