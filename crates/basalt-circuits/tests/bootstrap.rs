@@ -184,6 +184,12 @@ fn the_trace_of_a_bootstrap_is_what_the_cpu_executed() {
         let ct = s.encrypt(&random_values(1 << log_slots, 5, false), 0);
         let (_, real) = basalt_trace::record(|| s.bootstrap(&ct));
         let sym = basalt_circuits::bootstrap::trace::record_bootstrap(&params, &s.bt).unwrap();
+        // The shape-only circuit (no diagonal encoded) records the same stream.
+        let shapes = Bootstrapper::symbolic(&params, s.bt.config().clone()).unwrap();
+        let sym2 = basalt_circuits::bootstrap::trace::record_bootstrap(&params, &shapes).unwrap();
+        assert!(sym.trace.kernels().eq(sym2.trace.kernels()), "log_slots {log_slots}: shapes");
+        let ct_real = s.encrypt(&random_values(1 << log_slots, 6, false), 0);
+        assert!(shapes.bootstrap(&s.eval, s.encaps.as_ref(), &ct_real).is_err());
         let a: Vec<_> = real.kernels().collect();
         let b: Vec<_> = sym.trace.kernels().collect();
         assert_eq!(a.len(), b.len(), "log_slots {log_slots}");
@@ -196,7 +202,11 @@ fn the_trace_of_a_bootstrap_is_what_the_cpu_executed() {
 #[test]
 #[ignore]
 fn precision_against_ring_size() {
-    for log_n in [12u32, 13, 14, 15] {
+    let sizes: Vec<u32> = match std::env::var("BTP_LOGN") {
+        Ok(v) => vec![v.parse().unwrap()],
+        Err(_) => vec![12, 13, 14, 15],
+    };
+    for log_n in sizes {
         let params = chain(log_n, 1, 3, 4, SecretDistribution::Hamming { h: 192 });
         let s = setup(params, cfg(log_n - 1, 4, 3));
         let v = random_values(1 << (log_n - 1), 1, false);

@@ -135,6 +135,7 @@ fn predict(
         level: Some(level),
         reordered: variant == basalt_ckks::KsVariant::Reordered,
         seeded,
+        log_slots: None,
     };
     let trace = record_program(&params, &args)?;
     let r = basalt_sim::simulate(&machine, &trace).map_err(|e| e.to_string())?;

@@ -48,6 +48,7 @@ fn check(label: &str, want: &[Complex64], have: &[Complex64], min_bits: f64) -> 
 
 pub fn run(a: &TourArgs) -> Result<(), String> {
     let params = ckks(a.quick).map_err(|e| format!("CKKS step failed: {e}"))?;
+    bootstrap(a.quick).map_err(|e| format!("bootstrapping step failed: {e}"))?;
     let pbs_trace = tfhe(a.quick).map_err(|e| format!("TFHE step failed: {e}"))?;
     accelerators(&params, &pbs_trace).map_err(|e| format!("simulator step failed: {e}"))?;
     eprintln!("\nTour complete.");
@@ -104,6 +105,74 @@ fn tfhe(quick: bool) -> Result<basalt_trace::Trace, String> {
     Ok(trace)
 }
 
+/// CKKS bootstrapping: a ciphertext at level 0 refreshed, checked, then multiplied again.
+/// Sparse (32 slots) on Lattigo's secure N = 2^16 chain: ~20 rotation keys instead of ~80,
+/// so the step fits a laptop; `basalt bench bootstrap` runs the fully packed one.
+fn bootstrap(quick: bool) -> Result<(), String> {
+    use basalt_circuits::bootstrap::{BootstrapConfig, Bootstrapper, config::for_preset};
+    let err = |e: basalt_circuits::CircuitError| e.to_string();
+    let (params, cfg) = if quick {
+        let p = basalt_circuits::testing::toy_bootstrap_params(
+            11,
+            2,
+            2,
+            3,
+            basalt_ckks::SecretDistribution::Hamming { h: 64 },
+        );
+        let cfg =
+            BootstrapConfig { cts_levels: 3, stc_levels: 2, ..BootstrapConfig::lattigo_default(9) };
+        (p, cfg)
+    } else {
+        let p = Parameters::preset("N16QP1546H192H32").map_err(|e| e.to_string())?;
+        (p, for_preset("N16QP1546H192H32", Some(5), 16).expect("preset has a circuit"))
+    };
+    let slots = 1usize << cfg.log_slots;
+    let bt = Bootstrapper::new(&params, cfg).map_err(err)?;
+    let b = bt.budget();
+    step(&format!(
+        "CKKS bootstrapping on {}: {slots} slots, CoeffToSlot {} + EvalMod {} + SlotToCoeff {} \
+         levels, output at level {} of {}",
+        params.name(),
+        b.cts,
+        b.evalmod,
+        b.stc,
+        b.output_level,
+        params.max_level()
+    ));
+    let kg = KeyGenerator::new(&params);
+    let sk = kg.gen_secret_key();
+    let (keys, encaps) = timed(
+        &format!("{} rotation keys, conjugation, encapsulation", bt.rotations().len()),
+        || bt.generate_keys(&sk, false),
+    )
+    .map_err(err)?;
+    let eval = Evaluator::new(&params, keys).map_err(|e| e.to_string())?;
+    let enc = Encoder::new(&params);
+    let x: Vec<Complex64> =
+        (0..slots).map(|i| Complex64::from_polar(0.8, i as f64 * 0.61)).collect();
+    let pt = enc.encode(&x, slots, 0, params.default_scale()).map_err(|e| e.to_string())?;
+    let ct = encryptor::encrypt_sk(&params, &pt, &sk).map_err(|e| e.to_string())?;
+    let decrypt = |c: &basalt_ckks::Ciphertext| {
+        encryptor::decrypt(&params, c, &sk)
+            .and_then(|pt| enc.decode(&pt))
+            .map_err(|e| e.to_string())
+    };
+    let (fresh, st) =
+        timed("bootstrap a level-0 ciphertext", || bt.bootstrap_timed(&eval, encaps.as_ref(), &ct))
+            .map_err(err)?;
+    eprintln!(
+        "   stages: ModRaise {:.0} ms, SubSum {:.0} ms, CoeffToSlot {:.0} ms, EvalMod {:.0} ms, \
+         SlotToCoeff {:.0} ms",
+        st.mod_raise_ms, st.subsum_ms, st.cts_ms, st.evalmod_ms, st.stc_ms
+    );
+    check(&format!("bootstrap(x), level 0 → {}", fresh.level()), &x, &decrypt(&fresh)?, 18.0)?;
+    let sq = eval.rescale(&eval.mul_relin(&fresh, &fresh).map_err(|e| e.to_string())?);
+    let sq = sq.map_err(|e| e.to_string())?;
+    let want: Vec<Complex64> = x.iter().map(|v| v * v).collect();
+    check("x² after bootstrapping", &want, &decrypt(&sq)?, 16.0)?;
+    Ok(())
+}
+
 /// The same CKKS programs, recorded in trace mode, timed on every machine model.
 fn accelerators(params: &Parameters, pbs_trace: &basalt_trace::Trace) -> Result<(), String> {
     use crate::trace_cmd::{Program, TraceArgs, record_program};
@@ -125,19 +194,46 @@ fn accelerators(params: &Parameters, pbs_trace: &basalt_trace::Trace) -> Result<
             level: None,
             reordered: false,
             seeded: false,
+            log_slots: None,
         };
         traces.push(record_program(params, &args)?);
     }
-    eprintln!("   {:<12} {:>22} {:>22}", "machine", programs[0].1, programs[1].1);
-    for m in ["osiris", "fab", "craterlake", "f1plus", "cpu"] {
-        let machine = basalt_sim::Machine::load(crate::sim::machine_path(data, m))
-            .map_err(|e| e.to_string())?;
+    // A fully packed bootstrap of Lattigo's N = 2^16 chain, traced without arithmetic.
+    let btp_params = Parameters::preset("N16QP1546H192H32").map_err(|e| e.to_string())?;
+    let btp = timed("trace a fully packed N = 2^16 bootstrap (no arithmetic)", || {
+        record_program(
+            &btp_params,
+            &TraceArgs {
+                program: Program::Bootstrap,
+                preset: "N16QP1546H192H32".into(),
+                level: None,
+                reordered: false,
+                seeded: false,
+                log_slots: None,
+            },
+        )
+    })?;
+    traces.push(btp);
+    eprintln!(
+        "   {:<12} {:>22} {:>22} {:>22}",
+        "machine", programs[0].1, programs[1].1, "bootstrap (2^15 slots)"
+    );
+    for m in ["osiris", "fab", "craterlake", "f1plus", "cpu", "basalt_cpu"] {
+        let path = crate::sim::machine_path(data, m);
+        if !path.exists() {
+            continue;
+        }
+        let machine = basalt_sim::Machine::load(path).map_err(|e| e.to_string())?;
         let mut cells = Vec::new();
         for t in &traces {
-            let r = basalt_sim::simulate(&machine, t).map_err(|e| e.to_string())?;
-            cells.push(format!("{:.1} us", r.seconds * 1e6));
+            cells.push(match basalt_sim::simulate(&machine, t) {
+                Ok(r) if r.seconds >= 0.1 => format!("{:.2} s", r.seconds),
+                Ok(r) if r.seconds >= 1e-4 => format!("{:.2} ms", r.seconds * 1e3),
+                Ok(r) => format!("{:.1} us", r.seconds * 1e6),
+                Err(e) => format!("({e})").chars().take(22).collect(),
+            });
         }
-        eprintln!("   {m:<12} {:>22} {:>22}", cells[0], cells[1]);
+        eprintln!("   {m:<12} {:>22} {:>22} {:>22}", cells[0], cells[1], cells[2]);
     }
     let strix = basalt_sim::Machine::load(crate::sim::machine_path(data, "strix"))
         .map_err(|e| e.to_string())?;

@@ -18,6 +18,8 @@ pub enum Program {
     Rotate,
     /// Eight rotations sharing one decomposition (single hoisting).
     Hoisted8,
+    /// A full bootstrap of a level-0 ciphertext with the preset's circuit (`--log-slots`).
+    Bootstrap,
 }
 
 #[derive(Args)]
@@ -37,17 +39,32 @@ pub struct TraceArgs {
     /// Use seeded (KSHGen) keys: the trace then contains KeyGen kernels.
     #[arg(long)]
     pub seeded: bool,
+    /// Slots of the bootstrap program (log2; default fully packed).
+    #[arg(long)]
+    pub log_slots: Option<u32>,
 }
 
 /// Record `program` on `params`. Ciphertexts and keys are symbolic (shape only), so nothing is
 /// sampled or computed: a trace at any parameter size takes milliseconds.
 pub fn record_program(params: &Parameters, a: &TraceArgs) -> Result<Trace, String> {
+    if a.program == Program::Bootstrap {
+        use basalt_circuits::bootstrap::{
+            Bootstrapper, config::for_preset, trace::record_bootstrap,
+        };
+        let cfg = for_preset(&a.preset, a.log_slots, params.log_n()).ok_or(format!(
+            "preset {:?} has no bootstrapping circuit (N16QP1546H192H32, FAB)",
+            a.preset
+        ))?;
+        let bt = Bootstrapper::symbolic(params, cfg).map_err(|e| e.to_string())?;
+        return Ok(record_bootstrap(params, &bt).map_err(|e| e.to_string())?.trace);
+    }
     let level = a.level.unwrap_or(params.max_level());
     let kg = KeyGenerator::new(params);
     let rotations: Vec<i64> = match a.program {
         Program::Hmult | Program::MulRelin | Program::Rescale => vec![],
         Program::Rotate => vec![1],
         Program::Hoisted8 => (1..=8).collect(),
+        Program::Bootstrap => unreachable!("handled above"),
     };
     let keys = kg.gen_symbolic_evaluation_keys(&rotations, false, a.seeded);
     let variant = if a.reordered { KsVariant::Reordered } else { KsVariant::Hybrid };
@@ -71,6 +88,7 @@ pub fn record_program(params: &Parameters, a: &TraceArgs) -> Result<Trace, Strin
             Program::Hoisted8 => {
                 eval.rotate_hoisted(&ct, &rotations)?;
             }
+            Program::Bootstrap => unreachable!("handled above"),
         }
         Ok(())
     });

@@ -153,6 +153,20 @@ impl Bootstrapper {
     /// [`CircuitError::NotEnoughLevels`] if the three stages do not fit the chain,
     /// [`CircuitError::Invalid`] for a slot count the ring cannot pack or a bad config.
     pub fn new(params: &Parameters, cfg: BootstrapConfig) -> Result<Bootstrapper> {
+        Self::build(params, cfg, false)
+    }
+
+    /// The same circuit with shape-only transforms, for trace mode: the plans and the kernel
+    /// stream of [`Bootstrapper::new`]'s circuit without encoding a diagonal (a second at
+    /// N = 2^16 instead of ~15 s and GBs). Bootstrapping a real ciphertext with it is an error.
+    ///
+    /// # Errors
+    /// As [`Bootstrapper::new`].
+    pub fn symbolic(params: &Parameters, cfg: BootstrapConfig) -> Result<Bootstrapper> {
+        Self::build(params, cfg, true)
+    }
+
+    fn build(params: &Parameters, cfg: BootstrapConfig, symbolic: bool) -> Result<Bootstrapper> {
         let slots = 1usize << cfg.log_slots;
         if slots > params.max_slots() {
             return Err(CircuitError::Invalid(format!(
@@ -212,7 +226,11 @@ impl Bootstrapper {
         for m in &cts_m {
             let d = m.to_diagonals()?;
             let s = strategy(level, &d)?;
-            cts.push(LinearTransform::new(params, d, s, level)?);
+            cts.push(if symbolic {
+                LinearTransform::shapes(params, d.indices(), d.slots(), s, level, 1.0)?
+            } else {
+                LinearTransform::new(params, d, s, level)?
+            });
             level -= c;
         }
         debug_assert_eq!(cts.iter().map(|t| t.source().slots()).collect::<Vec<_>>(), cts_slots);
@@ -222,22 +240,21 @@ impl Bootstrapper {
             let d = m.to_diagonals()?;
             let s = strategy(level, &d)?;
             let per = stc_scale.powf(1.0 / stc_m.len() as f64);
-            stc.push(LinearTransform::from_source_scaled(
-                params,
-                lintrans::Source::Stored(d),
-                s,
-                level,
-                per,
-            )?);
+            stc.push(if symbolic {
+                LinearTransform::shapes(params, d.indices(), d.slots(), s, level, per)?
+            } else {
+                LinearTransform::from_source_scaled(
+                    params,
+                    lintrans::Source::Stored(d),
+                    s,
+                    level,
+                    per,
+                )?
+            });
             level -= c;
         }
         debug_assert_eq!(stc.iter().map(|t| t.source().slots()).collect::<Vec<_>>(), stc_slots);
-        let budget = LevelBudget {
-            cts: cts_levels,
-            evalmod: em_depth,
-            stc: stc_levels,
-            output_level: level,
-        };
+        debug_assert_eq!(budget.output_level, level);
         let cts_level = top - skip * c;
         Ok(Bootstrapper {
             params: params.clone(),

@@ -91,6 +91,9 @@ pub(crate) enum DiagStore {
     OfLimb(BTreeMap<(usize, usize), of_limb::OfLimbDiagonal>),
     /// Nothing stored: each diagonal is computed from its generator and encoded at use.
     OnTheFly,
+    /// Trace mode only: shapes of pre-encoded diagonals, so that a symbolic run records what
+    /// the encoded transform executes without encoding anything ([`LinearTransform::shapes`]).
+    Shapes,
 }
 
 /// A generator of diagonal `k` (values over the slots), for matrices too large to store
@@ -238,6 +241,27 @@ impl LinearTransform {
         })
     }
 
+    /// A shape-only transform for trace mode: the plan, split and kernel stream of the
+    /// pre-encoded transform with these non-zero diagonal `indices`, built in microseconds (no
+    /// diagonal is computed or encoded). Evaluating it on a real ciphertext is an error.
+    ///
+    /// # Errors
+    /// As [`LinearTransform::from_source_scaled`].
+    pub fn shapes(
+        params: &Parameters,
+        indices: Vec<usize>,
+        slots: usize,
+        strategy: Strategy,
+        level: usize,
+        scale_ratio: f64,
+    ) -> Result<LinearTransform> {
+        let zeros: DiagonalFn = Arc::new(move |_| vec![Complex64::new(0.0, 0.0); slots]);
+        let source = Source::Generated { slots, indices, f: zeros };
+        let mut lt = Self::from_source_scaled(params, source, strategy, level, scale_ratio)?;
+        lt.store = DiagStore::Shapes;
+        Ok(lt)
+    }
+
     /// Apply the transform to `ct` (at the transform's level) and rescale: the result encrypts
     /// `M·x` at level `level − 1` with the scale of `ct` (times the scale ratio of
     /// [`LinearTransform::from_source_scaled`], if any). A symbolic (trace-mode) `ct` runs the
@@ -317,6 +341,10 @@ impl LinearTransform {
             }
             DiagStore::OfLimb(_) => n * per_limb,
             DiagStore::OnTheFly => 0,
+            DiagStore::Shapes => {
+                let k = if self.plan.hoisting == Hoisting::Double { self.params.k() } else { 0 };
+                n * (self.level as u64 + 1 + k as u64) * per_limb
+            }
         }
     }
 
@@ -329,7 +357,10 @@ impl LinearTransform {
         symbolic: bool,
     ) -> Result<Cow<'_, Plaintext>> {
         if symbolic {
-            if !matches!(self.store, DiagStore::Encoded(_) | DiagStore::EncodedQP(_)) {
+            if !matches!(
+                self.store,
+                DiagStore::Encoded(_) | DiagStore::EncodedQP(_) | DiagStore::Shapes
+            ) {
                 basalt_trace::emit(basalt_trace::Kernel::Ntt {
                     n: self.params.n() as u32,
                     limbs: self.level as u32 + 1,
@@ -352,6 +383,7 @@ impl LinearTransform {
             DiagStore::EncodedQP(_) => Err(CircuitError::NoFeasiblePlan(
                 "diagonals are stored over Q∪P; use the double-hoisted path".into(),
             )),
+            DiagStore::Shapes => Err(CkksError::Symbolic.into()),
         }
     }
 
@@ -364,7 +396,7 @@ impl LinearTransform {
         symbolic: bool,
     ) -> Result<Cow<'_, PlaintextQP>> {
         if symbolic {
-            if !matches!(self.store, DiagStore::EncodedQP(_)) {
+            if !matches!(self.store, DiagStore::EncodedQP(_) | DiagStore::Shapes) {
                 basalt_trace::emit(basalt_trace::Kernel::Ntt {
                     n: self.params.n() as u32,
                     limbs: (self.level + 1 + self.params.k()) as u32,
@@ -387,12 +419,16 @@ impl LinearTransform {
             DiagStore::Encoded(_) => Err(CircuitError::NoFeasiblePlan(
                 "diagonals are stored over Q only; the double-hoisted path needs Q∪P".into(),
             )),
+            DiagStore::Shapes => Err(CkksError::Symbolic.into()),
         }
     }
 
     /// Closed-form counts of [`LinearTransform::evaluate`] (see [`cost`]).
     pub fn predicted_cost(&self) -> OpCounts {
-        let regenerate = !matches!(self.store, DiagStore::Encoded(_) | DiagStore::EncodedQP(_));
+        let regenerate = !matches!(
+            self.store,
+            DiagStore::Encoded(_) | DiagStore::EncodedQP(_) | DiagStore::Shapes
+        );
         cost::predict(&self.params, &self.split, &self.plan, self.level, regenerate)
     }
 }
