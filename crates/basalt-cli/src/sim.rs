@@ -23,6 +23,9 @@ enum SimCmd {
         /// Folder holding data/papers and data/machines.
         #[arg(long, default_value = "data")]
         data: PathBuf,
+        /// Also write ours/theirs per modelled row as an SVG figure.
+        #[arg(long)]
+        plot: Option<PathBuf>,
     },
     /// Measure this CPU's per-kernel costs (Basalt's kernels, one thread) and write them as a
     /// machine file, so `--machine basalt_cpu` predicts Basalt's own CPU time.
@@ -50,6 +53,9 @@ enum SimCmd {
         json: bool,
         #[arg(long, default_value = "data")]
         data: PathBuf,
+        /// Also write latency over the swept values as an SVG line plot.
+        #[arg(long)]
+        plot: Option<PathBuf>,
     },
     /// Time a trace (JSON from `basalt trace`) on a machine.
     Run {
@@ -66,6 +72,9 @@ enum SimCmd {
         json: bool,
         #[arg(long, default_value = "data")]
         data: PathBuf,
+        /// Also write utilisation.svg, traffic.svg and roofline.svg into this folder.
+        #[arg(long)]
+        plot_dir: Option<PathBuf>,
     },
 }
 
@@ -77,8 +86,11 @@ pub fn machine_path(data: &Path, name: &str) -> PathBuf {
 
 pub fn run(a: &SimArgs) -> Result<(), String> {
     match &a.cmd {
-        SimCmd::Reproduce { paper, json, data } => {
+        SimCmd::Reproduce { paper, json, data, plot } => {
             let r = basalt_sim::reproduce(paper.as_deref(), data).map_err(|e| e.to_string())?;
+            if let Some(p) = plot {
+                write_file(p, &basalt_sim::plot::reproduce_svg(&r))?;
+            }
             if *json {
                 println!("{}", serde_json::to_string_pretty(&r).map_err(|e| e.to_string())?);
             } else {
@@ -99,8 +111,9 @@ pub fn run(a: &SimArgs) -> Result<(), String> {
             std::fs::write(out, text).map_err(|e| format!("{}: {e}", out.display()))?;
             eprintln!("wrote {}", out.display());
         }
-        SimCmd::Sweep { machine, trace, field, values, json, data } => {
+        SimCmd::Sweep { machine, trace, field, values, json, data, plot } => {
             let t = read_trace(trace)?;
+            let mut points = Vec::new();
             if !*json {
                 println!("{field:>24} {:>14} {:>10} {:>10}", "latency (us)", "stall %", "keys MiB");
             }
@@ -111,6 +124,10 @@ pub fn run(a: &SimArgs) -> Result<(), String> {
                         .map_err(|e| e.to_string())?;
                 let r = basalt_sim::simulate(&m, &t).map_err(|e| e.to_string())?;
                 let stall = 100.0 * r.stall_cycles / r.cycles.max(1.0);
+                points.push(basalt_sim::plot::SweepPoint {
+                    value: v.clone(),
+                    metric: r.seconds * 1e6,
+                });
                 if *json {
                     let row = serde_json::json!({"field": field, "value": v, "report": r});
                     println!("{row}");
@@ -119,8 +136,12 @@ pub fn run(a: &SimArgs) -> Result<(), String> {
                     println!("{v:>24} {:>14.2} {stall:>10.1} {keys:>10.2}", r.seconds * 1e6);
                 }
             }
+            if let Some(p) = plot {
+                let svg = basalt_sim::plot::sweep_svg(machine, field, "latency (us)", &points);
+                write_file(p, &svg)?;
+            }
         }
-        SimCmd::Run { machine, trace, overrides, json, data } => {
+        SimCmd::Run { machine, trace, overrides, json, data, plot_dir } => {
             let sets: Vec<&str> = overrides.iter().map(String::as_str).collect();
             let m = basalt_sim::Machine::load_with(machine_path(data, machine), &sets)
                 .map_err(|e| e.to_string())?;
@@ -134,6 +155,9 @@ pub fn run(a: &SimArgs) -> Result<(), String> {
             } else {
                 println!("{r}");
             }
+            if let Some(dir) = plot_dir {
+                write_run_plots(dir, &m, &r)?;
+            }
         }
     }
     Ok(())
@@ -142,4 +166,28 @@ pub fn run(a: &SimArgs) -> Result<(), String> {
 fn read_trace(path: &Path) -> Result<basalt_trace::Trace, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
     serde_json::from_str(&text).map_err(|e| format!("{}: not a trace: {e}", path.display()))
+}
+
+/// The three figures of one run: utilisation per unit, traffic by kind, roofline.
+fn write_run_plots(
+    dir: &Path,
+    m: &basalt_sim::Machine,
+    r: &basalt_sim::Report,
+) -> Result<(), String> {
+    use basalt_sim::plot;
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    write_file(&dir.join("utilisation.svg"), &plot::utilisation_svg(r))?;
+    write_file(&dir.join("traffic.svg"), &plot::traffic_svg(r))?;
+    let rf = plot::Roofline::new(m, r);
+    write_file(&dir.join("roofline.svg"), &plot::roofline_svg(&m.name, &rf))?;
+    Ok(())
+}
+
+fn write_file(path: &Path, text: &str) -> Result<(), String> {
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
+    }
+    std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+    eprintln!("wrote {}", path.display());
+    Ok(())
 }

@@ -59,6 +59,7 @@ impl Evaluator {
             });
         }
         let _r = region("Relinearize");
+        let _k = basalt_trace::key_scope(basalt_trace::KeyId::Relin);
         let ring = self.params.ring();
         let (u0, u1) = self.keyswitch(&ct.polys[2], &rlk.key);
         let mut c0 = ct.polys[0].clone();

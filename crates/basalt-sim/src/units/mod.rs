@@ -72,7 +72,11 @@ pub(crate) fn check_fits(m: &Machine, k: &Kernel) -> Result<(), SimError> {
         | Kernel::Automorph { n, .. }
         | Kernel::KeyGen { n, .. }
         | Kernel::PlainLoad { n, .. } => (n, 0),
-        Kernel::KeyLoad { n, limbs, .. } => (n, limbs),
+        Kernel::KeyLoad { n, limbs, .. }
+        | Kernel::CtLoad { n, limbs, .. }
+        | Kernel::CtStore { n, limbs, .. } => (n, limbs),
+        // A ksk row is an LWE of `out_dim + 1` words, not a polynomial.
+        Kernel::TfheKeyLoad { .. } => return Ok(()),
         Kernel::BConv { n, from, to } => (n, from + to),
         Kernel::Tfhe { step, size, .. } => {
             // Key switching's and modulus switching's `size` is an LWE size, not a polynomial.
