@@ -36,6 +36,25 @@ enum SimCmd {
         /// Seconds of timed repetitions per kernel.
         #[arg(long, default_value_t = 1.0)]
         min_time: f64,
+        /// CKKS preset whose rescale measures the evaluator's time outside the kernels
+        /// (`none`: kernels only).
+        #[arg(long, default_value = "LATTIGO_RESIDUAL")]
+        holdout: String,
+    },
+    /// Measure HMult and one key switch (and the hold-out rescale) on this CPU, one thread,
+    /// thread CPU time, and compare with the calibrated model's predictions (±25 % target).
+    ValidateCpu {
+        #[arg(long, default_value = "basalt_cpu")]
+        machine: String,
+        #[arg(long, default_value = "LATTIGO_RESIDUAL")]
+        preset: String,
+        /// Seconds of timed repetitions per operation.
+        #[arg(long, default_value_t = 2.0)]
+        min_time: f64,
+        #[arg(long)]
+        json: bool,
+        #[arg(long, default_value = "data")]
+        data: PathBuf,
     },
     /// Time one trace on a machine for each value of one config field (e.g.
     /// `--field memory.hbm_gbps --values 500,1000,2000`), one row per value.
@@ -97,19 +116,60 @@ pub fn run(a: &SimArgs) -> Result<(), String> {
                 println!("{r}");
             }
         }
-        SimCmd::Calibrate { out, min_time } => {
+        SimCmd::Calibrate { out, min_time, holdout } => {
             eprintln!("calibrating Basalt's kernels on this CPU (one thread, N = 2^16) …");
             let c = crate::calibrate::measure_costs(std::time::Duration::from_secs_f64(*min_time));
+            let o = match holdout.as_str() {
+                "none" => None,
+                preset => {
+                    eprintln!("measuring the evaluator's overhead on rescale ({preset}) …");
+                    let t = std::time::Duration::from_secs_f64(*min_time);
+                    Some(crate::calibrate::measure_op_overhead(&c, preset, t)?)
+                }
+            };
             let date = std::process::Command::new("date")
                 .args(["-u", "+%Y-%m-%d"])
                 .output()
                 .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
                 .unwrap_or_default();
-            let text = crate::calibrate::machine_toml(&c, &date, &crate::bench::cpu_name());
+            let text =
+                crate::calibrate::machine_toml(&c, o.as_ref(), &date, &crate::bench::cpu_name());
             basalt_sim::Machine::from_toml(&text, out)
                 .map_err(|e| format!("calibrated machine invalid: {e}"))?;
             std::fs::write(out, text).map_err(|e| format!("{}: {e}", out.display()))?;
             eprintln!("wrote {}", out.display());
+        }
+        SimCmd::ValidateCpu { machine, preset, min_time, json, data } => {
+            let m = basalt_sim::Machine::load(machine_path(data, machine))
+                .map_err(|e| e.to_string())?;
+            let t = std::time::Duration::from_secs_f64(*min_time);
+            let checks = crate::calibrate::validate(&m, preset, t)?;
+            if !*json {
+                println!(
+                    "{:<10} {:>12} {:>12} {:>8}  (thread CPU ms, one thread)",
+                    "op", "measured", "predicted", "ratio"
+                );
+            }
+            for c in &checks {
+                let ratio = c.predicted_ms / c.measured_ms;
+                let verdict = if c.holdout {
+                    "hold-out (calibrated on it)"
+                } else if (ratio - 1.0).abs() <= 0.25 {
+                    "within ±25 %"
+                } else {
+                    "OUTSIDE ±25 %"
+                };
+                if *json {
+                    let row = serde_json::json!({"op": c.op, "preset": preset, "measured_ms": c.measured_ms,
+                        "predicted_ms": c.predicted_ms, "predicted_over_measured": ratio, "holdout": c.holdout});
+                    println!("{row}");
+                } else {
+                    println!(
+                        "{:<10} {:>12.2} {:>12.2} {:>8.2}  {verdict}",
+                        c.op, c.measured_ms, c.predicted_ms, ratio
+                    );
+                }
+            }
         }
         SimCmd::Sweep { machine, trace, field, values, json, data, plot } => {
             let t = read_trace(trace)?;
