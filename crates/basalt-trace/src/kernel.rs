@@ -35,7 +35,7 @@ pub enum TfheStep {
 /// the load (see [`crate::key_scope`]), so that a simulator's on-chip store can recognise that
 /// two rotations by the same step read the same key.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(tag = "key", rename_all = "snake_case")]
+#[serde(tag = "kind", rename_all = "snake_case")]
 pub enum KeyId {
     /// The relinearisation key (s² → s).
     Relin,

@@ -215,6 +215,15 @@ mod tests {
         assert_eq!(t.events.len(), 1);
         let s = serde_json::to_string(&t.events).unwrap();
         assert!(!s.contains("\"Key\""));
+        // The JSON form other tools read.
+        let ((), t) = record(|| {
+            let _g = key_scope(KeyId::Galois { element: 5 });
+            emit(Kernel::KeyLoad { n: 8, limbs: 1, digits: 1, seeded: false });
+        });
+        let s = serde_json::to_string(&t.events[0]).unwrap();
+        assert_eq!(s, r#"{"ev":"Key","key":{"kind":"galois","element":5}}"#);
+        let back: Event = serde_json::from_str(&s).unwrap();
+        assert_eq!(back, t.events[0]);
     }
 
     #[test]
