@@ -117,13 +117,17 @@ pub fn run(a: &SimArgs) -> Result<(), String> {
             }
         }
         SimCmd::Calibrate { out, min_time, holdout } => {
+            // Refuse a bad hold-out preset before spending time on the kernels.
+            if holdout != "none" {
+                basalt_ckks::Parameters::preset(holdout).map_err(|e| e.to_string())?;
+            }
             eprintln!("calibrating Basalt's kernels on this CPU (one thread, N = 2^16) …");
-            let c = crate::calibrate::measure_costs(std::time::Duration::from_secs_f64(*min_time));
+            let c = crate::calibrate::measure_costs(duration(*min_time)?);
             let o = match holdout.as_str() {
                 "none" => None,
                 preset => {
                     eprintln!("measuring the evaluator's overhead on rescale ({preset}) …");
-                    let t = std::time::Duration::from_secs_f64(*min_time);
+                    let t = duration(*min_time)?;
                     Some(crate::calibrate::measure_op_overhead(&c, preset, t)?)
                 }
             };
@@ -142,7 +146,7 @@ pub fn run(a: &SimArgs) -> Result<(), String> {
         SimCmd::ValidateCpu { machine, preset, min_time, json, data } => {
             let m = basalt_sim::Machine::load(machine_path(data, machine))
                 .map_err(|e| e.to_string())?;
-            let t = std::time::Duration::from_secs_f64(*min_time);
+            let t = duration(*min_time)?;
             let checks = crate::calibrate::validate(&m, preset, t)?;
             if !*json {
                 println!(
@@ -250,4 +254,13 @@ fn write_file(path: &Path, text: &str) -> Result<(), String> {
     std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))?;
     eprintln!("wrote {}", path.display());
     Ok(())
+}
+
+/// `--min-time` as a duration; negative, zero or non-finite values are refused.
+fn duration(secs: f64) -> Result<std::time::Duration, String> {
+    if secs.is_finite() && secs > 0.0 {
+        Ok(std::time::Duration::from_secs_f64(secs))
+    } else {
+        Err(format!("--min-time must be a positive number of seconds, not {secs}"))
+    }
 }

@@ -45,6 +45,10 @@ fn bad_input_is_an_error_message_not_a_panic() {
         vec!["trace", "--preset", "NO_SUCH_PRESET"],
         vec!["sim", "run", "--machine", "no_such_machine", "--trace", "/nonexistent"],
         vec!["bench", "ckks", "--preset", "NO_SUCH_PRESET", "--threads", "1"],
+        vec!["sim", "validate-cpu", "--preset", "NO_SUCH_PRESET"],
+        vec!["sim", "validate-cpu", "--machine", "no_such_machine"],
+        vec!["sim", "validate-cpu", "--min-time=-1"],
+        vec!["sim", "calibrate", "--holdout", "NO_SUCH_PRESET", "--out", "/nonexistent/x.toml"],
     ] {
         let out = basalt().args(&args).output().unwrap();
         let err = String::from_utf8_lossy(&out.stderr);
