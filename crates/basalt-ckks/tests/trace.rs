@@ -100,6 +100,37 @@ fn regions_are_named() {
     assert!(t.kernels().any(|k| matches!(k, Kernel::KeyLoad { seeded: false, .. })));
 }
 
+/// Every key load names its key (relin, or the rotation's Galois element) for the simulator's
+/// on-chip store: `Event::Key` immediately precedes each `KeyLoad`.
+#[test]
+fn key_loads_name_their_keys() {
+    use basalt_trace::{Event, KeyId};
+    let rots: Vec<i64> = (1..=3).collect();
+    let c = setup(toy(10, 3, 2, 2), &rots, false);
+    let sym = Ciphertext::symbolic(&c.params, 3).unwrap();
+    let keys_before_loads = |t: &Trace| -> Vec<KeyId> {
+        t.events
+            .windows(2)
+            .filter_map(|w| match w {
+                [Event::Key { key }, Event::Kernel(Kernel::KeyLoad { .. })] => Some(*key),
+                _ => None,
+            })
+            .collect()
+    };
+    let (_, t) = record(|| c.eval.mul_relin(&sym, &sym).unwrap());
+    assert_eq!(keys_before_loads(&t), [KeyId::Relin]);
+    let ring = c.params.ring();
+    let g = |k: i64| KeyId::Galois { element: ring.galois_element_for_rotation(k) };
+    let (_, t) = record(|| c.eval.rotate(&c.eval.rotate(&sym, 1).unwrap(), 1).unwrap());
+    assert_eq!(keys_before_loads(&t), [g(1), g(1)]);
+    let (_, t) = record(|| c.eval.rotate_hoisted(&sym, &rots).unwrap());
+    assert_eq!(keys_before_loads(&t), [g(1), g(2), g(3)]);
+    // No load goes unnamed, and no name dangles.
+    let loads = t.kernels().filter(|k| matches!(k, Kernel::KeyLoad { .. })).count();
+    let names = t.events.iter().filter(|e| matches!(e, Event::Key { .. })).count();
+    assert_eq!((loads, names), (3, 3));
+}
+
 #[test]
 fn hoisted_rotations_trace_matches_closed_form() {
     let rots: Vec<i64> = (1..=8).collect();

@@ -23,6 +23,9 @@ enum SimCmd {
         /// Folder holding data/papers and data/machines.
         #[arg(long, default_value = "data")]
         data: PathBuf,
+        /// Also write ours/theirs per modelled row as an SVG figure.
+        #[arg(long)]
+        plot: Option<PathBuf>,
     },
     /// Measure this CPU's per-kernel costs (Basalt's kernels, one thread) and write them as a
     /// machine file, so `--machine basalt_cpu` predicts Basalt's own CPU time.
@@ -33,6 +36,25 @@ enum SimCmd {
         /// Seconds of timed repetitions per kernel.
         #[arg(long, default_value_t = 1.0)]
         min_time: f64,
+        /// CKKS preset whose rescale measures the evaluator's time outside the kernels
+        /// (`none`: kernels only).
+        #[arg(long, default_value = "LATTIGO_RESIDUAL")]
+        holdout: String,
+    },
+    /// Measure HMult and one key switch (and the hold-out rescale) on this CPU, one thread,
+    /// thread CPU time, and compare with the calibrated model's predictions (±25 % target).
+    ValidateCpu {
+        #[arg(long, default_value = "basalt_cpu")]
+        machine: String,
+        #[arg(long, default_value = "LATTIGO_RESIDUAL")]
+        preset: String,
+        /// Seconds of timed repetitions per operation.
+        #[arg(long, default_value_t = 2.0)]
+        min_time: f64,
+        #[arg(long)]
+        json: bool,
+        #[arg(long, default_value = "data")]
+        data: PathBuf,
     },
     /// Time one trace on a machine for each value of one config field (e.g.
     /// `--field memory.hbm_gbps --values 500,1000,2000`), one row per value.
@@ -50,6 +72,9 @@ enum SimCmd {
         json: bool,
         #[arg(long, default_value = "data")]
         data: PathBuf,
+        /// Also write latency over the swept values as an SVG line plot.
+        #[arg(long)]
+        plot: Option<PathBuf>,
     },
     /// Time a trace (JSON from `basalt trace`) on a machine.
     Run {
@@ -66,6 +91,9 @@ enum SimCmd {
         json: bool,
         #[arg(long, default_value = "data")]
         data: PathBuf,
+        /// Also write utilisation.svg, traffic.svg and roofline.svg into this folder.
+        #[arg(long)]
+        plot_dir: Option<PathBuf>,
     },
 }
 
@@ -77,30 +105,79 @@ pub fn machine_path(data: &Path, name: &str) -> PathBuf {
 
 pub fn run(a: &SimArgs) -> Result<(), String> {
     match &a.cmd {
-        SimCmd::Reproduce { paper, json, data } => {
+        SimCmd::Reproduce { paper, json, data, plot } => {
             let r = basalt_sim::reproduce(paper.as_deref(), data).map_err(|e| e.to_string())?;
+            if let Some(p) = plot {
+                write_file(p, &basalt_sim::plot::reproduce_svg(&r))?;
+            }
             if *json {
                 println!("{}", serde_json::to_string_pretty(&r).map_err(|e| e.to_string())?);
             } else {
                 println!("{r}");
             }
         }
-        SimCmd::Calibrate { out, min_time } => {
+        SimCmd::Calibrate { out, min_time, holdout } => {
+            // Refuse a bad hold-out preset before spending time on the kernels.
+            if holdout != "none" {
+                basalt_ckks::Parameters::preset(holdout).map_err(|e| e.to_string())?;
+            }
             eprintln!("calibrating Basalt's kernels on this CPU (one thread, N = 2^16) …");
-            let c = crate::calibrate::measure_costs(std::time::Duration::from_secs_f64(*min_time));
+            let c = crate::calibrate::measure_costs(duration(*min_time)?);
+            let o = match holdout.as_str() {
+                "none" => None,
+                preset => {
+                    eprintln!("measuring the evaluator's overhead on rescale ({preset}) …");
+                    let t = duration(*min_time)?;
+                    Some(crate::calibrate::measure_op_overhead(&c, preset, t)?)
+                }
+            };
             let date = std::process::Command::new("date")
                 .args(["-u", "+%Y-%m-%d"])
                 .output()
                 .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
                 .unwrap_or_default();
-            let text = crate::calibrate::machine_toml(&c, &date, &crate::bench::cpu_name());
+            let text =
+                crate::calibrate::machine_toml(&c, o.as_ref(), &date, &crate::bench::cpu_name());
             basalt_sim::Machine::from_toml(&text, out)
                 .map_err(|e| format!("calibrated machine invalid: {e}"))?;
             std::fs::write(out, text).map_err(|e| format!("{}: {e}", out.display()))?;
             eprintln!("wrote {}", out.display());
         }
-        SimCmd::Sweep { machine, trace, field, values, json, data } => {
+        SimCmd::ValidateCpu { machine, preset, min_time, json, data } => {
+            let m = basalt_sim::Machine::load(machine_path(data, machine))
+                .map_err(|e| e.to_string())?;
+            let t = duration(*min_time)?;
+            let checks = crate::calibrate::validate(&m, preset, t)?;
+            if !*json {
+                println!(
+                    "{:<10} {:>12} {:>12} {:>8}  (thread CPU ms, one thread)",
+                    "op", "measured", "predicted", "ratio"
+                );
+            }
+            for c in &checks {
+                let ratio = c.predicted_ms / c.measured_ms;
+                let verdict = if c.holdout {
+                    "hold-out (calibrated on it)"
+                } else if (ratio - 1.0).abs() <= 0.25 {
+                    "within ±25 %"
+                } else {
+                    "OUTSIDE ±25 %"
+                };
+                if *json {
+                    let row = serde_json::json!({"op": c.op, "preset": preset, "measured_ms": c.measured_ms,
+                        "predicted_ms": c.predicted_ms, "predicted_over_measured": ratio, "holdout": c.holdout});
+                    println!("{row}");
+                } else {
+                    println!(
+                        "{:<10} {:>12.2} {:>12.2} {:>8.2}  {verdict}",
+                        c.op, c.measured_ms, c.predicted_ms, ratio
+                    );
+                }
+            }
+        }
+        SimCmd::Sweep { machine, trace, field, values, json, data, plot } => {
             let t = read_trace(trace)?;
+            let mut points = Vec::new();
             if !*json {
                 println!("{field:>24} {:>14} {:>10} {:>10}", "latency (us)", "stall %", "keys MiB");
             }
@@ -111,6 +188,10 @@ pub fn run(a: &SimArgs) -> Result<(), String> {
                         .map_err(|e| e.to_string())?;
                 let r = basalt_sim::simulate(&m, &t).map_err(|e| e.to_string())?;
                 let stall = 100.0 * r.stall_cycles / r.cycles.max(1.0);
+                points.push(basalt_sim::plot::SweepPoint {
+                    value: v.clone(),
+                    metric: r.seconds * 1e6,
+                });
                 if *json {
                     let row = serde_json::json!({"field": field, "value": v, "report": r});
                     println!("{row}");
@@ -119,8 +200,12 @@ pub fn run(a: &SimArgs) -> Result<(), String> {
                     println!("{v:>24} {:>14.2} {stall:>10.1} {keys:>10.2}", r.seconds * 1e6);
                 }
             }
+            if let Some(p) = plot {
+                let svg = basalt_sim::plot::sweep_svg(machine, field, "latency (us)", &points);
+                write_file(p, &svg)?;
+            }
         }
-        SimCmd::Run { machine, trace, overrides, json, data } => {
+        SimCmd::Run { machine, trace, overrides, json, data, plot_dir } => {
             let sets: Vec<&str> = overrides.iter().map(String::as_str).collect();
             let m = basalt_sim::Machine::load_with(machine_path(data, machine), &sets)
                 .map_err(|e| e.to_string())?;
@@ -134,6 +219,9 @@ pub fn run(a: &SimArgs) -> Result<(), String> {
             } else {
                 println!("{r}");
             }
+            if let Some(dir) = plot_dir {
+                write_run_plots(dir, &m, &r)?;
+            }
         }
     }
     Ok(())
@@ -142,4 +230,37 @@ pub fn run(a: &SimArgs) -> Result<(), String> {
 fn read_trace(path: &Path) -> Result<basalt_trace::Trace, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
     serde_json::from_str(&text).map_err(|e| format!("{}: not a trace: {e}", path.display()))
+}
+
+/// The three figures of one run: utilisation per unit, traffic by kind, roofline.
+fn write_run_plots(
+    dir: &Path,
+    m: &basalt_sim::Machine,
+    r: &basalt_sim::Report,
+) -> Result<(), String> {
+    use basalt_sim::plot;
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    write_file(&dir.join("utilisation.svg"), &plot::utilisation_svg(r))?;
+    write_file(&dir.join("traffic.svg"), &plot::traffic_svg(r))?;
+    let rf = plot::Roofline::new(m, r);
+    write_file(&dir.join("roofline.svg"), &plot::roofline_svg(&m.name, &rf))?;
+    Ok(())
+}
+
+fn write_file(path: &Path, text: &str) -> Result<(), String> {
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
+    }
+    std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+    eprintln!("wrote {}", path.display());
+    Ok(())
+}
+
+/// `--min-time` as a duration; negative, zero or non-finite values are refused.
+fn duration(secs: f64) -> Result<std::time::Duration, String> {
+    if secs.is_finite() && secs > 0.0 {
+        Ok(std::time::Duration::from_secs_f64(secs))
+    } else {
+        Err(format!("--min-time must be a positive number of seconds, not {secs}"))
+    }
 }

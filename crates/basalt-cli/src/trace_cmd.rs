@@ -16,6 +16,9 @@ pub enum Program {
     Rescale,
     /// Rotate by one slot.
     Rotate,
+    /// Rotate by one slot twice in a row: the second key switch reads the same Galois key,
+    /// which a large enough on-chip store keeps (`basalt sim run` reports the hit).
+    RotateTwice,
     /// Eight rotations sharing one decomposition (single hoisting).
     Hoisted8,
     /// A full bootstrap of a level-0 ciphertext with the preset's circuit (`--log-slots`).
@@ -62,7 +65,7 @@ pub fn record_program(params: &Parameters, a: &TraceArgs) -> Result<Trace, Strin
     let kg = KeyGenerator::new(params);
     let rotations: Vec<i64> = match a.program {
         Program::Hmult | Program::MulRelin | Program::Rescale => vec![],
-        Program::Rotate => vec![1],
+        Program::Rotate | Program::RotateTwice => vec![1],
         Program::Hoisted8 => (1..=8).collect(),
         Program::Bootstrap => unreachable!("handled above"),
     };
@@ -84,6 +87,10 @@ pub fn record_program(params: &Parameters, a: &TraceArgs) -> Result<Trace, Strin
             }
             Program::Rotate => {
                 eval.rotate(&ct, 1)?;
+            }
+            Program::RotateTwice => {
+                let once = eval.rotate(&ct, 1)?;
+                eval.rotate(&once, 1)?;
             }
             Program::Hoisted8 => {
                 eval.rotate_hoisted(&ct, &rotations)?;

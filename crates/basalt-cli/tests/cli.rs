@@ -45,6 +45,10 @@ fn bad_input_is_an_error_message_not_a_panic() {
         vec!["trace", "--preset", "NO_SUCH_PRESET"],
         vec!["sim", "run", "--machine", "no_such_machine", "--trace", "/nonexistent"],
         vec!["bench", "ckks", "--preset", "NO_SUCH_PRESET", "--threads", "1"],
+        vec!["sim", "validate-cpu", "--preset", "NO_SUCH_PRESET"],
+        vec!["sim", "validate-cpu", "--machine", "no_such_machine"],
+        vec!["sim", "validate-cpu", "--min-time=-1"],
+        vec!["sim", "calibrate", "--holdout", "NO_SUCH_PRESET", "--out", "/nonexistent/x.toml"],
     ] {
         let out = basalt().args(&args).output().unwrap();
         let err = String::from_utf8_lossy(&out.stderr);
@@ -89,4 +93,117 @@ fn a_bandwidth_sweep_never_slows_down_and_a_bad_field_is_an_error() {
     let bad = sweep("memory.hbm_gbps", "-5");
     assert_eq!(bad.status.code(), Some(1), "a negative bandwidth must be refused");
     std::fs::remove_file(&file).ok();
+}
+
+/// Records `program` at MXV_SET_A and returns the trace file (removed by the caller).
+fn recorded(program: &str, tag: &str) -> std::path::PathBuf {
+    let trace =
+        basalt().args(["trace", "--program", program, "--preset", "MXV_SET_A"]).output().unwrap();
+    assert!(trace.status.success(), "{}", String::from_utf8_lossy(&trace.stderr));
+    let file = std::env::temp_dir().join(format!("basalt-{tag}-{}.json", std::process::id()));
+    std::fs::write(&file, &trace.stdout).unwrap();
+    file
+}
+
+#[test]
+fn two_rotations_by_one_key_hit_on_chip_only_when_the_key_fits() {
+    let file = recorded("rotate-twice", "onchip");
+    let run = |onchip_mib: &str| {
+        let out = basalt()
+            .args(["sim", "run", "--machine", "craterlake", "--json", "--set"])
+            .arg(format!("memory.onchip_mib={onchip_mib}"))
+            .arg("--trace")
+            .arg(&file)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+    };
+    let big = run("256");
+    let tiny = run("0.01");
+    std::fs::remove_file(&file).ok();
+    let keys = |r: &serde_json::Value| r["traffic"]["keys"].as_f64().unwrap();
+    // Same Galois key twice: loaded once when it fits, twice when it does not.
+    assert_eq!(big["onchip_hits"], 1);
+    assert_eq!(tiny["onchip_hits"], 0);
+    assert!(keys(&big) > 0.0);
+    assert!((keys(&tiny) - 2.0 * keys(&big)).abs() < 1e-6 * keys(&tiny), "{big} {tiny}");
+    assert!(big["seconds"].as_f64().unwrap() < tiny["seconds"].as_f64().unwrap());
+}
+
+/// A small, strict XML check: tags close in order, one root, no raw `<`/`&` in text.
+fn well_formed(doc: &str) -> bool {
+    let Some(body) = doc.strip_prefix(r#"<?xml version="1.0" encoding="UTF-8"?>"#) else {
+        return false;
+    };
+    let mut stack = Vec::new();
+    let mut rest = body;
+    while let Some(i) = rest.find('<') {
+        if rest[..i].contains('&') && !rest[..i].contains("&amp;") && !rest[..i].contains("&lt;") {
+            return false;
+        }
+        let Some(j) = rest[i..].find('>') else { return false };
+        let tag = rest[i + 1..i + j].to_string();
+        rest = &rest[i + j + 1..];
+        if let Some(name) = tag.strip_prefix('/') {
+            if stack.pop().as_deref() != Some(name) {
+                return false;
+            }
+        } else if !tag.ends_with('/') {
+            stack.push(tag.split_whitespace().next().unwrap_or("").to_string());
+        }
+    }
+    stack.is_empty() && rest.trim().is_empty()
+}
+
+#[test]
+fn run_sweep_and_reproduce_write_svg_figures() {
+    let file = recorded("hmult", "plots");
+    let dir = std::env::temp_dir().join(format!("basalt-plots-{}", std::process::id()));
+    let run = basalt()
+        .args(["sim", "run", "--machine", "osiris", "--trace"])
+        .arg(&file)
+        .arg("--plot-dir")
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    for (name, label) in [
+        ("utilisation.svg", "utilisation (%)"),
+        ("traffic.svg", "traffic (MiB)"),
+        ("roofline.svg", "arithmetic intensity"),
+    ] {
+        let svg = std::fs::read_to_string(dir.join(name)).unwrap();
+        assert!(well_formed(&svg), "{name} is not well-formed");
+        assert!(svg.contains(label), "{name} lacks its axis label");
+    }
+    let sweep_svg = dir.join("sweep.svg");
+    let sweep = basalt()
+        .args(["sim", "sweep", "--machine", "osiris", "--field", "memory.hbm_gbps"])
+        .args(["--values", "250,500,1000,2000", "--trace"])
+        .arg(&file)
+        .arg("--plot")
+        .arg(&sweep_svg)
+        .output()
+        .unwrap();
+    assert!(sweep.status.success(), "{}", String::from_utf8_lossy(&sweep.stderr));
+    let svg = std::fs::read_to_string(&sweep_svg).unwrap();
+    assert!(well_formed(&svg));
+    assert_eq!(svg.matches("<circle").count(), 4);
+    let repro_svg = dir.join("repro.svg");
+    let repro =
+        basalt().args(["sim", "reproduce", "strix", "--plot"]).arg(&repro_svg).output().unwrap();
+    assert!(repro.status.success(), "{}", String::from_utf8_lossy(&repro.stderr));
+    assert!(well_formed(&std::fs::read_to_string(&repro_svg).unwrap()));
+    // A plot path that cannot be written is an error message, not a panic.
+    let bad = basalt()
+        .args(["sim", "run", "--machine", "osiris", "--trace"])
+        .arg(&file)
+        .args(["--plot-dir", "/proc/no-such-dir/x"])
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("basalt: "));
+    std::fs::remove_file(&file).ok();
+    std::fs::remove_dir_all(&dir).ok();
 }

@@ -28,6 +28,7 @@ pub mod machine;
 pub mod memory;
 mod overrides;
 pub mod papers;
+pub mod plot;
 pub mod report;
 pub mod reproduce;
 pub mod schedule;

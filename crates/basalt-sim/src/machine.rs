@@ -65,6 +65,12 @@ pub struct Memory {
     /// (Strix §IV-A: 8 of 16 channels for the bsk). Absent = all channels shared.
     #[serde(default)]
     pub key_share: Option<f64>,
+    /// CPU models only: nanoseconds per kernel output word for the host program's work outside
+    /// the traced kernels (allocating results, copies, untraced passes), measured by `basalt sim
+    /// calibrate` on a hold-out operation. Accelerators write into preallocated scratchpads and
+    /// leave it out.
+    #[serde(default)]
+    pub output_overhead_ns_per_word: Option<f64>,
     pub source: String,
 }
 
@@ -306,6 +312,9 @@ impl Machine {
         if let Some(e) = self.memory.hbm_pj_per_byte {
             pos("memory.hbm_pj_per_byte", e)?;
         }
+        if let Some(a) = self.memory.output_overhead_ns_per_word {
+            pos("memory.output_overhead_ns_per_word", a)?;
+        }
         if let Some(k) = self.memory.key_share {
             pos("memory.key_share", k)?;
             pos("1 - memory.key_share", 1.0 - k)?;
@@ -497,6 +506,11 @@ source = "test"
             ("hbm_gbps = 1000.0", "hbm_gbps = 0.0", "memory.hbm_gbps"),
             ("clock_ghz = 1.0", "clock_ghz = 0.0", "clock_ghz"),
             ("eviction = \"lru\"", "eviction = \"lru\"\nkey_share = 1.0", "1 - memory.key_share"),
+            (
+                "eviction = \"lru\"",
+                "eviction = \"lru\"\noutput_overhead_ns_per_word = -0.5",
+                "memory.output_overhead_ns_per_word",
+            ),
         ] {
             match load(&MINIMAL.replace(from, to)) {
                 Err(SimError::NonPositive { field: f, .. }) => assert_eq!(f, field),

@@ -4,10 +4,12 @@
 //! papers argue in those terms: CraterLake Fig. 10a splits KSH / input / intermediate traffic,
 //! HE-MxV Fig. 1 splits keys / partial sums / twiddles / inputs.
 //!
-//! Today's trace IR names only key and plaintext loads (`KeyLoad`, `PlainLoad`), without an
-//! identity, so every load misses. [`Store`] implements the two eviction policies the papers use
-//! (Belady's MIN — CraterLake §6 — and LRU) over identified accesses, ready for the proposed
-//! `CtLoad/CtStore { id, .. }` kernels.
+//! Loads that carry an identity — a CKKS `KeyLoad` preceded by `Event::Key` (which relin/Galois
+//! key), `CtLoad`/`CtStore { id }`, a TFHE `TfheKeyLoad` (one bsk and one ksk per program) — go
+//! through [`Store`], an on-chip store of `memory.onchip_mib` with the machine's eviction policy
+//! (Belady's MIN — CraterLake §6 — or LRU): a reuse that is still resident costs no HBM bytes.
+//! Anonymous loads (closed-form generators, `PlainLoad`, hoisted rotations whose key switch is
+//! not scoped) always stream from HBM and occupy nothing, which is the old behaviour.
 
 use std::collections::HashMap;
 
@@ -63,8 +65,36 @@ pub fn kernel_traffic(m: &Machine, k: &Kernel) -> Option<(DataKind, f64)> {
             Some((DataKind::Keys, halves * digits as f64 * limbs as f64 * n as f64 * w))
         }
         Kernel::PlainLoad { n, limbs } => Some((DataKind::Plaintexts, limbs as f64 * n as f64 * w)),
+        // A load is a program input unless the trace stored it first (the schedule re-labels
+        // reloaded results as intermediates); a store writes back a result.
+        Kernel::CtLoad { n, limbs, polys, .. } => {
+            Some((DataKind::Ciphertexts, polys as f64 * limbs as f64 * n as f64 * w))
+        }
+        Kernel::CtStore { n, limbs, polys, .. } => {
+            Some((DataKind::Intermediates, polys as f64 * limbs as f64 * n as f64 * w))
+        }
+        Kernel::TfheKeyLoad { size, count, .. } => {
+            Some((DataKind::Keys, size as f64 * count as f64 * w))
+        }
         _ => None,
     }
+}
+
+/// Read (a load that may hit) or write (a result that is allocated on chip, written back to
+/// HBM only when evicted dirty).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    Read,
+    Write,
+}
+
+/// HBM bytes one access caused: `loaded` on a read miss, `written` for the dirty operands it
+/// evicted (or for itself when it is too large to keep).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Outcome {
+    pub loaded: u64,
+    pub written: u64,
+    pub hit: bool,
 }
 
 /// An on-chip store of `capacity` bytes with an eviction policy, fed identified accesses.
@@ -80,27 +110,55 @@ impl Store {
         Store { policy, capacity }
     }
 
-    /// Bytes loaded for the access sequence `(id, bytes)`.
+    /// Bytes loaded for the read-only access sequence `(id, bytes)`.
     pub fn misses(&self, accesses: &[(u64, u64)]) -> u64 {
-        // next_use[i] = index of the next access to the same id after i (Belady needs it).
+        let seq: Vec<_> = accesses.iter().map(|&(id, b)| (id, b, Access::Read)).collect();
+        self.run(&seq).iter().map(|o| o.loaded).sum()
+    }
+
+    /// The outcome of every access of `(id, bytes, read/write)`, in order. A write replaces
+    /// the object (it may change size, e.g. after a rescale) and marks it dirty; evicting a
+    /// dirty object writes it back. Objects still resident at the end stay on chip (the trace
+    /// does not say that they are ever needed off chip).
+    pub fn run(&self, accesses: &[(u64, u64, Access)]) -> Vec<Outcome> {
+        // next_use[i] = index of the next *read* of the same id after i (Belady needs it; a
+        // later write overwrites, so it is not a reuse).
         let mut next_use = vec![usize::MAX; accesses.len()];
-        let mut last: HashMap<u64, usize> = HashMap::new();
-        for (i, (id, _)) in accesses.iter().enumerate().rev() {
-            next_use[i] = last.get(id).copied().unwrap_or(usize::MAX);
-            last.insert(*id, i);
+        let mut next: HashMap<u64, usize> = HashMap::new();
+        for (i, &(id, _, a)) in accesses.iter().enumerate().rev() {
+            next_use[i] = next.get(&id).copied().unwrap_or(usize::MAX);
+            match a {
+                Access::Read => next.insert(id, i),
+                Access::Write => next.remove(&id),
+            };
         }
-        // resident: id -> (bytes, last use index, next use index)
-        let mut resident: HashMap<u64, (u64, usize, usize)> = HashMap::new();
+        // resident: id -> (bytes, last use index, next use index, dirty)
+        let mut resident: HashMap<u64, (u64, usize, usize, bool)> = HashMap::new();
         let mut used = 0u64;
-        let mut loaded = 0u64;
-        for (i, &(id, bytes)) in accesses.iter().enumerate() {
-            if let Some(e) = resident.get_mut(&id) {
+        let mut out = Vec::with_capacity(accesses.len());
+        for (i, &(id, bytes, a)) in accesses.iter().enumerate() {
+            let mut o = Outcome::default();
+            if a == Access::Read
+                && let Some(e) = resident.get_mut(&id)
+            {
                 e.1 = i;
                 e.2 = next_use[i];
+                o.hit = true;
+                out.push(o);
                 continue;
             }
-            loaded += bytes;
+            if let Some(old) = resident.remove(&id) {
+                used -= old.0; // overwritten: the old value is dead, no write-back
+            }
+            let dirty = a == Access::Write;
+            if !dirty {
+                o.loaded = bytes;
+            }
             if bytes > self.capacity {
+                if dirty {
+                    o.written = bytes;
+                }
+                out.push(o);
                 continue;
             }
             while used + bytes > self.capacity {
@@ -110,12 +168,17 @@ impl Store {
                 }
                 .map(|(vid, _)| *vid)
                 .expect("store is over capacity only while something is resident");
-                used -= resident.remove(&victim).map_or(0, |e| e.0);
+                let e = resident.remove(&victim).expect("victim is resident");
+                used -= e.0;
+                if e.3 {
+                    o.written += e.0;
+                }
             }
-            resident.insert(id, (bytes, i, next_use[i]));
+            resident.insert(id, (bytes, i, next_use[i], dirty));
             used += bytes;
+            out.push(o);
         }
-        loaded
+        out
     }
 }
 
@@ -136,6 +199,28 @@ mod tests {
     fn oversized_operands_stream_and_hits_are_free() {
         let seq = [(1, 100), (1, 100), (2, 5), (2, 5)];
         assert_eq!(Store::new(Eviction::Lru, 50).misses(&seq), 205);
+    }
+
+    #[test]
+    fn writes_stay_on_chip_until_evicted_dirty() {
+        use Access::{Read, Write};
+        let lru = Store::new(Eviction::Lru, 20);
+        // Store 1, read it back (hit), then two more objects push it out: written back once.
+        let o = lru.run(&[(1, 10, Write), (1, 10, Read), (2, 10, Read), (3, 10, Read)]);
+        assert_eq!(o[0], Outcome { loaded: 0, written: 0, hit: false });
+        assert!(o[1].hit);
+        assert_eq!(o[2].loaded, 10);
+        assert_eq!((o[3].loaded, o[3].written), (10, 10));
+        // Overwriting a dirty object kills the old value: no write-back for it.
+        let o = lru.run(&[(1, 10, Write), (1, 10, Write), (2, 10, Read), (3, 10, Read)]);
+        assert_eq!(o.iter().map(|x| x.written).sum::<u64>(), 10);
+        // Too large to keep: written through.
+        assert_eq!(lru.run(&[(9, 50, Write)])[0].written, 50);
+        // Belady does not count a later overwrite as a reuse: 1 is the victim, not 2.
+        let min = Store::new(Eviction::Belady, 20);
+        let o =
+            min.run(&[(1, 10, Read), (2, 10, Read), (3, 10, Read), (2, 10, Read), (1, 10, Write)]);
+        assert!(o[3].hit);
     }
 
     #[test]

@@ -30,6 +30,37 @@ pub struct RegionStat {
     pub kernels: u64,
 }
 
+/// Energy by source and chip area, with what the machine file does not give: a roll-up is
+/// only as complete as the paper's tables, so the blocks it leaves out are named rather than
+/// silently counted as zero.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Costs {
+    /// Paper key of the machine (`none` for our own machines).
+    pub paper: String,
+    /// Σ unit busy time × instances × per-instance power.
+    pub units_j: f64,
+    /// Σ component power × latency (blocks that only have power: SRAM, PHYs, NoC).
+    pub components_j: f64,
+    /// HBM bytes × pJ/B; `None` when the paper gives no access energy.
+    pub hbm_j: Option<f64>,
+    /// Σ unit area × instances + component area; `None` when no block has an area.
+    pub area_mm2: Option<f64>,
+    /// Units and components with no power figure (their energy is not in the total).
+    pub no_power: Vec<String>,
+    /// Units and components with no area figure.
+    pub no_area: Vec<String>,
+}
+
+impl Costs {
+    fn not_given(&self) -> &'static str {
+        if self.paper == "none" {
+            "not given by the machine file"
+        } else {
+            "not given by the paper"
+        }
+    }
+}
+
 /// Simulation report.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Report {
@@ -47,9 +78,15 @@ pub struct Report {
     pub kernel_units: BTreeMap<String, u64>,
     /// KeyGen kernels that cost nothing because the machine loads full keys instead.
     pub skipped_keygen: u64,
+    /// Identified loads (named keys, ciphertexts) served by the on-chip store, and the HBM
+    /// bytes they saved.
+    pub onchip_hits: u64,
+    pub onchip_hit_bytes: f64,
     /// Σ unit energy + component power × time + HBM bytes × pJ/B; `None` when the machine file
     /// gives no power numbers.
     pub energy_j: Option<f64>,
+    /// Energy by source and area, with the blocks the machine file gives no figure for.
+    pub costs: Costs,
 }
 
 impl Report {
@@ -119,8 +156,32 @@ impl fmt::Display for Report {
             t.plaintexts / MIB,
             t.intermediates / MIB
         )?;
-        if let Some(e) = self.energy_j {
-            writeln!(f, "energy {:.3} mJ", e * 1e3)?;
+        if self.onchip_hits > 0 {
+            writeln!(
+                f,
+                "on-chip hits {} ({:.2} MiB of HBM traffic saved)",
+                self.onchip_hits,
+                self.onchip_hit_bytes / MIB
+            )?;
+        }
+        let c = &self.costs;
+        let missing = |v: &[String]| {
+            if v.is_empty() { String::new() } else { format!("; none given for: {}", v.join(", ")) }
+        };
+        match self.energy_j {
+            Some(e) => writeln!(
+                f,
+                "energy {e:.4e} J (units {:.3e}, other blocks {:.3e}, HBM {}){}",
+                c.units_j,
+                c.components_j,
+                c.hbm_j.map_or(format!("access energy {}", c.not_given()), |h| format!("{h:.3e}")),
+                missing(&c.no_power)
+            )?,
+            None => writeln!(f, "energy: {} (no power figures)", c.not_given())?,
+        }
+        match c.area_mm2 {
+            Some(a) => writeln!(f, "area {a:.2} mm²{}", missing(&c.no_area))?,
+            None => writeln!(f, "area: {}", c.not_given())?,
         }
         if self.regions.len() > 1 {
             writeln!(f, "{:<40} {:>14} {:>12}", "region", "cycles", "stall")?;

@@ -21,6 +21,12 @@
 //! the INTT before it or the NTT after it (Osiris §IV-B), so BConv kernels get a window of
 //! their own. Without a KSHGen unit (or with `kshgen = false`) `KeyGen` kernels cost nothing
 //! and their keys are loaded in full instead (`memory::kernel_traffic`).
+//!
+//! Identified loads and stores (see `memory`) first go through the on-chip store in a pre-pass
+//! over the whole trace (Belady needs the future); a load that hits moves no HBM bytes, a
+//! store moves bytes only when its result is evicted dirty (charged to the window that evicts
+//! it). `KeyGen` of a seeded key still runs on a hit (conservative: the generated half is not
+//! assumed to be kept).
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -28,8 +34,8 @@ use basalt_trace::{Event, Kernel, KernelKind, Trace};
 
 use crate::SimError;
 use crate::machine::{Machine, Overlap};
-use crate::memory::{DataKind, Traffic, kernel_traffic};
-use crate::report::{RegionStat, Report, UnitStat};
+use crate::memory::{Access, DataKind, Outcome, Store, Traffic, kernel_traffic};
+use crate::report::{Costs, RegionStat, Report, UnitStat};
 use crate::units;
 
 /// Time `trace` on `machine`.
@@ -40,6 +46,7 @@ use crate::units;
 /// [`SimError::BadTrace`] for unbalanced regions.
 pub fn simulate(machine: &Machine, trace: &Trace) -> Result<Report, SimError> {
     let mut s = State::new(machine);
+    s.plan = plan_store(machine, trace)?;
     let barrier = machine.switches.limb_interleaving == Some(false);
     for ev in &trace.events {
         match ev {
@@ -53,6 +60,7 @@ pub fn simulate(machine: &Machine, trace: &Trace) -> Result<Report, SimError> {
                     return Err(SimError::BadTrace("region exit without enter".into()));
                 }
             }
+            Event::Key { .. } => {}
             Event::Kernel(k) => {
                 let is_barrier = barrier && matches!(k, Kernel::BConv { .. });
                 if is_barrier {
@@ -72,8 +80,79 @@ pub fn simulate(machine: &Machine, trace: &Trace) -> Result<Report, SimError> {
     Ok(s.finish(trace))
 }
 
+/// What the on-chip store did with each kernel of the trace (by kernel index): `None` for
+/// kernels that are not identified memory operations.
+struct Plan {
+    outcomes: Vec<Option<Outcome>>,
+    /// CtLoads of objects the trace stored earlier (reloaded results = intermediates).
+    reloads: Vec<bool>,
+}
+
+/// Run every identified access of `trace` through the machine's on-chip store.
+fn plan_store(m: &Machine, trace: &Trace) -> Result<Plan, SimError> {
+    // Identity namespaces: a key at a given limb count, a TFHE key of a given shape, an object.
+    #[derive(Hash, PartialEq, Eq)]
+    enum Obj {
+        Key(u64, u32, u32),
+        Tfhe(basalt_trace::TfheKey, u32, u64),
+        Ct(u64),
+    }
+    let mut ids: HashMap<Obj, u64> = HashMap::new();
+    let mut accesses = Vec::new();
+    let mut at = Vec::new(); // kernel index of each access
+    let mut reloads = Vec::new();
+    let mut stored = std::collections::HashSet::new();
+    let mut key = None;
+    let mut idx = 0usize;
+    for ev in &trace.events {
+        let k = match ev {
+            Event::Key { key: id } => {
+                key = Some(*id);
+                continue;
+            }
+            Event::Kernel(k) => k,
+            _ => continue,
+        };
+        let obj = match *k {
+            Kernel::KeyLoad { limbs, digits, .. } => {
+                key.take().map(|id| (Obj::Key(id.as_u64(), limbs, digits), Access::Read))
+            }
+            Kernel::TfheKeyLoad { key, size, count } => {
+                Some((Obj::Tfhe(key, size, count), Access::Read))
+            }
+            Kernel::CtLoad { id, .. } => Some((Obj::Ct(id), Access::Read)),
+            Kernel::CtStore { id, .. } => Some((Obj::Ct(id), Access::Write)),
+            _ => None,
+        };
+        reloads.push(matches!(*k, Kernel::CtLoad { id, .. } if stored.contains(&id)));
+        if let Kernel::CtStore { id, .. } = *k {
+            stored.insert(id);
+        }
+        if let Some((o, a)) = obj {
+            units::check_fits(m, k)?;
+            let bytes = kernel_traffic(m, k).map_or(0.0, |t| t.1).round() as u64;
+            let next = ids.len() as u64;
+            let id = *ids.entry(o).or_insert(next);
+            accesses.push((id, bytes, a));
+            at.push(idx);
+        }
+        idx += 1;
+    }
+    let capacity = (m.memory.onchip_mib * 1024.0 * 1024.0) as u64;
+    let mut outcomes = vec![None; idx];
+    for (i, o) in Store::new(m.memory.eviction, capacity).run(&accesses).into_iter().enumerate() {
+        outcomes[at[i]] = Some(o);
+    }
+    Ok(Plan { outcomes, reloads })
+}
+
 struct State<'m> {
     m: &'m Machine,
+    plan: Plan,
+    /// Index of the next kernel (into `plan`).
+    next_kernel: usize,
+    onchip_hits: u64,
+    onchip_hit_bytes: f64,
     bytes_per_cycle: f64,
     stack: Vec<String>,
     /// Unit index per kernel kind (routing depends only on the kind).
@@ -103,6 +182,10 @@ impl<'m> State<'m> {
     fn new(m: &'m Machine) -> State<'m> {
         State {
             m,
+            plan: Plan { outcomes: Vec::new(), reloads: Vec::new() },
+            next_kernel: 0,
+            onchip_hits: 0,
+            onchip_hit_bytes: 0.0,
             bytes_per_cycle: m.memory.hbm_gbps * 1e9 / m.hz(),
             stack: Vec::new(),
             route: HashMap::new(),
@@ -127,14 +210,34 @@ impl<'m> State<'m> {
 
     fn kernel(&mut self, k: &Kernel) -> Result<(), SimError> {
         self.kernels += 1;
+        let i = self.next_kernel;
+        self.next_kernel += 1;
         if let Some((kind, bytes)) = kernel_traffic(self.m, k) {
             // Loads still have to fit the machine (a key for N = 2^17 on a 2^16 machine).
             units::check_fits(self.m, k)?;
-            self.traffic.add(kind, bytes);
-            if kind == DataKind::Keys {
-                self.key_bytes += bytes;
+            let kind = if self.plan.reloads.get(i) == Some(&true) {
+                DataKind::Intermediates
             } else {
-                self.other_bytes += bytes;
+                kind
+            };
+            // Identified operations cost what the store says; anonymous loads stream in full.
+            let (loaded, written) = match self.plan.outcomes.get(i).copied().flatten() {
+                Some(o) => {
+                    if o.hit {
+                        self.onchip_hits += 1;
+                        self.onchip_hit_bytes += bytes;
+                    }
+                    (o.loaded as f64, o.written as f64)
+                }
+                None => (bytes, 0.0),
+            };
+            self.traffic.add(kind, loaded);
+            self.traffic.add(DataKind::Intermediates, written);
+            if kind == DataKind::Keys {
+                self.key_bytes += loaded;
+                self.other_bytes += written;
+            } else {
+                self.other_bytes += loaded + written;
             }
             return Ok(());
         }
@@ -225,20 +328,41 @@ impl<'m> State<'m> {
                 energy_j: u.power_w.map(|p| busy / hz * p * u.count as f64),
             })
             .collect();
-        let mut energy = 0.0;
+        let mut costs = Costs { paper: m.paper.clone(), ..Costs::default() };
         let mut any = false;
         for e in units.iter().filter_map(|u| u.energy_j) {
-            energy += e;
+            costs.units_j += e;
             any = true;
         }
         for p in m.components.iter().filter_map(|c| c.power_w) {
-            energy += p * seconds;
+            costs.components_j += p * seconds;
             any = true;
         }
         if let Some(pj) = m.memory.hbm_pj_per_byte {
-            energy += pj * 1e-12 * self.traffic.total();
+            costs.hbm_j = Some(pj * 1e-12 * self.traffic.total());
             any = true;
         }
+        let energy = costs.units_j + costs.components_j + costs.hbm_j.unwrap_or(0.0);
+        let mut area = None;
+        for u in &m.units {
+            match u.area_mm2 {
+                Some(a) => *area.get_or_insert(0.0) += a * u.count as f64,
+                None => costs.no_area.push(u.name.clone()),
+            }
+            if u.power_w.is_none() {
+                costs.no_power.push(u.name.clone());
+            }
+        }
+        for c in &m.components {
+            match c.area_mm2 {
+                Some(a) => *area.get_or_insert(0.0) += a,
+                None => costs.no_area.push(c.name.clone()),
+            }
+            if c.power_w.is_none() {
+                costs.no_power.push(c.name.clone());
+            }
+        }
+        costs.area_mm2 = area;
         Report {
             machine: m.name.clone(),
             clock_ghz: m.clock_ghz,
@@ -251,7 +375,10 @@ impl<'m> State<'m> {
             regions: self.regions,
             kernel_units: trace.counts().into_iter().map(|(k, v)| (format!("{k:?}"), v)).collect(),
             skipped_keygen: self.skipped_keygen,
+            onchip_hits: self.onchip_hits,
+            onchip_hit_bytes: self.onchip_hit_bytes,
             energy_j: any.then_some(energy),
+            costs,
         }
     }
 }
@@ -359,6 +486,99 @@ mod tests {
         assert_eq!(simulate(&m, &t).unwrap().cycles, 384.0); // NTT unit 128 + 256
         m.switches.limb_interleaving = Some(false);
         assert_eq!(simulate(&m, &t).unwrap().cycles, 128.0 + 256.0 + 256.0);
+    }
+
+    #[test]
+    fn identified_operands_go_through_the_onchip_store() {
+        use basalt_trace::{KeyId, TfheKey};
+        // Two loads of one named key, a result stored and reloaded, a fresh input, a TFHE key
+        // loaded twice. Each key is 2 × 1 × 65,536 × 4 B = 512 KiB; a ciphertext 512 KiB.
+        let key = Kernel::KeyLoad { n: N, limbs: 1, digits: 1, seeded: false };
+        let ct = |id, store: bool| {
+            if store {
+                Kernel::CtStore { n: N, limbs: 1, polys: 2, id }
+            } else {
+                Kernel::CtLoad { n: N, limbs: 1, polys: 2, id }
+            }
+        };
+        let bsk = Kernel::TfheKeyLoad { key: TfheKey::Bsk, size: 1024, count: 64 }; // 256 KiB
+        let g5 = Event::Key { key: KeyId::Galois { element: 5 } };
+        let k = |k: Kernel| Event::Kernel(k);
+        let events = vec![
+            g5.clone(),
+            k(key.clone()),
+            k(ct(1, false)),
+            k(ct(7, true)),
+            g5,
+            k(key.clone()),
+            k(ct(7, false)),
+            k(bsk.clone()),
+            k(bsk),
+            k(key), // anonymous: always streams
+        ];
+        let t = Trace { events };
+        let kib = 1024.0;
+        let mut m = toy(Overlap::Chained);
+        m.memory.onchip_mib = 64.0;
+        let big = simulate(&m, &t).unwrap();
+        assert_eq!(big.onchip_hits, 3); // second key, reloaded result, second bsk
+        assert_eq!(big.traffic.keys, (512.0 + 256.0 + 512.0) * kib);
+        assert_eq!(big.traffic.ciphertexts, 512.0 * kib);
+        assert_eq!(big.traffic.intermediates, 0.0);
+        // 0.25 MiB holds nothing but the bsk; everything else streams.
+        m.memory.onchip_mib = 0.25;
+        let tiny = simulate(&m, &t).unwrap();
+        assert_eq!(tiny.onchip_hits, 1); // only the bsk fits
+        assert_eq!(tiny.traffic.keys, (3.0 * 512.0 + 256.0) * kib);
+        // The result is written through (too large to keep) and reloaded as an intermediate.
+        assert_eq!(tiny.traffic.intermediates, 2.0 * 512.0 * kib);
+        assert!(tiny.cycles > big.cycles);
+        // LRU on the same sequence, large store: the same hits as Belady.
+        m.memory.onchip_mib = 64.0;
+        m.memory.eviction = crate::machine::Eviction::Lru;
+        assert_eq!(simulate(&m, &t).unwrap().onchip_hits, 3);
+    }
+
+    #[test]
+    fn energy_and_area_roll_up_or_say_what_is_missing() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/machines/");
+        let t = crate::synth::ckks::hybrid_keyswitch(crate::synth::ckks::KsShape {
+            n: N,
+            limbs: 20,
+            dnum: 1,
+            special: 20,
+            seeded: false,
+        });
+        // Osiris gives power and area for every block of Table V; its PRNG has neither.
+        let m = Machine::load(format!("{dir}osiris.toml")).unwrap();
+        let r = simulate(&m, &t).unwrap();
+        let c = &r.costs;
+        let area: f64 =
+            m.units.iter().map(|u| u.area_mm2.unwrap_or(0.0) * u.count as f64).sum::<f64>()
+                + m.components.iter().map(|c| c.area_mm2.unwrap()).sum::<f64>();
+        assert!((c.area_mm2.unwrap() - area).abs() < 1e-9);
+        assert_eq!(c.no_area, ["prng"]);
+        assert_eq!(c.no_power, ["prng"]);
+        let e = r.energy_j.unwrap();
+        assert!((e - (c.units_j + c.components_j + c.hbm_j.unwrap_or(0.0))).abs() < 1e-15);
+        let text = r.to_string();
+        assert!(text.contains(" J (units ") && text.contains(" mm²"), "{text}");
+        // CraterLake's paper gives areas but no power: energy is "not given by the paper".
+        let m = Machine::load(format!("{dir}craterlake.toml")).unwrap();
+        let r = simulate(&m, &hybrid_keyswitch_l60()).unwrap();
+        assert_eq!(r.energy_j, None);
+        let text = r.to_string();
+        assert!(text.contains("energy: not given by the paper"), "{text}");
+        assert!(text.contains("area 474.10 mm²"), "{text}"); // Table 2 blocks × instances
+        // Our CPU model has neither, and says so without blaming a paper.
+        let m = Machine::load(format!("{dir}cpu.toml")).unwrap();
+        let text = simulate(&m, &t).unwrap().to_string();
+        assert!(text.contains("energy: not given by the machine file"), "{text}");
+    }
+
+    fn hybrid_keyswitch_l60() -> Trace {
+        use crate::synth::ckks::{KsShape, hybrid_keyswitch};
+        hybrid_keyswitch(KsShape { n: N, limbs: 60, dnum: 1, special: 60, seeded: true })
     }
 
     #[test]

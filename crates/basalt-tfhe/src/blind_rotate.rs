@@ -104,6 +104,12 @@ pub fn emit_blind_rotate_trace(bsk: &FourierBsk, batch: usize) {
     let rows = (k + 1) * bsk.level as u64;
     let b = batch as u64;
     let ifft_per_col = rows.div_ceil(shape_of(bsk).group as u64);
+    // The whole bsk streams once per call: a batch of `b` LWEs shares one pass over it.
+    basalt_trace::emit(basalt_trace::Kernel::TfheKeyLoad {
+        key: basalt_trace::TfheKey::Bsk,
+        size: n as u32,
+        count: bsk.lwe_dim as u64 * rows * (k + 1),
+    });
     emit_tfhe(TfheStep::ModSwitch, bsk.lwe_dim + 1, b);
     emit_tfhe(TfheStep::Rotate, n, b);
     let _g = basalt_trace::region("BlindRotate");

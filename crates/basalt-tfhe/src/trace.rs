@@ -37,6 +37,12 @@ pub fn emit_keyswitch_trace(in_dim: usize, level: usize, out_dim: usize, batch: 
     if !basalt_trace::is_recording() {
         return;
     }
+    // The ksk streams once per call (per batch), `in_dim · level` rows of `out_dim + 1` words.
+    emit(Kernel::TfheKeyLoad {
+        key: basalt_trace::TfheKey::Ksk,
+        size: u32::try_from(out_dim + 1).unwrap_or(u32::MAX),
+        count: (in_dim as u64).saturating_mul(level as u64),
+    });
     let count = (in_dim as u64).saturating_mul(level as u64).saturating_mul(batch as u64);
     emit_tfhe(TfheStep::KeySwitch, out_dim + 1, count);
 }
@@ -65,6 +71,9 @@ mod tests {
         let want = 16384u64 * 5 * batch as u64;
         assert!(want > u64::from(u32::MAX));
         assert_eq!(trace.count(KernelKind::Tfhe(TfheStep::KeySwitch)), want);
-        assert!(trace.kernels().all(|k| matches!(k, Kernel::Tfhe { size: 992, .. })));
+        assert!(trace.kernels().all(|k| matches!(
+            k,
+            Kernel::Tfhe { size: 992, .. } | Kernel::TfheKeyLoad { size: 992, count: 81_920, .. }
+        )));
     }
 }

@@ -3,7 +3,7 @@
 use basalt_tfhe::params::toy;
 use basalt_tfhe::random::Csprng;
 use basalt_tfhe::{BatchConfig, ClientKey, Lut};
-use basalt_trace::{Event, KernelKind, TfheStep, record};
+use basalt_trace::{Event, Kernel, KernelKind, TfheKey, TfheStep, record};
 
 #[test]
 fn one_pbs_matches_closed_form() {
@@ -57,6 +57,25 @@ fn batch_emits_from_calling_thread_scaled_by_batch() {
     let n = params.lwe_dimension as u64;
     assert_eq!(trace.count(KernelKind::Tfhe(TfheStep::Fft)), 6 * n * 2 * params.pbs_level as u64);
     assert_eq!(trace.count(KernelKind::Tfhe(TfheStep::SampleExtract)), 6);
+    // The batch streams each key once, not once per LWE: one bsk and one ksk load, of the
+    // keys' full size ((k+1)·l × (k+1) polynomials per GGSW; kN·l_k LWE rows).
+    let k = params.glwe_dimension as u64;
+    let l = params.pbs_level as u64;
+    let big_n = params.polynomial_size as u64;
+    let loads: Vec<_> =
+        trace.kernels().filter(|x| x.kind() == KernelKind::TfheKeyLoad).cloned().collect();
+    assert_eq!(loads.len(), 2, "{loads:?}");
+    let bsk_words = n * (k + 1) * l * (k + 1) * big_n;
+    let ksk_words = k * big_n * params.ks_level as u64 * (n + 1);
+    let words = |key| {
+        loads
+            .iter()
+            .filter(|x| matches!(x, Kernel::TfheKeyLoad { key: kk, .. } if *kk == key))
+            .map(Kernel::units)
+            .sum::<u64>()
+    };
+    assert_eq!(words(TfheKey::Bsk), bsk_words);
+    assert_eq!(words(TfheKey::Ksk), ksk_words);
     // Nothing is recorded when no recorder is open (and nothing leaks from workers).
     assert!(!basalt_trace::is_recording());
 }

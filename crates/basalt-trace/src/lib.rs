@@ -18,5 +18,7 @@
 mod kernel;
 mod recorder;
 
-pub use kernel::{ElemOp, Kernel, KernelKind, TfheStep};
-pub use recorder::{Event, RegionGuard, Trace, emit, is_recording, record, region};
+pub use kernel::{ElemOp, Kernel, KernelKind, KeyId, TfheKey, TfheStep};
+pub use recorder::{
+    Event, KeyScope, RegionGuard, Trace, emit, is_recording, key_scope, record, region,
+};

@@ -5,15 +5,22 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::kernel::{Kernel, KernelKind};
+use crate::kernel::{Kernel, KernelKind, KeyId};
 
 /// A recorded event: a kernel, or the opening/closing of a named region.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "ev")]
 pub enum Event {
     Kernel(Kernel),
-    Enter { name: String },
+    Enter {
+        name: String,
+    },
     Exit,
+    /// The `KeyLoad` that follows reads key `key` (written by the recorder under a
+    /// [`key_scope`]; metadata, not work).
+    Key {
+        key: KeyId,
+    },
 }
 
 /// A recorded stream of events.
@@ -48,6 +55,7 @@ impl Trace {
 
 thread_local! {
     static STACK: RefCell<Vec<Trace>> = const { RefCell::new(Vec::new()) };
+    static KEYS: RefCell<Vec<KeyId>> = const { RefCell::new(Vec::new()) };
 }
 
 /// Run `f` with a recorder open on this thread; return its result and what it emitted.
@@ -74,14 +82,46 @@ pub fn is_recording() -> bool {
     STACK.with(|s| !s.borrow().is_empty())
 }
 
-/// Report a kernel to the innermost open recorder, if any.
+/// Report a kernel to the innermost open recorder, if any. Inside a [`key_scope`], a
+/// `KeyLoad` is preceded by an [`Event::Key`] naming the key.
 #[inline]
 pub fn emit(k: Kernel) {
     STACK.with(|s| {
         if let Some(t) = s.borrow_mut().last_mut() {
+            if matches!(k, Kernel::KeyLoad { .. })
+                && let Some(key) = KEYS.with(|keys| keys.borrow().last().copied())
+            {
+                t.events.push(Event::Key { key });
+            }
             t.events.push(Event::Kernel(k));
         }
     });
+}
+
+/// Ends its key scope when dropped.
+pub struct KeyScope {
+    active: bool,
+}
+
+impl Drop for KeyScope {
+    fn drop(&mut self) {
+        if self.active {
+            KEYS.with(|k| k.borrow_mut().pop());
+        }
+    }
+}
+
+/// Name the key that `KeyLoad`s emitted until the guard drops read. The evaluator knows which
+/// key an operation uses (relinearisation, the Galois element of a rotation); the key-switching
+/// code that emits the load does not need to, so the identity travels by scope. Scopes nest
+/// (the innermost wins); outside a recording this is a no-op.
+#[must_use = "the key scope ends when the guard is dropped"]
+pub fn key_scope(key: KeyId) -> KeyScope {
+    let active = is_recording();
+    if active {
+        KEYS.with(|k| k.borrow_mut().push(key));
+    }
+    KeyScope { active }
 }
 
 /// Closes its region when dropped.
@@ -137,6 +177,53 @@ mod tests {
         assert_eq!(outer.events.last(), Some(&Event::Exit));
         assert!(!is_recording());
         let _ = ElemOp::Add;
+    }
+
+    #[test]
+    fn key_scopes_name_key_loads_only() {
+        let load = Kernel::KeyLoad { n: 8, limbs: 2, digits: 1, seeded: false };
+        let ((), t) = record(|| {
+            emit(load.clone()); // no scope: anonymous
+            let _g = key_scope(KeyId::Galois { element: 5 });
+            emit(Kernel::Ntt { n: 8, limbs: 1 });
+            emit(load.clone());
+            {
+                let _r = key_scope(KeyId::Relin);
+                emit(load.clone());
+            }
+            emit(load.clone());
+        });
+        let g5 = Event::Key { key: KeyId::Galois { element: 5 } };
+        let relin = Event::Key { key: KeyId::Relin };
+        let l = Event::Kernel(load);
+        assert_eq!(
+            t.events,
+            vec![
+                l.clone(),
+                Event::Kernel(Kernel::Ntt { n: 8, limbs: 1 }),
+                g5.clone(),
+                l.clone(),
+                relin,
+                l.clone(),
+                g5,
+                l
+            ]
+        );
+        // Outside a recording a scope is inert and leaves nothing behind.
+        drop(key_scope(KeyId::Relin));
+        let ((), t) = record(|| emit(Kernel::KeyLoad { n: 8, limbs: 1, digits: 1, seeded: true }));
+        assert_eq!(t.events.len(), 1);
+        let s = serde_json::to_string(&t.events).unwrap();
+        assert!(!s.contains("\"Key\""));
+        // The JSON form other tools read.
+        let ((), t) = record(|| {
+            let _g = key_scope(KeyId::Galois { element: 5 });
+            emit(Kernel::KeyLoad { n: 8, limbs: 1, digits: 1, seeded: false });
+        });
+        let s = serde_json::to_string(&t.events[0]).unwrap();
+        assert_eq!(s, r#"{"ev":"Key","key":{"kind":"galois","element":5}}"#);
+        let back: Event = serde_json::from_str(&s).unwrap();
+        assert_eq!(back, t.events[0]);
     }
 
     #[test]

@@ -49,6 +49,7 @@ pub fn record_bootstrap(params: &Parameters, bt: &Bootstrapper) -> Result<Bootst
             Event::Exit => {
                 stack.pop();
             }
+            Event::Key { .. } => {}
             Event::Kernel(_) => {
                 if stack.last().copied().unwrap_or(false) {
                     inside.events.push(e.clone());

@@ -56,6 +56,7 @@ impl Evaluator {
             });
         }
         let _r = region("Relinearize");
+        let _k = basalt_trace::key_scope(basalt_trace::KeyId::Relin);
         let (c0, c1) =
             self.keyswitch_add(&ct.polys[2], &rlk.key, [Some(&ct.polys[0]), Some(&ct.polys[1])]);
         Ok(Ciphertext {

@@ -1,6 +1,6 @@
 //! Rotations, conjugation and hoisted rotations.
 
-use basalt_trace::region;
+use basalt_trace::{KeyId, region};
 
 use super::Evaluator;
 use crate::ciphertext::Ciphertext;
@@ -41,6 +41,8 @@ impl Evaluator {
         Self::check_degree1(ct)?;
         let gk = self.galois_key(galois, rotation)?;
         let _r = region("Rotate");
+        // Name the key for the simulator's on-chip store (rotations by one step share it).
+        let _k = basalt_trace::key_scope(KeyId::Galois { element: galois });
         let ring = self.params.ring();
         let (c0, c1) = {
             let _r = region("Automorph");
@@ -95,7 +97,10 @@ impl Evaluator {
             .into_iter()
             .map(|(g, gk)| match gk {
                 None => ct.clone(),
-                Some(gk) => hoisted::automorphism_hoisted(&self.params, ct, &decomp, g, &gk.key),
+                Some(gk) => {
+                    let _k = basalt_trace::key_scope(KeyId::Galois { element: g });
+                    hoisted::automorphism_hoisted(&self.params, ct, &decomp, g, &gk.key)
+                }
             })
             .collect())
     }
@@ -121,6 +126,7 @@ impl Evaluator {
                     return Ok(hoisted::lift_lazy(&self.params, ct, &self.p_mod_q));
                 }
                 let gk = self.galois_key(g, Some(k))?;
+                let _k = basalt_trace::key_scope(KeyId::Galois { element: g });
                 Ok(hoisted::automorphism_hoisted_lazy(
                     &self.params,
                     ct,

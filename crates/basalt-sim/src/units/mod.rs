@@ -60,7 +60,26 @@ pub fn cost(m: &Machine, u: &Unit, k: &Kernel) -> Result<Cost, SimError> {
         ) => pbs::cycles(m, u, *step, *size, *count).ok_or_else(mismatch)?,
         _ => return Err(mismatch()),
     };
-    Ok(Cost { busy, fill: u.latency_cycles as f64 })
+    Ok(Cost { busy: busy + alloc_cycles(m, k), fill: u.latency_cycles as f64 })
+}
+
+/// CPU models: the host program's time outside the traced kernels (allocating result
+/// polynomials, copies, untraced passes), charged per kernel output word at
+/// `memory.output_overhead_ns_per_word`. The trace does not say which kernels allocate or copy,
+/// so the term is spread evenly over output words; `basalt sim calibrate` measures it on a
+/// hold-out operation (rescale), never on the key switch / HMult it is validated against.
+fn alloc_cycles(m: &Machine, k: &Kernel) -> f64 {
+    let Some(ns) = m.memory.output_overhead_ns_per_word else { return 0.0 };
+    let words = match *k {
+        Kernel::Ntt { n, limbs }
+        | Kernel::Intt { n, limbs }
+        | Kernel::Elem { n, limbs, .. }
+        | Kernel::Automorph { n, limbs, .. }
+        | Kernel::KeyGen { n, limbs } => n as f64 * limbs as f64,
+        Kernel::BConv { n, to, .. } => n as f64 * to as f64,
+        _ => 0.0,
+    };
+    words * ns * m.clock_ghz
 }
 
 /// Reject kernels recorded for parameters the machine cannot hold.
@@ -72,7 +91,11 @@ pub(crate) fn check_fits(m: &Machine, k: &Kernel) -> Result<(), SimError> {
         | Kernel::Automorph { n, .. }
         | Kernel::KeyGen { n, .. }
         | Kernel::PlainLoad { n, .. } => (n, 0),
-        Kernel::KeyLoad { n, limbs, .. } => (n, limbs),
+        Kernel::KeyLoad { n, limbs, .. }
+        | Kernel::CtLoad { n, limbs, .. }
+        | Kernel::CtStore { n, limbs, .. } => (n, limbs),
+        // A ksk row is an LWE of `out_dim + 1` words, not a polynomial.
+        Kernel::TfheKeyLoad { .. } => return Ok(()),
         Kernel::BConv { n, from, to } => (n, from + to),
         Kernel::Tfhe { step, size, .. } => {
             // Key switching's and modulus switching's `size` is an LWE size, not a polynomial.
