@@ -214,8 +214,14 @@ fn precision_against_ring_size() {
         let (out, st) = s.bt.bootstrap_timed(&s.eval, s.encaps.as_ref(), &ct).unwrap();
         let p = PrecisionStats::new(&v, &s.decrypt(&out));
         eprintln!(
-            "N=2^{log_n}: mean {:.2} min {:.2} bits, {:.0} ms",
-            p.mean.l2, p.min.l2, st.total_ms
+            "N=2^{log_n}: mean {:.2} min {:.2} bits, {:.0} ms (thread CPU {:.0} ms: CtS {:.0}, EvalMod {:.0}, StC {:.0})",
+            p.mean.l2,
+            p.min.l2,
+            st.total_ms,
+            st.total_cpu_ms,
+            st.cts_cpu_ms,
+            st.evalmod_cpu_ms,
+            st.stc_cpu_ms
         );
     }
 }

@@ -23,6 +23,7 @@
 
 pub mod bench;
 pub mod convert;
+pub mod fused;
 pub mod kernels;
 pub mod modular;
 pub mod ntt;

@@ -33,6 +33,7 @@
 //! Exactly `⌈log2(d+1)⌉` levels (`c` primes each with double-prime scaling), plus one if
 //! `[a, b] ≠ [−1, 1]`; non-scalar products: the powers built plus one per split node.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use basalt_ckks::{Ciphertext, Evaluator, Parameters};
@@ -207,59 +208,69 @@ impl<'a> PolyEvaluator<'a> {
         Ok(self.eval.drop_level(ct, ct.level() - level)?)
     }
 
+    /// `T_k` at `level` (borrowed when it already sits there; otherwise only the kept limbs
+    /// are copied).
+    fn power_at(&self, k: usize, level: usize) -> Result<Cow<'_, Ciphertext>> {
+        let t = &self.powers[&k];
+        Ok(if t.level() == level { Cow::Borrowed(t) } else { Cow::Owned(self.drop_to(t, level)?) })
+    }
+
     fn drop_factor(&self, level: usize) -> f64 {
         self.eval.params().q()[level + 1 - self.c..=level].iter().map(|&q| q as f64).product()
     }
 
-    /// `T_k`, built on demand.
-    fn power(&mut self, k: usize) -> Result<Ciphertext> {
-        if let Some(t) = self.powers.get(&k) {
-            return Ok(t.clone());
+    /// Build `T_k` (and the powers it needs) if it is not there yet.
+    fn ensure_power(&mut self, k: usize) -> Result<()> {
+        if self.powers.contains_key(&k) {
+            return Ok(());
         }
         let a = 1usize << (ceil_log2(k) - 1);
         let b = k - a;
-        let (ta, tb) = (self.power(a)?, self.power(b)?);
-        let lp = ta.level().min(tb.level());
-        let (ta, tb) = (self.drop_to(&ta, lp)?, self.drop_to(&tb, lp)?);
-        let prod = self.eval.mul_relin(&ta, &tb)?;
+        self.ensure_power(a)?;
+        self.ensure_power(b)?;
+        if a != b {
+            self.ensure_power(a - b)?;
+        }
+        let lp = self.powers[&a].level().min(self.powers[&b].level());
+        let prod = {
+            let (ta, tb) = (self.power_at(a, lp)?, self.power_at(b, lp)?);
+            self.eval.mul_relin(&ta, &tb)?
+        };
         let mut two = self.eval.add(&prod, &prod)?;
         if a == b {
             two = self.eval.add_const(&two, (-1.0).into())?;
         } else {
-            let tc = self.power(a - b)?;
-            let tc = self.drop_to(&tc, lp)?;
+            let tc = self.power_at(a - b, lp)?;
             let mut neg = self.eval.mul_const_scaled(&tc, -1.0, two.scale() / tc.scale())?;
             neg.set_scale(two.scale());
-            two = self.eval.add(&two, &neg)?;
+            self.eval.add_assign(&mut two, &neg)?;
         }
         let out = self.eval.rescale(&two)?;
-        self.powers.insert(k, out.clone());
-        Ok(out)
+        self.powers.insert(k, out);
+        Ok(())
     }
 
     fn leaf(&mut self, coeffs: &[f64], level: usize, scale: f64) -> Result<Ciphertext> {
         let terms: Vec<usize> = (1..coeffs.len()).filter(|&k| coeffs[k] != 0.0).collect();
+        self.ensure_power(1)?;
         if terms.is_empty() {
-            let t1 = self.power(1)?;
-            let mut z =
-                self.eval.mul_const_scaled(&self.drop_to(&t1, level)?, 0.0, scale / t1.scale())?;
+            let t1 = self.power_at(1, level)?;
+            let mut z = self.eval.mul_const_scaled(&t1, 0.0, scale / t1.scale())?;
             z.set_scale(scale);
             return Ok(self.eval.add_const(&z, coeffs[0].into())?);
         }
+        for &k in &terms {
+            self.ensure_power(k)?;
+        }
+        // Σ c_k·T_k one level above the target, accumulated in place (no intermediate
+        // ciphertexts, no copies of the dropped limbs), then one rescale.
         let up = level + self.c;
         let s_up = scale * self.drop_factor(up);
-        let mut acc: Option<Ciphertext> = None;
+        let mut acc = self.eval.zero_like(&self.powers[&terms[0]], up, s_up)?;
         for k in terms {
-            let t = self.power(k)?;
-            let mut term =
-                self.eval.mul_const_scaled(&self.drop_to(&t, up)?, coeffs[k], s_up / t.scale())?;
-            term.set_scale(s_up);
-            acc = Some(match acc {
-                None => term,
-                Some(a) => self.eval.add(&a, &term)?,
-            });
+            let t = &self.powers[&k];
+            self.eval.mul_const_add_assign(&mut acc, t, coeffs[k], s_up / t.scale())?;
         }
-        let mut acc = acc.expect("non-empty terms");
         if coeffs[0] != 0.0 {
             acc = self.eval.add_const(&acc, coeffs[0].into())?;
         }
@@ -276,15 +287,16 @@ impl<'a> PolyEvaluator<'a> {
         }
         let m = 1usize << (usize::BITS - 1 - d.leading_zeros());
         let (q, r) = split(&coeffs[..=d], m);
-        let tm = self.power(m)?;
+        self.ensure_power(m)?;
+        let tm_scale = self.powers[&m].scale();
         let up = level + self.c;
-        let q_ct = self.node(&q, up, scale * self.drop_factor(up) / tm.scale())?;
-        let prod = self.eval.mul_relin(&q_ct, &self.drop_to(&tm, up)?)?;
+        let q_ct = self.node(&q, up, scale * self.drop_factor(up) / tm_scale)?;
+        let prod = self.eval.mul_relin(&q_ct, &*self.power_at(m, up)?)?;
         let mut out = self.eval.rescale(&prod)?;
         out.set_scale(scale);
         if degree(&r).is_some() {
             let r_ct = self.node(&r, level, scale)?;
-            out = self.eval.add(&out, &r_ct)?;
+            self.eval.add_assign(&mut out, &r_ct)?;
         }
         Ok(out)
     }

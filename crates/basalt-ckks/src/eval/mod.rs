@@ -9,6 +9,7 @@
 //! hoisting).
 
 pub mod arith;
+pub mod fused;
 pub mod lazy;
 pub mod mul;
 pub mod raise;

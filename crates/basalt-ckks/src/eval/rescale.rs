@@ -44,8 +44,10 @@ impl Evaluator {
         if levels > ct.level() {
             return Err(CkksError::LevelBelowZero { level: ct.level(), drop: levels });
         }
-        let mut out = ct.clone();
-        out.drop_to_level(ct.level() - levels)?;
-        Ok(out)
+        // Copy only the limbs that stay.
+        let ring = self.params.ring();
+        let keep = ct.level() - levels + 1;
+        let polys = ct.polys.iter().map(|p| ring.truncated_copy(p, keep)).collect();
+        Ok(Ciphertext { polys, scale: ct.scale, slots: ct.slots, params_id: ct.params_id })
     }
 }

@@ -1,0 +1,75 @@
+//! Fused operations for circuits that accumulate many constant products (polynomial
+//! evaluation's `Σ c_k·T_k`): no intermediate ciphertexts, no copies of the limbs a level drop
+//! discards.
+
+use super::Evaluator;
+use super::scales_match;
+use crate::ciphertext::Ciphertext;
+use crate::error::{CkksError, Result};
+
+/// `round(v) mod q` for `|v| < 2^126`.
+fn residue(v: f64, q: u64) -> Result<u64> {
+    if !v.is_finite() || v.abs() >= 2f64.powi(126) {
+        return Err(CkksError::Overflow { value: v });
+    }
+    Ok((v.round() as i128).rem_euclid(q as i128) as u64)
+}
+
+impl Evaluator {
+    /// `acc += c·ct` with `c` encoded as the integer `round(c·const_scale)`, over `acc`'s
+    /// limbs (`ct` may be at a higher level: its extra limbs are ignored, a free level drop).
+    /// `acc`'s scale must be `ct.scale · const_scale`.
+    ///
+    /// # Errors
+    /// Parameter set, symbolic/real mix, `ct` below `acc`'s level, degree mismatch, scales
+    /// that do not match, a constant that overflows.
+    pub fn mul_const_add_assign(
+        &self,
+        acc: &mut Ciphertext,
+        ct: &Ciphertext,
+        c: f64,
+        const_scale: f64,
+    ) -> Result<()> {
+        self.check_ct(acc)?;
+        self.check_ct(ct)?;
+        if acc.is_symbolic() != ct.is_symbolic() {
+            return Err(CkksError::SymbolicMix);
+        }
+        if ct.level() < acc.level() {
+            return Err(CkksError::LevelMismatch { left: acc.level(), right: ct.level() });
+        }
+        if acc.degree() != ct.degree() {
+            return Err(CkksError::Degree { degree: ct.degree(), expected: acc.degree() });
+        }
+        if !scales_match(acc.scale, ct.scale * const_scale) {
+            return Err(CkksError::ScaleMismatch {
+                left: acc.scale.log2(),
+                right: (ct.scale * const_scale).log2(),
+            });
+        }
+        let v = c * const_scale;
+        let s: Vec<u64> = self.params.q()[..=acc.level()]
+            .iter()
+            .map(|&q| residue(v, q))
+            .collect::<Result<_>>()?;
+        let ring = self.params.ring();
+        for (a, p) in acc.polys.iter_mut().zip(&ct.polys) {
+            ring.mul_scalar_acc_assign(a, p, &s);
+        }
+        Ok(())
+    }
+
+    /// A zero ciphertext shaped like `ct` at `level` with scale `scale` (the accumulator of
+    /// [`Evaluator::mul_const_add_assign`]).
+    ///
+    /// # Errors
+    /// [`CkksError::LevelTooHigh`] above `ct`'s level.
+    pub fn zero_like(&self, ct: &Ciphertext, level: usize, scale: f64) -> Result<Ciphertext> {
+        self.check_ct(ct)?;
+        if level > ct.level() {
+            return Err(CkksError::LevelTooHigh { requested: level, max: ct.level() });
+        }
+        let polys = ct.polys.iter().map(|p| p.with_shape(level + 1, 0, p.domain())).collect();
+        Ok(Ciphertext { polys, scale, slots: ct.slots, params_id: ct.params_id })
+    }
+}
