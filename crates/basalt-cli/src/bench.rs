@@ -15,6 +15,10 @@ pub enum Suite {
     Pbs,
     /// The seven HE-MxV layers encrypted for real on `--mxv-set` (long: minutes per set).
     Mxv,
+    /// Linear transforms: diagonal method vs BSGS (no/single/double hoisting, both loop
+    /// orders) vs Auto on a dense 512×512 matrix and a CoeffsToSlots-like level (`--quick`:
+    /// toy rings).
+    Lintrans,
     /// ntt, ckks and pbs (mxv is run on its own).
     All,
 }
@@ -64,6 +68,19 @@ pub struct BenchArgs {
     /// HE-MxV layers (default: all seven).
     #[arg(long, value_delimiter = ',')]
     layers: Vec<String>,
+    /// lintrans: small insecure toy rings instead of the full-size cases (CI smoke test).
+    #[arg(long)]
+    quick: bool,
+    /// lintrans cases: dense (512×512, N = 2^15) and c2s (15 diagonals over 2^15 slots at
+    /// the top of N16QP1546H192H32).
+    #[arg(long = "case", value_delimiter = ',', default_value = "dense,c2s")]
+    cases: Vec<String>,
+    /// lintrans: baby steps of the BSGS rows (default 32 for dense, 4 for c2s).
+    #[arg(long)]
+    n1: Option<usize>,
+    /// lintrans: timed repetitions per strategy (median reported).
+    #[arg(long, default_value_t = 3)]
+    lt_reps: usize,
 }
 
 /// The CPU's model name from /proc/cpuinfo.
@@ -185,6 +202,37 @@ pub fn run(a: &BenchArgs) -> Result<(), String> {
                     emit(serde_json::to_value(&r).map_err(|e| e.to_string())?);
                 }
             }
+        }
+    }
+    if a.suite == Suite::Lintrans {
+        let cases = a
+            .cases
+            .iter()
+            .map(|c| {
+                basalt_circuits::lintrans::bench::Case::parse(c)
+                    .ok_or(format!("unknown lintrans case {c:?} (dense, c2s)"))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let opts = basalt_circuits::lintrans::bench::BenchOptions {
+            cases,
+            quick: a.quick,
+            reps: a.lt_reps,
+            n1: a.n1,
+            threads: 1,
+        };
+        eprintln!(
+            "bench lintrans: {} case(s){} …",
+            opts.cases.len(),
+            if a.quick { " (quick, toy rings)" } else { "" }
+        );
+        let mut err = None;
+        basalt_circuits::lintrans::bench::run(&opts, &mut |r| match serde_json::to_value(r) {
+            Ok(v) => emit(v),
+            Err(e) => err = Some(e.to_string()),
+        })
+        .map_err(|e| e.to_string())?;
+        if let Some(e) = err {
+            return Err(e);
         }
     }
     if matches!(a.suite, Suite::Ckks | Suite::All) {
