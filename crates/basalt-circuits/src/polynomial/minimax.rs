@@ -13,8 +13,9 @@
 //! 3. locate the local extrema of `e` on a grid clustered like Chebyshev points towards both
 //!    ends of `[ε, 1]`, refine each by golden-section search, merge runs of equal sign
 //!    (keeping the largest), and drop the smaller end point until `m + 1` remain;
-//! 4. repeat until the levelled error `|E|` and the true maximum agree to `1e−9` (relative),
-//!    or the error is below [`ERROR_FLOOR`] (f64 rounding). If fewer than `m + 1` alternating
+//! 4. repeat until the levelled error `|E|` and the true maximum agree to `1e−9` (relative)
+//!    plus the absolute rounding of an f64 evaluation (`64·ε_mach·(1 + Σ|c_k|)`), or the error
+//!    is below [`ERROR_FLOOR`] or that rounding. If fewer than `m + 1` alternating
 //!    extrema are found (a poor reference), one-point exchange: the global maximum replaces
 //!    the reference point of the same error sign next to it.
 //!
@@ -226,9 +227,11 @@ pub fn remez_sign(degree: usize, eps: f64) -> Result<MinimaxSign> {
             }
         }
         error = alt.iter().map(|p| p.1.abs()).fold(0.0, f64::max);
-        if error <= ERROR_FLOOR {
-            // Below f64 rounding of the evaluation: nothing left to level (a late composite
-            // stage on a domain [1 − δ, 1]).
+        // Absolute rounding of an f64 evaluation of p (a sum of m terms of size |c_k|).
+        let rounding = 64.0 * f64::EPSILON * (1.0 + coeffs.iter().map(|c| c.abs()).sum::<f64>());
+        if error <= ERROR_FLOOR.max(rounding) || error - levelled <= 1e-9 * error + rounding {
+            // Levelled, or at the f64 rounding of the evaluation (a late composite stage on a
+            // domain [1 − δ, 1]): nothing left to exchange.
             break;
         }
         if alt.len() == m + 1 {
@@ -268,9 +271,6 @@ pub fn remez_sign(degree: usize, eps: f64) -> Result<MinimaxSign> {
             return Err(CircuitError::Invalid(format!(
                 "Remez: the reference of degree {degree} on [{eps}, 1] collapsed"
             )));
-        }
-        if error - levelled <= 1e-9 * error {
-            break;
         }
         if it == MAX_ITERATIONS {
             return Err(CircuitError::Invalid(format!(
