@@ -39,8 +39,8 @@ fn max_err(f: impl Fn(f64) -> f64, eps: f64) -> f64 {
 
 #[test]
 fn remez_error_equioscillates() {
-    for &eps in &[0.1, 0.02, 1.0 / 256.0] {
-        for &d in &[3usize, 7, 15, 31, 63] {
+    for &eps in &[0.1, 0.02, 1.0 / 256.0, 1.0 / 1024.0] {
+        for &d in &[3usize, 7, 15, 31, 63, 127] {
             let mm = remez_sign(d, eps).unwrap();
             let xs = grid(eps, 1.0, 200_000);
             let e: Vec<f64> = xs.iter().map(|&x| mm.poly.evaluate_plain(x) - 1.0).collect();
