@@ -45,6 +45,8 @@ fn bad_input_is_an_error_message_not_a_panic() {
         vec!["trace", "--preset", "NO_SUCH_PRESET"],
         vec!["sim", "run", "--machine", "no_such_machine", "--trace", "/nonexistent"],
         vec!["bench", "ckks", "--preset", "NO_SUCH_PRESET", "--threads", "1"],
+        vec!["bench", "lintrans", "--quick", "--lt-reps", "0"],
+        vec!["bench", "lintrans", "--quick", "--n1", "0"],
     ] {
         let out = basalt().args(&args).output().unwrap();
         let err = String::from_utf8_lossy(&out.stderr);
