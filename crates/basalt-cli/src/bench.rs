@@ -81,6 +81,13 @@ pub struct BenchArgs {
     /// lintrans: timed repetitions per strategy (median reported).
     #[arg(long, default_value_t = 3)]
     lt_reps: usize,
+    /// lintrans: run the dense case on this CKKS preset (default: a 128-bit N = 2^15 ring;
+    /// `LATTIGO_RESIDUAL` needs 16 GB of keys for the diagonal method, 8 GB with `--seeded`).
+    #[arg(long)]
+    lt_preset: Option<String>,
+    /// lintrans: level of the dense case (default: the preset's top level).
+    #[arg(long)]
+    lt_level: Option<usize>,
 }
 
 /// The CPU's model name from /proc/cpuinfo.
@@ -219,6 +226,9 @@ pub fn run(a: &BenchArgs) -> Result<(), String> {
             reps: a.lt_reps,
             n1: a.n1,
             threads: 1,
+            dense_preset: a.lt_preset.clone(),
+            dense_level: a.lt_level,
+            seeded: a.seeded,
         };
         eprintln!(
             "bench lintrans: {} case(s){} …",

@@ -47,6 +47,9 @@ fn bad_input_is_an_error_message_not_a_panic() {
         vec!["bench", "ckks", "--preset", "NO_SUCH_PRESET", "--threads", "1"],
         vec!["bench", "lintrans", "--quick", "--lt-reps", "0"],
         vec!["bench", "lintrans", "--quick", "--n1", "0"],
+        vec!["bench", "lintrans", "--case", "dense", "--lt-preset", "NO_SUCH_PRESET"],
+        vec!["bench", "lintrans", "--case", "dense", "--lt-level", "99"],
+        vec!["bench", "lintrans", "--quick", "--lt-level", "2"],
     ] {
         let out = basalt().args(&args).output().unwrap();
         let err = String::from_utf8_lossy(&out.stderr);

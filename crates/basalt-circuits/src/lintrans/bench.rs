@@ -70,6 +70,14 @@ pub struct BenchOptions {
     pub n1: Option<usize>,
     /// Worker threads (1: the CPU time is the whole work).
     pub threads: usize,
+    /// Run the dense case on this preset instead of [`dense_params`] (e.g. `LATTIGO_RESIDUAL`
+    /// on a machine with the memory for 511 of its keys).
+    pub dense_preset: Option<String>,
+    /// Level of the dense case (default: the top of its parameters).
+    pub dense_level: Option<usize>,
+    /// Seeded rotation keys (half the memory; the `a` halves are regenerated at each use,
+    /// which the CPU time then includes).
+    pub seeded: bool,
 }
 
 impl Default for BenchOptions {
@@ -80,6 +88,9 @@ impl Default for BenchOptions {
             reps: 3,
             n1: None,
             threads: 1,
+            dense_preset: None,
+            dense_level: None,
+            seeded: false,
         }
     }
 }
@@ -122,6 +133,7 @@ pub struct LtRecord {
     pub wall_ms: f64,
     pub reps: usize,
     pub threads: usize,
+    pub seeded_keys: bool,
     /// `−log2` of the largest slot error against the cleartext twin.
     pub precision_bits: f64,
 }
@@ -216,11 +228,27 @@ struct Setup {
 fn setup(case: Case, o: &BenchOptions) -> Result<Setup> {
     let (params, label, slots, level, diags, n1) = match (case, o.quick) {
         (Case::Dense, false) => {
-            let p = dense_params()?;
+            let (p, label) = match &o.dense_preset {
+                None => (dense_params()?, "N15_L5_D2_W40".to_string()),
+                Some(name) => {
+                    (Parameters::preset(name).map_err(basalt_ckks::CkksError::from)?, name.clone())
+                }
+            };
             let s = 512;
             let m = crate::testing::random_matrix(s, s, 1.0 / (s as f64).sqrt(), 42);
-            let level = p.max_level();
-            (p, "N15_L5_D2_W40".to_string(), s, level, Diagonals::from_dense_real(&m, s)?, 32)
+            let level = o.dense_level.unwrap_or(p.max_level());
+            if level == 0 || level > p.max_level() {
+                return Err(CircuitError::Invalid(format!(
+                    "dense case level {level} must be in 1..={} for {label}",
+                    p.max_level()
+                )));
+            }
+            (p, label, s, level, Diagonals::from_dense_real(&m, s)?, 32)
+        }
+        (Case::Dense, true) if o.dense_preset.is_some() || o.dense_level.is_some() => {
+            return Err(CircuitError::Invalid(
+                "--quick uses its own toy ring: drop the dense preset/level".into(),
+            ));
         }
         (Case::Dense, true) => {
             let p = toy_params(11, 3, 40, 2);
@@ -299,7 +327,7 @@ fn run_case(s: &Setup, o: &BenchOptions, sink: &mut (dyn FnMut(&LtRecord) + Send
     }
     rots.sort_unstable();
     rots.dedup();
-    let ctx = Ctx::new(&s.params, &rots)?;
+    let ctx = Ctx::with_keys(&s.params, &rots, o.seeded)?;
     let x = random_values(s.slots, 7, false);
     let want = s.diags.evaluate_plain(&x)?;
     let ct = ctx.encrypt(&x, s.slots, s.level)?;
@@ -358,6 +386,7 @@ fn run_case(s: &Setup, o: &BenchOptions, sink: &mut (dyn FnMut(&LtRecord) + Send
             wall_ms: median(wall),
             reps: o.reps,
             threads: rayon::current_num_threads(),
+            seeded_keys: o.seeded,
             precision_bits: bits,
         };
         sink(&rec);
