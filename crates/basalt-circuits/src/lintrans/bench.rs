@@ -104,6 +104,7 @@ pub struct LtRecord {
     pub log_n: u32,
     pub slots: usize,
     pub level: usize,
+    /// Key-switching digits at the transform's level.
     pub dnum: usize,
     pub diagonals: usize,
     /// `diagonal`, `bsgs` or `auto`.
@@ -365,7 +366,7 @@ fn run_case(s: &Setup, o: &BenchOptions, sink: &mut (dyn FnMut(&LtRecord) + Send
             log_n: s.params.log_n(),
             slots: s.slots,
             level: s.level,
-            dnum: s.params.dnum(),
+            dnum: s.params.dnum_at(s.level),
             diagonals: s.diags.len(),
             strategy: strategy.into(),
             n1: plan.n1,
