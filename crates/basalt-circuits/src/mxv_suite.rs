@@ -102,10 +102,25 @@ pub struct MxvRecord {
     pub threads: usize,
     pub keygen_s: f64,
     pub eval_s: f64,
+    /// CPU time of the whole process (all worker threads) during the evaluation: robust to
+    /// other processes on a shared machine; `eval_s × threads` at perfect scaling.
+    pub eval_cpu_s: f64,
     pub precision_bits: f64,
     pub max_abs_err: f64,
     pub measured: OpCounts,
     pub predicted: OpCounts,
+}
+
+/// CPU time consumed by all threads of this process, in seconds.
+pub fn process_cpu_s() -> f64 {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: `ts` is a valid, writable timespec and CLOCK_PROCESS_CPUTIME_ID is supported on
+    // Linux; on failure the call leaves `ts` zeroed and we report 0.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
+    if rc != 0 {
+        return 0.0;
+    }
+    ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
 }
 
 /// Run one layer on `params` (full slots, top level) with `strategy`.
@@ -136,9 +151,10 @@ pub fn mxv_run(
         .iter()
         .map(|v| ctx.encrypt_real(v, slots, level))
         .collect::<Result<Vec<_>>>()?;
-    let t1 = Instant::now();
+    let (t1, c1) = (Instant::now(), process_cpu_s());
     let (out, measured) = measure(params.n(), || mxv.evaluate(&ctx.eval, &inputs));
     let eval_s = t1.elapsed().as_secs_f64();
+    let eval_cpu_s = process_cpu_s() - c1;
     let out = out?;
     let mut have = Vec::with_capacity(layer.m);
     for ct in &out {
@@ -166,6 +182,7 @@ pub fn mxv_run(
         threads: rayon::current_num_threads(),
         keygen_s,
         eval_s,
+        eval_cpu_s,
         precision_bits: precision_bits_real(&want, &have),
         max_abs_err,
         measured,

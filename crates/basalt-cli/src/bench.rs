@@ -18,7 +18,11 @@ pub enum Suite {
     /// CKKS bootstrapping on `--preset` (`--log-slots`, `--seeded`): stage times, key sizes,
     /// precision, T_mult,a/slot (long: tens of seconds and GBs of keys at N=2^16).
     Bootstrap,
-    /// ntt, ckks and pbs (mxv and bootstrap are run on their own).
+    /// Linear transforms: diagonal method vs BSGS (no/single/double hoisting, both loop
+    /// orders) vs Auto on a dense 512×512 matrix and a CoeffsToSlots-like level (`--quick`:
+    /// toy rings).
+    Lintrans,
+    /// ntt, ckks and pbs (mxv, bootstrap and lintrans are run on their own).
     All,
 }
 
@@ -73,6 +77,26 @@ pub struct BenchArgs {
     /// Also measure T_mult(i) at every level left, for T_mult,a/slot (bootstrap suite).
     #[arg(long)]
     amortised: bool,
+    /// lintrans: small insecure toy rings instead of the full-size cases (CI smoke test).
+    #[arg(long)]
+    quick: bool,
+    /// lintrans cases: dense (512×512, N = 2^15) and c2s (15 diagonals over 2^15 slots at
+    /// the top of N16QP1546H192H32).
+    #[arg(long = "case", value_delimiter = ',', default_value = "dense,c2s")]
+    cases: Vec<String>,
+    /// lintrans: baby steps of the BSGS rows (default 32 for dense, 4 for c2s).
+    #[arg(long)]
+    n1: Option<usize>,
+    /// lintrans: timed repetitions per strategy (median reported).
+    #[arg(long, default_value_t = 3)]
+    lt_reps: usize,
+    /// lintrans: run the dense case on this CKKS preset (default: a 128-bit N = 2^15 ring;
+    /// `LATTIGO_RESIDUAL` needs 16 GB of keys for the diagonal method, 8 GB with `--seeded`).
+    #[arg(long)]
+    lt_preset: Option<String>,
+    /// lintrans: level of the dense case (default: the preset's top level).
+    #[arg(long)]
+    lt_level: Option<usize>,
 }
 
 /// The CPU's model name from /proc/cpuinfo.
@@ -211,6 +235,40 @@ pub fn run(a: &BenchArgs) -> Result<(), String> {
                 )?;
                 emit(v);
             }
+        }
+    }
+    if a.suite == Suite::Lintrans {
+        let cases = a
+            .cases
+            .iter()
+            .map(|c| {
+                basalt_circuits::lintrans::bench::Case::parse(c)
+                    .ok_or(format!("unknown lintrans case {c:?} (dense, c2s)"))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let opts = basalt_circuits::lintrans::bench::BenchOptions {
+            cases,
+            quick: a.quick,
+            reps: a.lt_reps,
+            n1: a.n1,
+            threads: 1,
+            dense_preset: a.lt_preset.clone(),
+            dense_level: a.lt_level,
+            seeded: a.seeded,
+        };
+        eprintln!(
+            "bench lintrans: {} case(s){} …",
+            opts.cases.len(),
+            if a.quick { " (quick, toy rings)" } else { "" }
+        );
+        let mut err = None;
+        basalt_circuits::lintrans::bench::run(&opts, &mut |r| match serde_json::to_value(r) {
+            Ok(v) => emit(v),
+            Err(e) => err = Some(e.to_string()),
+        })
+        .map_err(|e| e.to_string())?;
+        if let Some(e) = err {
+            return Err(e);
         }
     }
     if matches!(a.suite, Suite::Ckks | Suite::All) {

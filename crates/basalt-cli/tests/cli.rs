@@ -49,6 +49,14 @@ fn bad_input_is_an_error_message_not_a_panic() {
         vec!["sim", "validate-cpu", "--machine", "no_such_machine"],
         vec!["sim", "validate-cpu", "--min-time=-1"],
         vec!["sim", "calibrate", "--holdout", "NO_SUCH_PRESET", "--out", "/nonexistent/x.toml"],
+        vec!["bench", "lintrans", "--quick", "--lt-reps", "0"],
+        vec!["bench", "lintrans", "--quick", "--n1", "0"],
+        vec!["bench", "lintrans", "--case", "dense", "--lt-preset", "NO_SUCH_PRESET"],
+        vec!["bench", "lintrans", "--case", "dense", "--lt-level", "99"],
+        vec!["bench", "lintrans", "--quick", "--lt-level", "2"],
+        vec!["bench", "bootstrap", "--preset", "MXV_SET_A", "--threads", "1"],
+        vec!["trace", "--program", "bootstrap", "--preset", "MXV_SET_A"],
+        vec!["trace", "--program", "bootstrap", "--preset", "FAB", "--log-slots", "16"],
     ] {
         let out = basalt().args(&args).output().unwrap();
         let err = String::from_utf8_lossy(&out.stderr);
@@ -206,4 +214,49 @@ fn run_sweep_and_reproduce_write_svg_figures() {
     assert!(String::from_utf8_lossy(&bad.stderr).contains("basalt: "));
     std::fs::remove_file(&file).ok();
     std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn quick_lintrans_bench_prints_parsable_records_that_favour_bsgs_and_hoisting() {
+    let out = basalt()
+        .args(["bench", "lintrans", "--quick", "--json", "--lt-reps", "1"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let recs: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    // Two cases × (2 diagonal + 6 BSGS + 2 auto) strategies.
+    assert_eq!(recs.len(), 20);
+    for case in ["dense", "c2s"] {
+        let find = |strategy: &str, hoisting: &str, order: &str| {
+            recs.iter()
+                .find(|r| {
+                    r["case"] == case
+                        && r["strategy"] == strategy
+                        && r["hoisting"] == hoisting
+                        && r["order"] == order
+                })
+                .unwrap_or_else(|| panic!("{case} {strategy} {hoisting} {order}"))
+        };
+        let u = |r: &serde_json::Value, k: &str| r[k].as_u64().unwrap();
+        let diag = find("diagonal", "none", "bsc");
+        let diag_sh = find("diagonal", "single", "bsc");
+        let bsgs = find("bsgs", "none", "bsc");
+        let bsgs_dh = find("bsgs", "double", "bsc");
+        // BSGS cuts rotations and key switches; hoisting cuts NTTs and modular multiplications.
+        assert!(u(bsgs, "rotations") < u(diag, "rotations"), "{case}");
+        assert!(u(bsgs, "key_switches") < u(diag, "key_switches"), "{case}");
+        assert!(u(diag_sh, "ntts") < u(diag, "ntts"), "{case}");
+        assert!(u(bsgs_dh, "modmults") < u(bsgs, "modmults"), "{case}");
+        for r in recs.iter().filter(|r| r["case"] == case) {
+            assert_eq!(r["matches_closed_form"], true, "{r}");
+            assert!(r["precision_bits"].as_f64().unwrap() > 20.0, "{r}");
+            assert!(r["thread_cpu_ms"].as_f64().unwrap() > 0.0, "{r}");
+        }
+    }
+    let bad = basalt().args(["bench", "lintrans", "--quick", "--case", "sparse"]).output().unwrap();
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("unknown lintrans case \"sparse\""));
 }

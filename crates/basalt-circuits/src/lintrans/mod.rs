@@ -17,6 +17,7 @@
 //! Every strategy computes the same function; the cleartext twin
 //! [`Diagonals::evaluate_plain`] is the oracle of the tests.
 
+pub mod bench;
 pub mod bsgs;
 pub mod cost;
 pub mod diagonals;

@@ -1,9 +1,14 @@
 //! Activation approximations: composite sign and ReLU, and HELR's degree-3 sigmoid.
 //!
 //! # Algorithm
-//! Sign on `[−1, −ε] ∪ [ε, 1]`: compose `r` times the odd polynomial
-//! `f_2(x) = (15x − 10x³ + 3x⁵)/8` (each step pushes values towards ±1; `f_2(±1) = ±1`,
-//! `f_2'(±1) = f_2''(±1) = 0`), each a depth-3 Chebyshev evaluation.
+//! Sign on `[−1, −ε] ∪ [ε, 1]`, two options ([`SignApprox`]):
+//! - `Composed { steps }`: compose `r` times the fixed odd polynomial
+//!   `f_2(x) = (15x − 10x³ + 3x⁵)/8` (each step pushes values towards ±1; `f_2(±1) = ±1`,
+//!   `f_2'(±1) = f_2''(±1) = 0`), each a depth-3 Chebyshev evaluation;
+//! - `Minimax { degrees, eps }`: Lee et al.'s minimax composite ([`super::minimax::sign`]):
+//!   each stage the Remez minimax odd polynomial for the interval the previous stage leaves,
+//!   depth `Σ ⌈log2(d_i+1)⌉`.
+//!
 //! `ReLU(x) = x·(1 + sign(x))/2` adds one product.
 //!
 //! # Source
@@ -15,12 +20,40 @@
 //! digest quotes; unverified against the paper).
 //!
 //! # Cost
-//! Sign: `3r` levels; ReLU: `3r + 1`; sigmoid: 2.
+//! Sign: `3r` levels (composed) or `Σ ⌈log2(d_i+1)⌉` (minimax); ReLU: one more; sigmoid: 2.
 
 use basalt_ckks::{Ciphertext, Evaluator};
 
+use super::minimax::CompositeSign;
 use super::{Chebyshev, evaluate};
 use crate::error::Result;
+
+/// Which sign approximation [`sign_with`] and [`relu_with`] evaluate.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SignApprox {
+    /// `steps` compositions of the fixed `f_2` (3 levels each).
+    Composed { steps: usize },
+    /// A minimax composite (build it with [`super::minimax::sign`]).
+    Minimax(CompositeSign),
+}
+
+impl SignApprox {
+    /// The stages, in the order applied.
+    pub fn stages(&self) -> Vec<Chebyshev> {
+        match self {
+            SignApprox::Composed { steps } => vec![sign_step(); *steps],
+            SignApprox::Minimax(c) => c.stages.clone(),
+        }
+    }
+    /// Multiplicative depth of the sign.
+    pub fn depth(&self) -> usize {
+        self.stages().iter().map(Chebyshev::depth).sum()
+    }
+    /// Cleartext twin.
+    pub fn evaluate_plain(&self, x: f64) -> f64 {
+        self.stages().iter().fold(x, |v, p| p.evaluate_plain(v))
+    }
+}
 
 /// `f_2(x) = (15x − 10x³ + 3x⁵)/8` in the Chebyshev basis of `[−1, 1]`.
 pub fn sign_step() -> Chebyshev {
@@ -45,8 +78,17 @@ pub fn sign_plain(x: f64, steps: usize) -> f64 {
 /// # Errors
 /// [`crate::CircuitError::NotEnoughLevels`] if fewer than `3·steps` levels are left.
 pub fn sign(eval: &Evaluator, ct: &Ciphertext, steps: usize) -> Result<Ciphertext> {
-    let f = sign_step();
-    let total = f.depth() * steps;
+    sign_with(eval, ct, &SignApprox::Composed { steps })
+}
+
+/// Sign of `ct` (values in `[−1, −ε] ∪ [ε, 1]`) with the chosen approximation.
+///
+/// # Errors
+/// [`crate::CircuitError::NotEnoughLevels`] (before any work) if fewer than
+/// [`SignApprox::depth`] levels are left.
+pub fn sign_with(eval: &Evaluator, ct: &Ciphertext, approx: &SignApprox) -> Result<Ciphertext> {
+    let stages = approx.stages();
+    let total = approx.depth();
     let params = eval.params();
     let available =
         (ct.level() + 1).saturating_sub(params.base_primes()) / params.primes_per_rescale();
@@ -58,8 +100,8 @@ pub fn sign(eval: &Evaluator, ct: &Ciphertext, steps: usize) -> Result<Ciphertex
         });
     }
     let mut x = ct.clone();
-    for _ in 0..steps {
-        x = evaluate(eval, &x, &f, None)?;
+    for f in &stages {
+        x = evaluate(eval, &x, f, None)?;
     }
     Ok(x)
 }
@@ -70,7 +112,15 @@ pub fn sign(eval: &Evaluator, ct: &Ciphertext, steps: usize) -> Result<Ciphertex
 /// # Errors
 /// As [`sign`], with one more level.
 pub fn relu(eval: &Evaluator, ct: &Ciphertext, steps: usize) -> Result<Ciphertext> {
-    let s = sign(eval, ct, steps)?;
+    relu_with(eval, ct, &SignApprox::Composed { steps })
+}
+
+/// [`relu`] with the chosen sign approximation (output scale `2·scale(x)²/q_l`).
+///
+/// # Errors
+/// As [`sign_with`], with one more level.
+pub fn relu_with(eval: &Evaluator, ct: &Ciphertext, approx: &SignApprox) -> Result<Ciphertext> {
+    let s = sign_with(eval, ct, approx)?;
     // (1 + s)/2 at the scale of s, then times x (dropped to the same level), one rescale.
     let half = eval.add_const(&s, 1.0.into())?;
     let mut half = half;

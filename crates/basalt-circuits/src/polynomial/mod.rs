@@ -10,6 +10,7 @@
 
 pub mod approx;
 pub mod eval;
+pub mod minimax;
 
 pub use eval::{PolyEvaluator, evaluate};
 
