@@ -84,7 +84,7 @@ pub(crate) fn eval_double(
                 let mut partial = None;
                 for &i in &lt.split.giant[&j] {
                     let pt = lt.plaintext_qp(j, i, symbolic)?;
-                    accumulate_qp(eval, &mut partial, eval.mul_plain_qp(&babies[&i], &pt)?)?;
+                    eval.mul_plain_qp_acc(&mut partial, &babies[&i], &pt)?;
                 }
                 giant_step(j, partial.expect("giant steps are non-empty"))?;
             }
@@ -105,8 +105,8 @@ pub(crate) fn eval_double(
                     for &j in group {
                         if lt.split.giant[&j].binary_search(&i).is_ok() {
                             let pt = lt.plaintext_qp(j, i, symbolic)?;
-                            let prod = eval.mul_plain_qp(&xi, &pt)?;
-                            accumulate_qp(eval, partials.get_mut(&j).expect("group key"), prod)?;
+                            let partial = partials.get_mut(&j).expect("group key");
+                            eval.mul_plain_qp_acc(partial, &xi, &pt)?;
                         }
                     }
                 }

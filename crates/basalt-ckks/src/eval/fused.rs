@@ -73,3 +73,58 @@ impl Evaluator {
         Ok(Ciphertext { polys, scale, slots: ct.slots, params_id: ct.params_id })
     }
 }
+
+impl Evaluator {
+    /// `acc += ct ⊙ pt` over `Q_l ∪ P` (`acc = ct ⊙ pt` when `acc` is `None`): the partial sums
+    /// of a double-hoisted transform accumulated in place, without a product ciphertext per
+    /// diagonal (each would be `2(l+1+k)` fresh limbs to allocate, fill and add).
+    ///
+    /// # Errors
+    /// As [`Evaluator::mul_plain_qp`]; a level or scale mismatch with `acc`.
+    pub fn mul_plain_qp_acc(
+        &self,
+        acc: &mut Option<crate::CiphertextQP>,
+        ct: &crate::CiphertextQP,
+        pt: &crate::PlaintextQP,
+    ) -> Result<()> {
+        let Some(a) = acc.as_mut() else {
+            *acc = Some(self.mul_plain_qp(ct, pt)?);
+            return Ok(());
+        };
+        self.check_plain_operand(
+            (pt.params_id, pt.is_symbolic(), pt.level()),
+            (ct.is_symbolic(), ct.level()),
+        )?;
+        if a.params_id != ct.params_id || a.params_id != self.params.id() {
+            return Err(CkksError::WrongParams { expected: self.params.id(), found: ct.params_id });
+        }
+        if a.level() != ct.level() {
+            return Err(CkksError::LevelMismatch { left: a.level(), right: ct.level() });
+        }
+        if a.c0.is_symbolic() != ct.c0.is_symbolic() {
+            return Err(CkksError::SymbolicMix);
+        }
+        if !scales_match(a.scale, ct.scale * pt.scale) {
+            return Err(CkksError::ScaleMismatch {
+                left: a.scale.log2(),
+                right: (ct.scale * pt.scale).log2(),
+            });
+        }
+        let l1 = ct.level() + 1;
+        let k = self.params.k();
+        // The stored diagonal is usually at exactly this level: borrow it rather than copy.
+        let p = if pt.poly.q_limbs() == l1 && pt.poly.p_limbs() == k {
+            std::borrow::Cow::Borrowed(&pt.poly)
+        } else {
+            std::borrow::Cow::Owned(crate::util::restrict(&pt.poly, l1, k))
+        };
+        basalt_trace::emit(basalt_trace::Kernel::PlainLoad {
+            n: self.params.n() as u32,
+            limbs: (l1 + k) as u32,
+        });
+        let ring = self.params.ring();
+        ring.mul_acc(&mut a.c0, &ct.c0, &p);
+        ring.mul_acc(&mut a.c1, &ct.c1, &p);
+        Ok(())
+    }
+}
