@@ -96,6 +96,31 @@ def tfhe(d):
           ["measurement", "threads", "mode", "Basalt", "TFHE-rs 1.8.2", "ratio"], rows)
 
 
+def btp(d):
+    """Bootstrapping: Basalt's `bench bootstrap` records beside Lattigo's `-mode btp`."""
+    ours = load(d / "basalt-btp.jsonl")
+    rows = []
+    for g in (1, 2):
+        lat = [r for r in load(d / f"lattigo-btp-gomaxprocs{g}.jsonl") if r.get("bench") == "bootstrap"]
+        mine = [r for r in ours if r.get("bench") == "bootstrap" and r.get("threads") == g]
+        if not lat and not mine:
+            continue
+        lm = lat[0] if lat else {}
+        om = mine[0] if mine else {}
+        l_ms = lm.get("median_ms", lm.get("ms"))
+        o_ms = om.get("median_ms")
+        rows.append([f"bootstrap, 2^15 slots, {g} thread(s)", fmt(o_ms), fmt(l_ms), ratio(o_ms, l_ms)])
+        if om.get("stages", {}).get("total_cpu_ms") and g == 1:
+            rows.append(["  thread CPU time (Basalt)", fmt(om["stages"]["total_cpu_ms"]), "", ""])
+        lp = (lm.get("avg_log2_prec_L2_vs_cleartext"), lm.get("min_log2_prec_L2_vs_cleartext"))
+        op = (om.get("precision_mean_bits"), om.get("precision_min_bits"))
+        rows.append([f"  precision mean / min (bits), {g} thread(s)",
+                     " / ".join(fmt(x) for x in op), " / ".join(fmt(x) for x in lp), ""])
+    if rows:
+        table("Bootstrapping, N16QP1546H192H32 (ms; ratio = Lattigo / Basalt, > 1: Basalt faster)",
+              ["measurement", "Basalt", "Lattigo v6.2", "ratio"], rows)
+
+
 def main():
     d = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else "bench-out")
     print(f"# Basalt vs peers, {d.name}\n")
@@ -104,6 +129,7 @@ def main():
         print("```\n" + m.read_text().strip() + "\n```")
     ckks(d)
     tfhe(d)
+    btp(d)
 
 
 if __name__ == "__main__":
