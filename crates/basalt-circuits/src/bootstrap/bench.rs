@@ -95,9 +95,7 @@ fn run_in_pool(params: &Parameters, cfg: &BootstrapBenchConfig) -> Result<Bootst
     let slots = bt.slots();
     let values = random_values(slots, 1, false);
     // The preset's scale, or the largest power of two the message ratio allows at level 0.
-    let q0: f64 = params.q()[..params.base_primes()].iter().map(|&q| q as f64).product();
-    let max_scale = (q0.log2() - bt.message_ratio()).floor().exp2();
-    let input_scale = params.default_scale().min(max_scale);
+    let input_scale = params.default_scale().min(bt.max_input_scale());
     let pt = enc.encode(&values, slots, 0, input_scale)?;
     let ct = encrypt_sk(params, &pt, &sk)?;
 

@@ -201,7 +201,10 @@ impl Bootstrapper {
         let ratio =
             cfg.log_message_ratio + (params.max_slots() / slots).trailing_zeros() as f64 / 2.0;
         let a0 = ratio.exp2() / (2.0 * std::f64::consts::PI);
-        let stc_scale = params.default_scale() / s_e;
+        // The output scale the circuit is built for: the set's default, or the largest input
+        // scale the message ratio allows if that is lower (FAB: Δ = q_0 = 2^54).
+        let out_nominal = params.default_scale().min((q0.log2() - ratio).floor().exp2());
+        let stc_scale = out_nominal / s_e;
         let mut stc_m = dft::slot_to_coeff(slots, stc_levels, a0);
         let mut cts_slots = vec![slots; cts_m.len()];
         let mut stc_slots = vec![slots; stc_m.len()];
@@ -283,6 +286,11 @@ impl Bootstrapper {
     pub fn message_ratio(&self) -> f64 {
         let sparsity = (self.params.max_slots() / self.slots).trailing_zeros() as f64;
         self.cfg.log_message_ratio + sparsity / 2.0
+    }
+
+    /// The largest power-of-two input scale the message ratio allows at level 0.
+    pub fn max_input_scale(&self) -> f64 {
+        (self.q0().log2() - self.message_ratio()).floor().exp2()
     }
 
     pub fn config(&self) -> &BootstrapConfig {

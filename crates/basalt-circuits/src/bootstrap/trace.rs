@@ -33,6 +33,9 @@ pub fn record_bootstrap(params: &Parameters, bt: &Bootstrapper) -> Result<Bootst
     };
     let mut ct = Ciphertext::symbolic(params, 0)?;
     ct.set_slots(bt.slots());
+    // The preset's scale, or the largest power of two the message ratio allows at level 0
+    // (FAB's scale equals its 54-bit q_0).
+    ct.set_scale(params.default_scale().min(bt.max_input_scale()));
     let (out, trace) = record(|| bt.bootstrap(&eval, encaps.as_ref(), &ct));
     out?;
     let n = params.n();
