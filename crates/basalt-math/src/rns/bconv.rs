@@ -218,7 +218,7 @@ impl BConv {
     fn convert_limb(&self, y: &[Vec<u64>], u: &[u64], j: usize, minus: u64, out: &mut [u64]) {
         let (p, row) = (self.to[j], self.table[j].as_slice());
         // Inputs are residues below 2^62, as the lazy Shoup sum requires.
-        if simd::available() && out.len() % 8 == 0 && simd::fits(y.len(), p.value()) {
+        if simd::available() && out.len().is_multiple_of(8) && simd::fits(y.len(), p.value()) {
             let (neg_q, off) = (p.neg(self.q_mod_to[j]), p.neg(minus));
             let ts = &self.table_shoup[j];
             simd::convert_limb(y, row, ts, p.value(), u, neg_q, off, out);

@@ -182,7 +182,7 @@ fn shoup_lanes(a: __m512i, w: __m512i, ws: (__m512i, __m512i), p: __m512i) -> __
 /// `out[c] = x[c]·w mod p` (`w < p < 2^62`, `ws` its Shoup constant), or `None` without
 /// AVX-512F/DQ or for a length that is not a multiple of 8 (the caller then stays scalar).
 pub(super) fn mul_shoup(x: &[u64], w: u64, ws: u64, p: u64, out: &mut [u64]) -> Option<()> {
-    if !available() || x.len() != out.len() || x.len() % 8 != 0 || p >= 1 << 62 {
+    if !available() || x.len() != out.len() || !x.len().is_multiple_of(8) || p >= 1 << 62 {
         return None;
     }
     #[cfg(target_arch = "x86_64")]
@@ -219,7 +219,7 @@ pub(super) fn sub_mul_shoup_add(
     add: Option<&[u64]>,
 ) -> Option<()> {
     let n = y.len();
-    if !available() || x.len() != n || add.is_some_and(|a| a.len() != n) || n % 8 != 0 {
+    if !available() || x.len() != n || add.is_some_and(|a| a.len() != n) || !n.is_multiple_of(8) {
         return None;
     }
     if p >= 1 << 62 {
