@@ -6,7 +6,7 @@
 #![allow(clippy::needless_range_loop)] // references index by coefficient, as the maths does
 
 use basalt_math::bench::random_poly;
-use basalt_math::rns::{BConv, mod_down, mod_up, rescale};
+use basalt_math::rns::{BConv, BConvMode, mod_down, mod_up, rescale};
 use basalt_math::{Domain, RingContext, primes::ntt_primes};
 use num_bigint::{BigInt, BigUint};
 use num_traits::{ToPrimitive, Zero};
@@ -82,6 +82,12 @@ proptest! {
                 out
             };
             let (fast, exact) = (run(false), run(true));
+            let centered = {
+                let mut out = vec![vec![0u64; N]; to.len()];
+                let mut o: Vec<&mut [u64]> = out.iter_mut().map(|v| v.as_mut_slice()).collect();
+                conv.apply_mode_then(&input, &mut o, BConvMode::Centered, &|_, _| {});
+                out
+            };
             let fm: Vec<u64> = from.iter().map(|&g| c.moduli()[g].value()).collect();
             let d: BigUint = fm.iter().map(|&m| BigUint::from(m)).product();
             for k in 0..N {
@@ -90,12 +96,17 @@ proptest! {
                     let m = c.moduli()[g].value();
                     prop_assert_eq!(fast[j][k], (&y % m).to_u64().unwrap());
                     prop_assert_eq!(exact[j][k], ((&y % &d) % m).to_u64().unwrap());
+                    // Centred: X or X − D, whichever is in (−D/2, D/2].
+                    let x = BigInt::from(&y % &d);
+                    let x = if x > BigInt::from(&d >> 1u32) { x - BigInt::from(d.clone()) } else { x };
+                    prop_assert_eq!(centered[j][k], residue(&x, m));
                 }
             }
             // The fused form hands over the same limbs.
             for (ex, want) in [(false, &fast), (true, &exact)] {
                 let mut got = vec![Vec::new(); to.len()];
-                conv.convert_each(&input, &mut got, ex, &|_, g: &mut Vec<u64>, limb: &mut [u64]| {
+                let mode = if ex { BConvMode::Exact } else { BConvMode::Fast };
+                conv.convert_each(&input, &mut got, mode, &|_, g: &mut Vec<u64>, limb: &mut [u64]| {
                     *g = limb.to_vec()
                 });
                 prop_assert_eq!(&got, want);

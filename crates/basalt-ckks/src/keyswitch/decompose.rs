@@ -38,7 +38,10 @@ pub fn decompose(params: &Parameters, d: &RnsPoly) -> HoistedDecomp {
     let level = d.q_limbs() - 1;
     let dc = to_coeff(params, d);
     let digits = (0..params.dnum_at(level))
-        .map(|j| rns::mod_up(params.ring(), &dc, d, params.digit_range(level, j), params.k()))
+        .map(|j| {
+            let digit = params.digit_range(level, j);
+            rns::mod_up_with(params.ring(), &dc, d, digit, params.k(), super::mod_up_mode(params))
+        })
         .collect();
     HoistedDecomp { digits, level }
 }

@@ -73,13 +73,18 @@ pub(crate) fn keyswitch_lazy_fused(
         let from: Vec<usize> = digit.clone().collect();
         let to: Vec<usize> = ext.iter().map(|(i, _)| glob[*i]).collect();
         let input: Vec<&[u64]> = digit.clone().map(|i| dc.limb(i)).collect();
-        ring.bconv(&from, &to).convert_each(&input, &mut ext, false, &|_, (i, (o0, o1)), x| {
-            let t = ring.ntt_table(glob[*i]);
-            t.forward(x);
-            let (b, a) = key_limbs(*i);
-            t.mul_acc(o0, x, b);
-            t.mul_acc(o1, x, a);
-        });
+        ring.bconv(&from, &to).convert_each(
+            &input,
+            &mut ext,
+            super::mod_up_mode(params),
+            &|_, (i, (o0, o1)), x| {
+                let t = ring.ntt_table(glob[*i]);
+                t.forward(x);
+                let (b, a) = key_limbs(*i);
+                t.mul_acc(o0, x, b);
+                t.mul_acc(o1, x, a);
+            },
+        );
     }
     (acc0, acc1)
 }

@@ -94,7 +94,7 @@ pub fn keyswitch_reordered_lazy(
                         .filter(|(i, _)| blk.contains(i))
                         .map(|(_, l)| l)
                         .collect();
-                    conv.apply(&input, &mut outs);
+                    conv.apply_mode_then(&input, &mut outs, super::mod_up_mode(params), &|_, _| {});
                     emit(Kernel::Ntt { n: n as u32, limbs: blk.len() as u32 });
                     outs.par_iter_mut()
                         .zip(&to)

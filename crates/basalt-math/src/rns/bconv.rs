@@ -34,6 +34,19 @@ thread_local! {
     static SCRATCH: std::cell::RefCell<Vec<u64>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
+/// What the conversion returns for an input `X ∈ [0, Q)` (the residues' CRT value).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BConvMode {
+    /// `X + u·Q` for some `0 ≤ u < from`: no correction (the fast conversion; ModUp).
+    Fast,
+    /// `X` itself: `u = ⌊Σ_i y_i/q_i⌋` subtracted (ModDown, Rescale).
+    Exact,
+    /// `X` or `X − Q`, whichever lies in about `(−Q/2, Q/2]`: `u = round(Σ_i y_i/q_i)`
+    /// subtracted. A centred ModUp digit is at most `Q/2` in size instead of up to
+    /// `from · Q`, so the key-switching noise it multiplies is up to `2·from` times smaller.
+    Centered,
+}
+
 /// Precomputed tables for converting from one set of limbs to another.
 #[derive(Debug)]
 pub struct BConv {
@@ -95,7 +108,7 @@ impl BConv {
     /// Convert Coeff-domain limbs `input[i]` (mod `from[i]`) into `output[j]` (mod `to[j]`):
     /// the fast conversion, `X + u·Q` with `0 <= u < from`.
     pub fn apply(&self, input: &[&[u64]], output: &mut [&mut [u64]]) {
-        self.convert(input, output, false, &[], &|_, _| {});
+        self.convert(input, output, BConvMode::Fast, &[], &|_, _| {});
     }
 
     /// Exact conversion of `X mod Q` (in `[0, Q)`): the overshoot `u = floor(Σ_i y_i / q_i)` is
@@ -104,7 +117,7 @@ impl BConv {
     /// ModDown and Rescale use this: the fast version's error `−u·Q/D` is biased (never
     /// positive), which costs several bits of worst-slot precision after a key switch.
     pub fn apply_exact(&self, input: &[&[u64]], output: &mut [&mut [u64]]) {
-        self.convert(input, output, true, &[], &|_, _| {});
+        self.convert(input, output, BConvMode::Exact, &[], &|_, _| {});
     }
 
     /// [`BConv::apply`] (or [`BConv::apply_exact`] when `exact`) followed by `post(j, limb)` on
@@ -118,7 +131,19 @@ impl BConv {
         exact: bool,
         post: &(dyn Fn(usize, &mut [u64]) + Sync),
     ) {
-        self.convert(input, output, exact, &[], post);
+        let mode = if exact { BConvMode::Exact } else { BConvMode::Fast };
+        self.convert(input, output, mode, &[], post);
+    }
+
+    /// [`BConv::apply_then`] with any [`BConvMode`].
+    pub fn apply_mode_then(
+        &self,
+        input: &[&[u64]],
+        output: &mut [&mut [u64]],
+        mode: BConvMode,
+        post: &(dyn Fn(usize, &mut [u64]) + Sync),
+    ) {
+        self.convert(input, output, mode, &[], post);
     }
 
     /// [`BConv::apply_then`] (exact) of `X`, minus the constant `minus[j]` in output limb `j`:
@@ -132,21 +157,21 @@ impl BConv {
         post: &(dyn Fn(usize, &mut [u64]) + Sync),
     ) {
         assert_eq!(minus.len(), self.to.len(), "BConv: one constant per output limb");
-        self.convert(input, output, true, minus, post);
+        self.convert(input, output, BConvMode::Exact, minus, post);
     }
 
     fn convert(
         &self,
         input: &[&[u64]],
         output: &mut [&mut [u64]],
-        exact: bool,
+        mode: BConvMode,
         minus: &[u64],
         post: &(dyn Fn(usize, &mut [u64]) + Sync),
     ) {
         assert_eq!(output.len(), self.to.len(), "BConv: wrong number of output limbs");
         let n = input.first().map_or(0, |l| l.len());
         emit(Kernel::BConv { n: n as u32, from: input.len() as u32, to: output.len() as u32 });
-        let (y, u) = self.prepare(input, exact);
+        let (y, u) = self.prepare(input, mode);
         output.par_iter_mut().enumerate().for_each(|(j, out)| {
             let minus = minus.get(j).map_or(0, |&m| self.to[j].reduce(m));
             self.convert_limb(&y, &u, j, minus, out);
@@ -165,12 +190,12 @@ impl BConv {
         &self,
         input: &[&[u64]],
         targets: &mut [T],
-        exact: bool,
+        mode: BConvMode,
         f: &(dyn Fn(usize, &mut T, &mut [u64]) + Sync),
     ) {
         assert_eq!(targets.len(), self.to.len(), "BConv: wrong number of output limbs");
         let n = input.first().map_or(0, |l| l.len());
-        let (y, u) = self.prepare(input, exact);
+        let (y, u) = self.prepare(input, mode);
         targets.par_iter_mut().enumerate().for_each(|(j, t)| {
             // Taken out of the thread-local (not borrowed) so that a nested use on this thread
             // would allocate its own limb instead of panicking.
@@ -182,9 +207,9 @@ impl BConv {
         });
     }
 
-    /// Step 1, `y_i = x_i · (Q/q_i)^{-1} mod q_i`, and (exact variant) the overshoot `u` per
-    /// coefficient.
-    fn prepare(&self, input: &[&[u64]], exact: bool) -> (Vec<Vec<u64>>, Vec<u64>) {
+    /// Step 1, `y_i = x_i · (Q/q_i)^{-1} mod q_i`, and (exact and centred modes) the multiple
+    /// `u` of `Q` to subtract per coefficient.
+    fn prepare(&self, input: &[&[u64]], mode: BConvMode) -> (Vec<Vec<u64>>, Vec<u64>) {
         assert_eq!(input.len(), self.from.len(), "BConv: wrong number of input limbs");
         let n = input.first().map_or(0, |l| l.len());
         let y: Vec<Vec<u64>> = input
@@ -199,16 +224,17 @@ impl BConv {
                 yi
             })
             .collect();
-        let u: Vec<u64> = if exact {
+        let u: Vec<u64> = if mode == BConvMode::Fast {
+            Vec::new()
+        } else {
+            let centered = mode == BConvMode::Centered;
             (0..n)
                 .into_par_iter()
                 .map(|c| {
                     let s: f64 = y.iter().zip(&self.recip).map(|(yi, r)| yi[c] as f64 * r).sum();
-                    s.floor() as u64
+                    (if centered { s.round() } else { s.floor() }) as u64
                 })
                 .collect()
-        } else {
-            Vec::new()
         };
         (y, u)
     }
@@ -218,7 +244,7 @@ impl BConv {
     fn convert_limb(&self, y: &[Vec<u64>], u: &[u64], j: usize, minus: u64, out: &mut [u64]) {
         let (p, row) = (self.to[j], self.table[j].as_slice());
         // Inputs are residues below 2^62, as the lazy Shoup sum requires.
-        if simd::available() && out.len() % 8 == 0 && simd::fits(y.len(), p.value()) {
+        if simd::available() && out.len().is_multiple_of(8) && simd::fits(y.len(), p.value()) {
             let (neg_q, off) = (p.neg(self.q_mod_to[j]), p.neg(minus));
             let ts = &self.table_shoup[j];
             simd::convert_limb(y, row, ts, p.value(), u, neg_q, off, out);

@@ -7,5 +7,5 @@ mod bconv;
 mod mod_change;
 mod simd;
 
-pub use bconv::BConv;
-pub use mod_change::{mod_down, mod_down_add, mod_up, rescale};
+pub use bconv::{BConv, BConvMode};
+pub use mod_change::{mod_down, mod_down_add, mod_up, mod_up_with, rescale};

@@ -11,6 +11,7 @@ use num_bigint::BigUint;
 use num_traits::ToPrimitive;
 use rayon::prelude::*;
 
+use super::BConvMode;
 use crate::poly::{Domain, RnsPoly};
 use crate::ring::RingContext;
 
@@ -31,6 +32,19 @@ pub fn mod_up(
     a_ntt: &RnsPoly,
     digit: Range<usize>,
     p_limbs: usize,
+) -> RnsPoly {
+    mod_up_with(ctx, a_coeff, a_ntt, digit, p_limbs, BConvMode::Fast)
+}
+
+/// [`mod_up`] with the conversion `mode` ([`BConvMode::Centered`] extends the digit's centred
+/// representative: no overshoot, and half its size).
+pub fn mod_up_with(
+    ctx: &RingContext,
+    a_coeff: &RnsPoly,
+    a_ntt: &RnsPoly,
+    digit: Range<usize>,
+    p_limbs: usize,
+    mode: BConvMode,
 ) -> RnsPoly {
     assert_eq!(
         a_coeff.domain(),
@@ -74,7 +88,7 @@ pub fn mod_up(
             }
         }
         // Each converted limb is transformed right away, while it is in cache.
-        conv.apply_then(&input, &mut conv_out, false, &|j, limb| {
+        conv.apply_mode_then(&input, &mut conv_out, mode, &|j, limb| {
             ctx.ntt_table(to_global[j]).forward(limb)
         });
         emit(Kernel::Ntt { n: n as u32, limbs: targets.len() as u32 });

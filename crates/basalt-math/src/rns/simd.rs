@@ -47,10 +47,14 @@ fn top_step(inputs: usize) -> u64 {
     k
 }
 
-/// Whether the lazy sum of `inputs` terms modulo `p` (and every `2^s·p` subtracted) stays below
-/// 2^64.
+/// Whether the lazy sum of `inputs` terms modulo `p` (below `1.25·inputs·p`) and the largest
+/// multiple `top_step·p` subtracted from it fit in 64 bits. (Primes "of 61 bits" may lie just
+/// above 2^61, as in Lattigo; five inputs still fit.)
 pub(super) fn fits(inputs: usize, p: u64) -> bool {
-    (1..=8).contains(&inputs) && (2 * top_step(inputs) as u128) * (p as u128) < 1u128 << 64
+    let p = p as u128;
+    (1..=8).contains(&inputs)
+        && 5 * inputs as u128 * p < 1u128 << 66
+        && top_step(inputs) as u128 * p < 1u128 << 64
 }
 
 /// Step 2 for one output limb: `out[c] = (Σ_i y_i[c]·t[i] − u[c]·Q − minus) mod p`, with
@@ -182,7 +186,7 @@ fn shoup_lanes(a: __m512i, w: __m512i, ws: (__m512i, __m512i), p: __m512i) -> __
 /// `out[c] = x[c]·w mod p` (`w < p < 2^62`, `ws` its Shoup constant), or `None` without
 /// AVX-512F/DQ or for a length that is not a multiple of 8 (the caller then stays scalar).
 pub(super) fn mul_shoup(x: &[u64], w: u64, ws: u64, p: u64, out: &mut [u64]) -> Option<()> {
-    if !available() || x.len() != out.len() || x.len() % 8 != 0 || p >= 1 << 62 {
+    if !available() || x.len() != out.len() || !x.len().is_multiple_of(8) || p >= 1 << 62 {
         return None;
     }
     #[cfg(target_arch = "x86_64")]
@@ -219,7 +223,7 @@ pub(super) fn sub_mul_shoup_add(
     add: Option<&[u64]>,
 ) -> Option<()> {
     let n = y.len();
-    if !available() || x.len() != n || add.is_some_and(|a| a.len() != n) || n % 8 != 0 {
+    if !available() || x.len() != n || add.is_some_and(|a| a.len() != n) || !n.is_multiple_of(8) {
         return None;
     }
     if p >= 1 << 62 {
@@ -275,14 +279,28 @@ mod tests {
         (1..).map(|k| (1u64 << bits) - k).find(|&q| is_prime(q)).unwrap()
     }
 
+    /// The smallest prime above `2^bits`.
+    fn prime_above(bits: u32) -> u64 {
+        (1..).map(|k| (1u64 << bits) + k).find(|&q| is_prime(q)).unwrap()
+    }
+
     #[test]
     fn lazy_shoup_sum_matches_u128_arithmetic() {
         if !available() {
             return; // nothing to compare on this CPU
         }
         let mut rng = ChaCha8Rng::seed_from_u64(3);
-        for bits in [20u32, 40, 52, 60, 61, 62] {
-            let p = prime_below(bits);
+        for (bits, above) in [
+            (20u32, false),
+            (40, false),
+            (52, false),
+            (60, false),
+            (60, true),
+            (61, false),
+            (61, true),
+            (62, false),
+        ] {
+            let p = if above { prime_above(bits) } else { prime_below(bits) };
             let m = Modulus::new(p).unwrap();
             for f in 1..=8usize {
                 if !fits(f, p) {
@@ -319,7 +337,7 @@ mod tests {
                             want = m.add(want, m.mul(u[c], neg_q));
                         }
                         want = m.sub(want, minus);
-                        assert_eq!(out[c], want, "bits={bits} f={f} exact={exact} c={c}");
+                        assert_eq!(out[c], want, "p={p} f={f} exact={exact} c={c}");
                     }
                 }
             }
@@ -364,6 +382,9 @@ mod tests {
     #[test]
     fn bound_check_refuses_what_could_overflow() {
         assert!(fits(5, prime_below(61)));
+        assert!(fits(5, prime_above(61)));
+        assert!(fits(6, prime_above(61)));
+        assert!(!fits(7, prime_above(61)));
         assert!(fits(8, prime_below(60)));
         assert!(!fits(8, prime_below(62)));
         assert!(!fits(9, 97));
