@@ -96,14 +96,17 @@ pub fn cost(params: &Parameters, level: usize) -> KsCost {
 /// The BConv mode of every ModUp (fused, step-by-step, reordered and hoisted alike, so the
 /// variants stay bit-identical to each other).
 ///
-/// [`BConvMode::Fast`](basalt_math::rns::BConvMode::Fast) keeps results bit-identical to
-/// earlier releases. [`BConvMode::Centered`](basalt_math::rns::BConvMode::Centered) extends
-/// each digit's centred representative instead (no `u·Q_j` overshoot): measured on
-/// 2026-11-22, a top-level rotation's worst slot gains about 10 bits on `CRATERLAKE_128`
-/// (−0.7 → 9.8) and 8 bits on `N16QP1546H192H32` (18.6 → 26.4), the mean 2.7 and 1 bit; it
-/// changes every key-switch output, so switching the default is a release decision.
+/// [`BConvMode::Centered`](basalt_math::rns::BConvMode::Centered) (the default since
+/// 2026-11-22) extends each digit's centred representative (no `u·Q_j` overshoot of the fast
+/// conversion): the key-switching noise `Σ_j d_j·e_j / P` then has digits of magnitude
+/// `Q_j/2` instead of up to `α·Q_j`, which matters when a digit is nearly as large as `P`
+/// (the top levels of `N16QP1546H192H32`, CraterLake's one-digit sets). Measured: a top-level
+/// rotation's worst slot gains about 10 bits on `CRATERLAKE_128` (−0.7 → 9.8) and 8 bits on
+/// `N16QP1546H192H32` (18.6 → 26.4), the mean 2.7 and 1 bit.
+/// [`BConvMode::Fast`](basalt_math::rns::BConvMode::Fast) reproduces the outputs of earlier
+/// releases bit for bit.
 pub(crate) fn mod_up_mode(_params: &Parameters) -> basalt_math::rns::BConvMode {
-    basalt_math::rns::BConvMode::Fast
+    basalt_math::rns::BConvMode::Centered
 }
 
 /// Report the key material an inner product at `level` reads.
