@@ -219,16 +219,35 @@ impl Bootstrapper {
             if let Some(s) = cfg.strategy {
                 return Ok(s);
             }
-            // Auto's split and hoisting, in Lattigo's loop order with pre-encoded diagonals
-            // (the fastest on a CPU, which has the memory Osiris' on-the-fly limbs save).
-            let p = lintrans::plan::resolve(
-                params,
-                &d.indices(),
-                d.slots(),
-                Strategy::Auto { max_partials: cfg.max_giant_steps },
-                level,
-            )?;
-            Ok(Strategy::Bsgs { n1: p.n1, hoisting: p.hoisting, order: GscOrder::BabyStepCentric })
+            // Double hoisting in Lattigo's loop order with pre-encoded diagonals (the fastest on
+            // a CPU, which has the memory Osiris' on-the-fly limbs save). The split: among the
+            // n1 whose predicted modular multiplications are within KEY_SLACK of the cheapest
+            // (and whose giant steps fit the bound), the one with the fewest rotations — each
+            // rotation is a Galois key of ~150 MB at N = 2^16.
+            const KEY_SLACK: f64 = 1.5;
+            let (idx, slots) = (d.indices(), d.slots());
+            let mut cands = Vec::new();
+            let mut n1 = 1;
+            while n1 <= slots {
+                let split = lintrans::Split::new(&idx, n1, slots)?;
+                if split.n2() <= cfg.max_giant_steps.max(1) {
+                    let cost =
+                        lintrans::cost::predict_full_double_hoisting(params, &split, level, false);
+                    cands.push((cost.modmults as f64, split.rotations().len(), n1));
+                }
+                n1 *= 2;
+            }
+            let best = cands.iter().map(|c| c.0).fold(f64::INFINITY, f64::min);
+            let pick = cands
+                .iter()
+                .filter(|c| c.0 <= best * KEY_SLACK)
+                .min_by(|a, b| a.1.cmp(&b.1).then(a.0.total_cmp(&b.0)))
+                .ok_or_else(|| CircuitError::NoFeasiblePlan("no BSGS split fits".into()))?;
+            Ok(Strategy::Bsgs {
+                n1: pick.2,
+                hoisting: lintrans::Hoisting::Double,
+                order: GscOrder::BabyStepCentric,
+            })
         };
         let mut level = top - skip * c;
         let mut cts = Vec::new();
