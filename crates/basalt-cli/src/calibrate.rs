@@ -202,6 +202,8 @@ impl Ops {
             reordered: false,
             seeded: false,
             log_slots: None,
+            dft_n1: None,
+            dft_hoisting: crate::trace_cmd::DftHoistingArg::Double,
         };
         crate::trace_cmd::record_program(&self.params, &args)
     }

@@ -106,7 +106,10 @@ pub fn machine_path(data: &Path, name: &str) -> PathBuf {
 pub fn run(a: &SimArgs) -> Result<(), String> {
     match &a.cmd {
         SimCmd::Reproduce { paper, json, data, plot } => {
-            let r = basalt_sim::reproduce(paper.as_deref(), data).map_err(|e| e.to_string())?;
+            // Bootstrapping rows need whole programs: the libraries record them here.
+            let src = crate::library_source::LibrarySource::default();
+            let r = basalt_sim::reproduce_with(paper.as_deref(), data, &src)
+                .map_err(|e| e.to_string())?;
             if let Some(p) = plot {
                 write_file(p, &basalt_sim::plot::reproduce_svg(&r))?;
             }
