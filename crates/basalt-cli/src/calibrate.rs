@@ -250,6 +250,31 @@ pub fn validate(
     Ok(out)
 }
 
+/// One real bootstrap of `preset` with `2^log_slots` slots on this CPU (one thread, one
+/// repetition, wall time of `basalt bench bootstrap`: a bootstrap takes seconds, so the
+/// scheduler noise thread CPU time removes from millisecond operations matters less) against
+/// the model's prediction for the library trace of the same circuit. A sparse bootstrap needs
+/// few rotation keys (~20 at 2^5 slots); a fully packed one at N = 2^16 needs ~15 GB.
+///
+/// # Errors
+/// A preset without a bootstrapping circuit, or any scheme error.
+pub fn validate_bootstrap(
+    machine: &basalt_sim::Machine,
+    preset: &str,
+    log_slots: u32,
+) -> Result<Check, String> {
+    let measured = crate::bench_bootstrap::run(preset, Some(log_slots), 1, 1, false, false)?;
+    let measured_ms = measured["median_ms"].as_f64().ok_or("bench bootstrap gave no median_ms")?;
+    let trace = crate::library_source::record_program(&basalt_sim::Program::Bootstrap {
+        preset: preset.to_string(),
+        log_slots: Some(log_slots),
+        dft: None,
+        seeded: false,
+    })?;
+    let predicted = basalt_sim::simulate(machine, &trace).map_err(|e| e.to_string())?.seconds;
+    Ok(Check { op: "bootstrap", measured_ms, predicted_ms: predicted * 1e3, holdout: false })
+}
+
 /// The machine file for the measured costs (`o`: the evaluator overhead, if measured).
 pub fn machine_toml(c: &KernelCosts, o: Option<&OpOverhead>, date: &str, cpu: &str) -> String {
     let n = 65536.0f64;

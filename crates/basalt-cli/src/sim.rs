@@ -55,6 +55,13 @@ enum SimCmd {
         json: bool,
         #[arg(long, default_value = "data")]
         data: PathBuf,
+        /// Also run one real bootstrap with 2^k slots (sparse: few keys; wall time, one
+        /// thread) and compare with the prediction for its library trace.
+        #[arg(long)]
+        bootstrap_log_slots: Option<u32>,
+        /// Preset of the bootstrap check.
+        #[arg(long, default_value = "N16QP1546H192H32")]
+        bootstrap_preset: String,
     },
     /// Time one trace on a machine for each value of one config field (e.g.
     /// `--field memory.hbm_gbps --values 500,1000,2000`), one row per value.
@@ -146,11 +153,25 @@ pub fn run(a: &SimArgs) -> Result<(), String> {
             std::fs::write(out, text).map_err(|e| format!("{}: {e}", out.display()))?;
             eprintln!("wrote {}", out.display());
         }
-        SimCmd::ValidateCpu { machine, preset, min_time, json, data } => {
+        SimCmd::ValidateCpu {
+            machine,
+            preset,
+            min_time,
+            json,
+            data,
+            bootstrap_log_slots,
+            bootstrap_preset,
+        } => {
             let m = basalt_sim::Machine::load(machine_path(data, machine))
                 .map_err(|e| e.to_string())?;
             let t = duration(*min_time)?;
-            let checks = crate::calibrate::validate(&m, preset, t)?;
+            let mut checks = crate::calibrate::validate(&m, preset, t)?;
+            if let Some(k) = bootstrap_log_slots {
+                eprintln!(
+                    "bootstrapping {bootstrap_preset} with 2^{k} slots (keys, then one run) …"
+                );
+                checks.push(crate::calibrate::validate_bootstrap(&m, bootstrap_preset, *k)?);
+            }
             if !*json {
                 println!(
                     "{:<10} {:>12} {:>12} {:>8}  (thread CPU ms, one thread)",
