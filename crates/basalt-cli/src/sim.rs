@@ -55,8 +55,8 @@ enum SimCmd {
         json: bool,
         #[arg(long, default_value = "data")]
         data: PathBuf,
-        /// Also run one real bootstrap with 2^k slots (sparse: few keys; wall time, one
-        /// thread) and compare with the prediction for its library trace.
+        /// Also run a real bootstrap with 2^k slots (sparse: few keys; thread CPU time, one
+        /// thread, 3 runs after a warm-up) and compare with the prediction for its library trace.
         #[arg(long)]
         bootstrap_log_slots: Option<u32>,
         /// Preset of the bootstrap check.
