@@ -165,6 +165,17 @@ pub fn run(a: &SimArgs) -> Result<(), String> {
             let m = basalt_sim::Machine::load(machine_path(data, machine))
                 .map_err(|e| e.to_string())?;
             let t = duration(*min_time)?;
+            // Refuse a bootstrap preset without a circuit before timing anything.
+            if let Some(k) = bootstrap_log_slots {
+                let p =
+                    basalt_ckks::Parameters::preset(bootstrap_preset).map_err(|e| e.to_string())?;
+                basalt_circuits::bootstrap::config::for_preset(
+                    bootstrap_preset,
+                    Some(*k),
+                    p.log_n(),
+                )
+                .ok_or(format!("preset {bootstrap_preset:?} has no bootstrapping circuit"))?;
+            }
             let mut checks = crate::calibrate::validate(&m, preset, t)?;
             if let Some(k) = bootstrap_log_slots {
                 eprintln!(

@@ -48,6 +48,17 @@ fn bad_input_is_an_error_message_not_a_panic() {
         vec!["sim", "validate-cpu", "--preset", "NO_SUCH_PRESET"],
         vec!["sim", "validate-cpu", "--machine", "no_such_machine"],
         vec!["sim", "validate-cpu", "--min-time=-1"],
+        vec!["trace", "--program", "bootstrap", "--preset", "MXV_SET_A"],
+        vec!["trace", "--program", "bootstrap", "--preset", "FAB", "--dft-n1", "0"],
+        vec![
+            "sim",
+            "validate-cpu",
+            "--bootstrap-log-slots",
+            "5",
+            "--bootstrap-preset",
+            "MXV_SET_A",
+        ],
+        vec!["sim", "reproduce", "heax"],
         vec!["sim", "calibrate", "--holdout", "NO_SUCH_PRESET", "--out", "/nonexistent/x.toml"],
     ] {
         let out = basalt().args(&args).output().unwrap();

@@ -99,7 +99,6 @@ const CPU_BOOTSTRAP_MS: f64 = 17_300.0;
 /// Baby steps of every bootstrapping DFT. The paper gives no split; Osiris keeps at most four
 /// giant-step partial sums on chip (§IV-E), and n1 = 16 is the smallest power of two that fits
 /// SlotToCoeff's 63-diagonal matrices (Lattigo's depth-3 split of 2^15 slots) in n2 = 4.
-/// CoeffToSlot's 31-diagonal matrices then take n2 = 2.
 const DFT_N1: u32 = 16;
 
 /// Table III "Bootstrap": one fully packed bootstrap of a level-0 Set III ciphertext, recorded
