@@ -185,7 +185,7 @@ fn the_trace_of_a_bootstrap_is_what_the_cpu_executed() {
         let (_, real) = basalt_trace::record(|| s.bootstrap(&ct));
         let sym = basalt_circuits::bootstrap::trace::record_bootstrap(&params, &s.bt).unwrap();
         // The shape-only circuit (no diagonal encoded) records the same stream.
-        let shapes = Bootstrapper::symbolic(&params, s.bt.config().clone()).unwrap();
+        let shapes = Bootstrapper::symbolic(&params, *s.bt.config()).unwrap();
         let sym2 = basalt_circuits::bootstrap::trace::record_bootstrap(&params, &shapes).unwrap();
         assert!(sym.trace.kernels().eq(sym2.trace.kernels()), "log_slots {log_slots}: shapes");
         let ct_real = s.encrypt(&random_values(1 << log_slots, 6, false), 0);

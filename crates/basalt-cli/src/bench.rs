@@ -160,6 +160,8 @@ fn predict(
         reordered: variant == basalt_ckks::KsVariant::Reordered,
         seeded,
         log_slots: None,
+        dft_n1: None,
+        dft_hoisting: crate::trace_cmd::DftHoistingArg::Double,
     };
     let trace = record_program(&params, &args)?;
     let r = basalt_sim::simulate(&machine, &trace).map_err(|e| e.to_string())?;

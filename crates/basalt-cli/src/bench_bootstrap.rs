@@ -13,8 +13,9 @@ pub fn run(
     amortised: bool,
 ) -> Result<Value, String> {
     let params = basalt_ckks::Parameters::preset(preset).map_err(|e| e.to_string())?;
-    let config = for_preset(preset, log_slots, params.log_n())
-        .ok_or(format!("preset {preset:?} has no bootstrapping circuit (N16QP1546H192H32, FAB)"))?;
+    let config = for_preset(preset, log_slots, params.log_n()).ok_or(format!(
+        "preset {preset:?} has no bootstrapping circuit (see docs/bootstrapping.md, Presets)"
+    ))?;
     let cfg = BootstrapBenchConfig {
         preset: preset.to_string(),
         config,

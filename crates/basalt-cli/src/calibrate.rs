@@ -202,6 +202,8 @@ impl Ops {
             reordered: false,
             seeded: false,
             log_slots: None,
+            dft_n1: None,
+            dft_hoisting: crate::trace_cmd::DftHoistingArg::Double,
         };
         crate::trace_cmd::record_program(&self.params, &args)
     }
@@ -246,6 +248,57 @@ pub fn validate(
         out.push(Check { op, measured_ms: measured * 1e3, predicted_ms: predicted * 1e3, holdout });
     }
     Ok(out)
+}
+
+/// A real bootstrap of `preset` with `2^log_slots` slots on this CPU (one thread, median
+/// *thread CPU time* of three runs after a warm-up, as for the other operations: wall time
+/// doubled under a concurrent build while CPU time did not) against the model's prediction for
+/// the library trace of the same circuit. A sparse bootstrap needs few rotation keys (~20 at
+/// 2^5 slots); a fully packed one at N = 2^16 needs ~15 GB of them.
+///
+/// # Errors
+/// A preset without a bootstrapping circuit, or any scheme error.
+pub fn validate_bootstrap(
+    machine: &basalt_sim::Machine,
+    preset: &str,
+    log_slots: u32,
+) -> Result<Check, String> {
+    use basalt_circuits::bootstrap::{Bootstrapper, config::for_preset};
+    use basalt_ckks::encryptor::encrypt_sk;
+    let err = |e: &dyn std::fmt::Display| e.to_string();
+    let params = basalt_ckks::Parameters::preset(preset).map_err(|e| err(&e))?;
+    let cfg = for_preset(preset, Some(log_slots), params.log_n())
+        .ok_or(format!("preset {preset:?} has no bootstrapping circuit"))?;
+    let measured = in_pool(1, || -> Result<f64, String> {
+        let bt = Bootstrapper::new(&params, cfg).map_err(|e| err(&e))?;
+        let sk = basalt_ckks::KeyGenerator::new(&params).gen_secret_key();
+        let (keys, encaps) = bt.generate_keys(&sk, false).map_err(|e| err(&e))?;
+        let eval = basalt_ckks::Evaluator::new(&params, keys).map_err(|e| err(&e))?;
+        // The input the trace recorder bootstraps: the base primes, the largest scale the
+        // message ratio allows (or the preset's, if smaller).
+        let q0: f64 = params.q()[..params.base_primes()].iter().map(|&q| (q as f64).log2()).sum();
+        let scale = params.default_scale().min((q0 - bt.message_ratio()).exp2());
+        let values = basalt_circuits::testing::random_values(bt.slots(), 1, false);
+        let pt = basalt_ckks::Encoder::new(&params)
+            .encode(&values, bt.slots(), params.base_primes() - 1, scale)
+            .map_err(|e| err(&e))?;
+        let ct = encrypt_sk(&params, &pt, &sk).map_err(|e| err(&e))?;
+        let stats = measure(Duration::ZERO, || drop(bt.bootstrap(&eval, encaps.as_ref(), &ct)));
+        Ok(cpu_s(stats))
+    })?;
+    let trace = crate::library_source::record_program(&basalt_sim::Program::Bootstrap {
+        preset: preset.to_string(),
+        log_slots: Some(log_slots),
+        dft: None,
+        seeded: false,
+    })?;
+    let predicted = basalt_sim::simulate(machine, &trace).map_err(|e| e.to_string())?.seconds;
+    Ok(Check {
+        op: "bootstrap",
+        measured_ms: measured * 1e3,
+        predicted_ms: predicted * 1e3,
+        holdout: false,
+    })
 }
 
 /// The machine file for the measured costs (`o`: the evaluator overhead, if measured).

@@ -55,6 +55,13 @@ enum SimCmd {
         json: bool,
         #[arg(long, default_value = "data")]
         data: PathBuf,
+        /// Also run a real bootstrap with 2^k slots (sparse: few keys; thread CPU time, one
+        /// thread, 3 runs after a warm-up) and compare with the prediction for its library trace.
+        #[arg(long)]
+        bootstrap_log_slots: Option<u32>,
+        /// Preset of the bootstrap check.
+        #[arg(long, default_value = "N16QP1546H192H32")]
+        bootstrap_preset: String,
     },
     /// Time one trace on a machine for each value of one config field (e.g.
     /// `--field memory.hbm_gbps --values 500,1000,2000`), one row per value.
@@ -106,7 +113,10 @@ pub fn machine_path(data: &Path, name: &str) -> PathBuf {
 pub fn run(a: &SimArgs) -> Result<(), String> {
     match &a.cmd {
         SimCmd::Reproduce { paper, json, data, plot } => {
-            let r = basalt_sim::reproduce(paper.as_deref(), data).map_err(|e| e.to_string())?;
+            // Bootstrapping rows need whole programs: the libraries record them here.
+            let src = crate::library_source::LibrarySource::default();
+            let r = basalt_sim::reproduce_with(paper.as_deref(), data, &src)
+                .map_err(|e| e.to_string())?;
             if let Some(p) = plot {
                 write_file(p, &basalt_sim::plot::reproduce_svg(&r))?;
             }
@@ -143,11 +153,36 @@ pub fn run(a: &SimArgs) -> Result<(), String> {
             std::fs::write(out, text).map_err(|e| format!("{}: {e}", out.display()))?;
             eprintln!("wrote {}", out.display());
         }
-        SimCmd::ValidateCpu { machine, preset, min_time, json, data } => {
+        SimCmd::ValidateCpu {
+            machine,
+            preset,
+            min_time,
+            json,
+            data,
+            bootstrap_log_slots,
+            bootstrap_preset,
+        } => {
             let m = basalt_sim::Machine::load(machine_path(data, machine))
                 .map_err(|e| e.to_string())?;
             let t = duration(*min_time)?;
-            let checks = crate::calibrate::validate(&m, preset, t)?;
+            // Refuse a bootstrap preset without a circuit before timing anything.
+            if let Some(k) = bootstrap_log_slots {
+                let p =
+                    basalt_ckks::Parameters::preset(bootstrap_preset).map_err(|e| e.to_string())?;
+                basalt_circuits::bootstrap::config::for_preset(
+                    bootstrap_preset,
+                    Some(*k),
+                    p.log_n(),
+                )
+                .ok_or(format!("preset {bootstrap_preset:?} has no bootstrapping circuit"))?;
+            }
+            let mut checks = crate::calibrate::validate(&m, preset, t)?;
+            if let Some(k) = bootstrap_log_slots {
+                eprintln!(
+                    "bootstrapping {bootstrap_preset} with 2^{k} slots (keys, then one run) …"
+                );
+                checks.push(crate::calibrate::validate_bootstrap(&m, bootstrap_preset, *k)?);
+            }
             if !*json {
                 println!(
                     "{:<10} {:>12} {:>12} {:>8}  (thread CPU ms, one thread)",

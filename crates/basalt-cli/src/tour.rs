@@ -195,6 +195,8 @@ fn accelerators(params: &Parameters, pbs_trace: &basalt_trace::Trace) -> Result<
             reordered: false,
             seeded: false,
             log_slots: None,
+            dft_n1: None,
+            dft_hoisting: crate::trace_cmd::DftHoistingArg::Double,
         };
         traces.push(record_program(params, &args)?);
     }
@@ -210,6 +212,8 @@ fn accelerators(params: &Parameters, pbs_trace: &basalt_trace::Trace) -> Result<
                 reordered: false,
                 seeded: false,
                 log_slots: None,
+                dft_n1: None,
+                dft_hoisting: crate::trace_cmd::DftHoistingArg::Double,
             },
         )
     })?;

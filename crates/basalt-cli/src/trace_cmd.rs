@@ -45,21 +45,42 @@ pub struct TraceArgs {
     /// Slots of the bootstrap program (log2; default fully packed).
     #[arg(long)]
     pub log_slots: Option<u32>,
+    /// Bootstrap only: every DFT as BSGS with this many baby steps, in Osiris' giant-step-centric
+    /// order with at most 4 partial sums (default: the circuit's automatic plan).
+    #[arg(long)]
+    pub dft_n1: Option<u32>,
+    /// Bootstrap only, with `--dft-n1`: hoisting of the baby steps.
+    #[arg(long, value_enum, default_value = "double")]
+    pub dft_hoisting: DftHoistingArg,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum DftHoistingArg {
+    None,
+    Single,
+    Double,
 }
 
 /// Record `program` on `params`. Ciphertexts and keys are symbolic (shape only), so nothing is
 /// sampled or computed: a trace at any parameter size takes milliseconds.
 pub fn record_program(params: &Parameters, a: &TraceArgs) -> Result<Trace, String> {
     if a.program == Program::Bootstrap {
-        use basalt_circuits::bootstrap::{
-            Bootstrapper, config::for_preset, trace::record_bootstrap,
-        };
-        let cfg = for_preset(&a.preset, a.log_slots, params.log_n()).ok_or(format!(
-            "preset {:?} has no bootstrapping circuit (N16QP1546H192H32, FAB)",
-            a.preset
-        ))?;
-        let bt = Bootstrapper::symbolic(params, cfg).map_err(|e| e.to_string())?;
-        return Ok(record_bootstrap(params, &bt).map_err(|e| e.to_string())?.trace);
+        // The recorder `sim reproduce` uses (seeded keys on request, input scale within the
+        // circuit's message ratio), so a printed trace is the one a reproduction row timed.
+        return crate::library_source::record_program(&basalt_sim::Program::Bootstrap {
+            preset: a.preset.clone(),
+            log_slots: a.log_slots,
+            dft: a.dft_n1.map(|n1| basalt_sim::DftPlan {
+                n1,
+                hoisting: match a.dft_hoisting {
+                    DftHoistingArg::None => basalt_sim::DftHoisting::None,
+                    DftHoistingArg::Single => basalt_sim::DftHoisting::Single,
+                    DftHoistingArg::Double => basalt_sim::DftHoisting::Double,
+                },
+                max_partials: 4,
+            }),
+            seeded: a.seeded,
+        });
     }
     let level = a.level.unwrap_or(params.max_level());
     let kg = KeyGenerator::new(params);

@@ -29,6 +29,8 @@ pub enum SimError {
     BadTrace(String),
     #[error("{path}:{line}: {message}")]
     PaperData { path: PathBuf, line: usize, message: String },
+    #[error("trace source could not record {program}: {message}")]
+    TraceSource { program: String, message: String },
     #[error("unknown paper `{0}` (known: osiris, fab, mxv, craterlake, strix)")]
     UnknownPaper(String),
 }

@@ -57,6 +57,19 @@ impl BootstrapConfig {
 ///   that `K = 16` bounds `I`. All primes are 54 bits, so the input scale must be at most
 ///   `2^{54−8}`.
 ///
+/// - `OSIRIS_SET_III_BOOT` (reconstructed, `data/params/ckks/osiris_set_iii_boot.toml`):
+///   Lattigo's default circuit (CoeffToSlot 4, EvalMod 8, SlotToCoeff 3) on Osiris' double-prime
+///   chain; EvalMod's scale is its 2×28-bit level. 4 residual levels (8 limbs) left. No
+///   ephemeral secret: its key lives over `q_0·p_0` and needs `p_0 ≥ q_0` (48 bits), above
+///   Osiris' 40-bit words; it would cost two key switches over three limbs.
+/// - `CRATERLAKE_80_BOOT` / `CRATERLAKE_128_BOOT` (reconstructed): CraterLake cites Bossuat et
+///   al.'s non-sparse bootstrapping, so FAB's shape — CoeffToSlot 4, the depth-9 EvalMod,
+///   SlotToCoeff 4 — on two-residue levels: 34 of the 57 (51) residues, the paper's 35. No
+///   ephemeral secret (the 2021 non-sparse method bootstraps under `s`; an 84-bit `q_0` would
+///   also need an 84-bit `p_0`).
+/// - `CRATERLAKE_80_BOOT_UNPACKED` (reconstructed): one slot (default `log_slots = 0`), one
+///   level per DFT and the packed chain's depth-9 EvalMod: the whole 23-residue chain.
+///
 /// Returns `None` for a preset without a bootstrapping chain.
 pub fn for_preset(name: &str, log_slots: Option<u32>, log_n: u32) -> Option<BootstrapConfig> {
     let upper = name.to_ascii_uppercase();
@@ -71,6 +84,28 @@ pub fn for_preset(name: &str, log_slots: Option<u32>, log_n: u32) -> Option<Boot
             stc_levels: 4,
             evalmod: EvalModConfig { k: 16.0, degree: 63, double_angle: 3, log_scale: 54.0 },
             ..BootstrapConfig::lattigo_default(ls)
+        }),
+        "OSIRIS_SET_III_BOOT" | "N16_L19_A14_W40_H1024_BOOT" => Some(BootstrapConfig {
+            evalmod: EvalModConfig { log_scale: 56.0, ..EvalModConfig::default() },
+            ephemeral_h: None,
+            ..BootstrapConfig::lattigo_default(ls)
+        }),
+        "CRATERLAKE_80_BOOT"
+        | "N16_L28_D1_W28_DP_BOOT"
+        | "CRATERLAKE_128_BOOT"
+        | "N16_L25_D3_W28_DP_BOOT" => Some(BootstrapConfig {
+            cts_levels: 4,
+            stc_levels: 4,
+            evalmod: EvalModConfig { k: 12.0, degree: 31, double_angle: 4, log_scale: 56.0 },
+            ephemeral_h: None,
+            ..BootstrapConfig::lattigo_default(ls)
+        }),
+        "CRATERLAKE_80_BOOT_UNPACKED" | "N16_L11_D1_W28_DP_BOOT1" => Some(BootstrapConfig {
+            cts_levels: 1,
+            stc_levels: 1,
+            evalmod: EvalModConfig { k: 12.0, degree: 31, double_angle: 4, log_scale: 56.0 },
+            ephemeral_h: None,
+            ..BootstrapConfig::lattigo_default(log_slots.unwrap_or(0))
         }),
         _ => None,
     }

@@ -121,11 +121,10 @@ fn pin(coeffs: &mut [f64], points: &[f64], g: impl Fn(f64) -> f64) {
             let piv = (col..m).max_by(|&i, &j| gm[i][col].abs().total_cmp(&gm[j][col].abs()));
             let piv = piv.expect("non-empty");
             gm.swap(col, piv);
-            for i in col + 1..m {
-                let f = gm[i][col] / gm[col][col];
-                for j in col..=m {
-                    gm[i][j] -= f * gm[col][j];
-                }
+            let pivot_row = gm[col].clone();
+            for row in gm.iter_mut().skip(col + 1) {
+                let f = row[col] / pivot_row[col];
+                row.iter_mut().zip(&pivot_row).skip(col).for_each(|(x, p)| *x -= f * p);
             }
         }
         let mut y = vec![0.0; m];

@@ -44,12 +44,15 @@ impl Evaluator {
     /// Per polynomial: INTT of the base limbs, the centred lift, NTT of `L + 1` limbs.
     ///
     /// # Errors
-    /// [`CkksError::LevelMismatch`] if `ct` is not at level 0 (drop it first), degree ≠ 1.
+    /// [`CkksError::LevelMismatch`] if `ct` is not on the base modulus alone (level
+    /// `base_primes − 1`: 0, or 1 for a `q_0` split over two primes; drop it first),
+    /// degree ≠ 1.
     pub fn mod_raise(&self, ct: &Ciphertext) -> Result<Ciphertext> {
         self.check_ct(ct)?;
         Self::check_degree1(ct)?;
-        if ct.level() != 0 {
-            return Err(CkksError::LevelMismatch { left: ct.level(), right: 0 });
+        let base_level = self.params.base_primes() - 1;
+        if ct.level() != base_level {
+            return Err(CkksError::LevelMismatch { left: ct.level(), right: base_level });
         }
         let _r = region("ModRaise");
         let ring = self.params.ring();

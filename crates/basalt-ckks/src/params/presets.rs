@@ -24,12 +24,24 @@ const FILES: &[(&str, &str)] = &[
         include_str!("../../../../data/params/ckks/craterlake_128_3digit.toml"),
     ),
     (
+        "craterlake_128_boot.toml",
+        include_str!("../../../../data/params/ckks/craterlake_128_boot.toml"),
+    ),
+    (
         "craterlake_80_1digit.toml",
         include_str!("../../../../data/params/ckks/craterlake_80_1digit.toml"),
     ),
     (
         "craterlake_80_2digit.toml",
         include_str!("../../../../data/params/ckks/craterlake_80_2digit.toml"),
+    ),
+    (
+        "craterlake_80_boot.toml",
+        include_str!("../../../../data/params/ckks/craterlake_80_boot.toml"),
+    ),
+    (
+        "craterlake_80_boot_unpacked.toml",
+        include_str!("../../../../data/params/ckks/craterlake_80_boot_unpacked.toml"),
     ),
     ("fab.toml", include_str!("../../../../data/params/ckks/fab.toml")),
     (
@@ -46,6 +58,10 @@ const FILES: &[(&str, &str)] = &[
     ("osiris_set_i.toml", include_str!("../../../../data/params/ckks/osiris_set_i.toml")),
     ("osiris_set_ii.toml", include_str!("../../../../data/params/ckks/osiris_set_ii.toml")),
     ("osiris_set_iii.toml", include_str!("../../../../data/params/ckks/osiris_set_iii.toml")),
+    (
+        "osiris_set_iii_boot.toml",
+        include_str!("../../../../data/params/ckks/osiris_set_iii_boot.toml"),
+    ),
     ("osiris_set_iv.toml", include_str!("../../../../data/params/ckks/osiris_set_iv.toml")),
 ];
 

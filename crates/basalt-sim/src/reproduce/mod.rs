@@ -20,7 +20,7 @@ use serde::Serialize;
 use crate::SimError;
 use crate::machine::Machine;
 use crate::papers::{self, PAPERS, PaperRow, Role, Tag};
-use crate::synth::{ClosedForm, TraceSource, Workload};
+use crate::synth::{ClosedForm, Program, TraceSource, Workload};
 use basalt_trace::Trace;
 
 /// Traces for the reproductions, with their provenance.
@@ -35,6 +35,14 @@ impl Traces<'_> {
             Some(t) => (t, "library trace"),
             None => (w.closed_form(), "closed form"),
         }
+    }
+
+    /// The library's trace of `p`, or `None` when the source records no programs (then the
+    /// rows that need it stay "not yet modelled": there is no closed form to fall back to).
+    pub(crate) fn program(&self, p: &Program) -> Result<Option<Trace>, SimError> {
+        self.src
+            .program(p)
+            .map_err(|message| SimError::TraceSource { program: format!("{p:?}"), message })
     }
 }
 

@@ -91,12 +91,50 @@ impl Workload {
     }
 }
 
+/// Hoisting of the bootstrapping DFTs' baby steps (Osiris Table III's NH / SH / DH columns).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DftHoisting {
+    None,
+    Single,
+    Double,
+}
+
+/// A fixed BSGS plan for every DFT matrix of a bootstrap, in Osiris' giant-step-centric order
+/// with at most `max_partials` giant-step partial sums on chip.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct DftPlan {
+    pub n1: u32,
+    pub hoisting: DftHoisting,
+    pub max_partials: u32,
+}
+
+/// A whole program the *library* must record: there is deliberately no closed form for these
+/// (a bootstrap written down by hand would be exactly the hard-coded model issue 5 forbids), so a
+/// row that needs one is "not yet modelled" unless the [`TraceSource`] records it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Program {
+    /// A full bootstrap of a level-0 ciphertext with `preset`'s circuit
+    /// (`basalt_circuits::bootstrap::config::for_preset`), `log_slots` slots (default: the
+    /// preset's), the DFTs' plan (`None`: the circuit's automatic plan), seeded keys or not.
+    Bootstrap { preset: String, log_slots: Option<u32>, dft: Option<DftPlan>, seeded: bool },
+    /// HMult (tensor, relinearise, rescale) at `level` of `preset`, as `basalt trace --program
+    /// hmult --level`.
+    HMult { preset: String, level: u32, seeded: bool },
+}
+
 /// Where reproductions get their traces. The CLI can implement this with the CKKS/TFHE
 /// libraries (recording each workload in shape-only mode), so that `basalt-sim` keeps depending
 /// on `basalt-trace` only.
 pub trait TraceSource {
     /// The recorded trace for `w`, or `None` to fall back to [`Workload::closed_form`].
     fn trace(&self, w: &Workload) -> Option<Trace>;
+
+    /// The recorded trace of a library-only program, or `None` (the rows that need it stay
+    /// unmodelled). An `Err` is a program the library refused (e.g. a preset without a
+    /// bootstrapping circuit): reproduction fails loudly rather than dropping the row.
+    fn program(&self, _p: &Program) -> Result<Option<Trace>, String> {
+        Ok(None)
+    }
 }
 
 /// Always falls back to the closed-form generators.
