@@ -198,9 +198,9 @@ fn the_trace_of_a_bootstrap_is_what_the_cpu_executed() {
     }
 }
 
-/// Precision against the ring size with Lattigo's circuit shape (minutes; `--ignored`).
+/// Precision against the ring size with Lattigo's circuit shape (`BTP_LOGN=k` for one size).
 #[test]
-#[ignore]
+#[ignore = "a minute and ~4 GB up to N = 2^15: run by `make test-full` (and by hand with --nocapture for the figures in docs/bootstrapping.md)"]
 fn precision_against_ring_size() {
     let sizes: Vec<u32> = match std::env::var("BTP_LOGN") {
         Ok(v) => vec![v.parse().unwrap()],
@@ -226,9 +226,9 @@ fn precision_against_ring_size() {
     }
 }
 
-/// Error budget per stage against exact references (diagnostics; `--ignored`).
+/// Error budget per stage against exact references (diagnostics; `BTP_LOGN`, `BTP_STRATEGY`).
 #[test]
-#[ignore]
+#[ignore = "a diagnostic printing the error budget of docs/bootstrapping.md: run by `make test-full`"]
 fn stage_errors() {
     use basalt_circuits::bootstrap::dft::bit_reverse;
     use num_traits::ToPrimitive;
@@ -317,9 +317,9 @@ fn stage_errors() {
     }
 }
 
-/// The DFT plans of Lattigo's default circuit at N = 2^16 (`--ignored`).
+/// The DFT plans of Lattigo's default circuit at N = 2^16.
 #[test]
-#[ignore]
+#[ignore = "encodes the N = 2^16 DFT diagonals (~10 s, GBs): run by `make test-full`"]
 fn plans_at_full_size() {
     let params = Parameters::preset("N16QP1546H192H32").unwrap();
     let bt = Bootstrapper::new(&params, BootstrapConfig::lattigo_default(15)).unwrap();
