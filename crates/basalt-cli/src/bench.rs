@@ -154,14 +154,10 @@ fn predict(
     let machine = basalt_sim::Machine::load(path).map_err(|e| e.to_string())?;
     let params = basalt_ckks::Parameters::preset(preset).map_err(|e| e.to_string())?;
     let args = TraceArgs {
-        program,
-        preset: preset.to_string(),
         level: Some(level),
         reordered: variant == basalt_ckks::KsVariant::Reordered,
         seeded,
-        log_slots: None,
-        dft_n1: None,
-        dft_hoisting: crate::trace_cmd::DftHoistingArg::Double,
+        ..TraceArgs::new(program, preset)
     };
     let trace = record_program(&params, &args)?;
     let r = basalt_sim::simulate(&machine, &trace).map_err(|e| e.to_string())?;

@@ -196,14 +196,8 @@ impl Ops {
     /// The trace of `program` on these parameters at the ciphertext's level.
     pub fn trace(&self, program: crate::trace_cmd::Program) -> Result<basalt_trace::Trace, String> {
         let args = crate::trace_cmd::TraceArgs {
-            program,
-            preset: self.params.name().to_string(),
             level: Some(self.level),
-            reordered: false,
-            seeded: false,
-            log_slots: None,
-            dft_n1: None,
-            dft_hoisting: crate::trace_cmd::DftHoistingArg::Double,
+            ..crate::trace_cmd::TraceArgs::new(program, self.params.name())
         };
         crate::trace_cmd::record_program(&self.params, &args)
     }

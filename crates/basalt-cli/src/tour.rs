@@ -188,34 +188,12 @@ fn accelerators(params: &Parameters, pbs_trace: &basalt_trace::Trace) -> Result<
     let programs = [(Program::Hmult, "HMult+relin+rescale"), (Program::Rotate, "rotation")];
     let mut traces = Vec::new();
     for (p, _) in programs {
-        let args = TraceArgs {
-            program: p,
-            preset: String::new(),
-            level: None,
-            reordered: false,
-            seeded: false,
-            log_slots: None,
-            dft_n1: None,
-            dft_hoisting: crate::trace_cmd::DftHoistingArg::Double,
-        };
-        traces.push(record_program(params, &args)?);
+        traces.push(record_program(params, &TraceArgs::new(p, params.name()))?);
     }
     // A fully packed bootstrap of Lattigo's N = 2^16 chain, traced without arithmetic.
     let btp_params = Parameters::preset("N16QP1546H192H32").map_err(|e| e.to_string())?;
     let btp = timed("trace a fully packed N = 2^16 bootstrap (no arithmetic)", || {
-        record_program(
-            &btp_params,
-            &TraceArgs {
-                program: Program::Bootstrap,
-                preset: "N16QP1546H192H32".into(),
-                level: None,
-                reordered: false,
-                seeded: false,
-                log_slots: None,
-                dft_n1: None,
-                dft_hoisting: crate::trace_cmd::DftHoistingArg::Double,
-            },
-        )
+        record_program(&btp_params, &TraceArgs::new(Program::Bootstrap, "N16QP1546H192H32"))
     })?;
     traces.push(btp);
     eprintln!(

@@ -54,6 +54,23 @@ pub struct TraceArgs {
     pub dft_hoisting: DftHoistingArg,
 }
 
+impl TraceArgs {
+    /// `program` on `preset` with every option at its command-line default (top level, hybrid
+    /// key switching, full keys, the circuit's own DFT plans).
+    pub fn new(program: Program, preset: &str) -> TraceArgs {
+        TraceArgs {
+            program,
+            preset: preset.to_string(),
+            level: None,
+            reordered: false,
+            seeded: false,
+            log_slots: None,
+            dft_n1: None,
+            dft_hoisting: DftHoistingArg::Double,
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum DftHoistingArg {
     None,
