@@ -9,7 +9,7 @@ use crate::error::{CkksError, Result};
 use crate::util::restrict;
 
 /// Residue of the integer-valued `v` modulo `q` (|v| < 2^126).
-fn f64_residue(v: f64, q: u64) -> Result<u64> {
+pub(crate) fn f64_residue(v: f64, q: u64) -> Result<u64> {
     if !v.is_finite() || v.abs() >= 2f64.powi(126) {
         return Err(CkksError::Overflow { value: v });
     }

@@ -7,14 +7,6 @@ use super::scales_match;
 use crate::ciphertext::Ciphertext;
 use crate::error::{CkksError, Result};
 
-/// `round(v) mod q` for `|v| < 2^126`.
-fn residue(v: f64, q: u64) -> Result<u64> {
-    if !v.is_finite() || v.abs() >= 2f64.powi(126) {
-        return Err(CkksError::Overflow { value: v });
-    }
-    Ok((v.round() as i128).rem_euclid(q as i128) as u64)
-}
-
 impl Evaluator {
     /// `acc += c·ct` with `c` encoded as the integer `round(c·const_scale)`, over `acc`'s
     /// limbs (`ct` may be at a higher level: its extra limbs are ignored, a free level drop).
@@ -47,10 +39,11 @@ impl Evaluator {
                 right: (ct.scale * const_scale).log2(),
             });
         }
-        let v = c * const_scale;
+        // The same integer constant as `mul_const_scaled` would use.
+        let v = (c * const_scale).round();
         let s: Vec<u64> = self.params.q()[..=acc.level()]
             .iter()
-            .map(|&q| residue(v, q))
+            .map(|&q| super::arith::f64_residue(v, q))
             .collect::<Result<_>>()?;
         let ring = self.params.ring();
         for (a, p) in acc.polys.iter_mut().zip(&ct.polys) {
