@@ -32,17 +32,6 @@ impl RingContext {
             x.iter_mut().zip(y).for_each(|(x, &y)| *x = m.add(*x, m.mul_shoup(y, w, ws)));
         });
     }
-
-    /// A copy of the first `q_limbs` Q limbs of `a` (no special limbs): a level drop that
-    /// reads and writes only what it keeps.
-    pub fn truncated_copy(&self, a: &RnsPoly, q_limbs: usize) -> RnsPoly {
-        assert!(q_limbs <= a.q_limbs(), "truncated_copy cannot add limbs");
-        if a.is_symbolic() {
-            return RnsPoly::symbolic(a.n(), q_limbs, 0, a.domain());
-        }
-        let data = a.data()[..q_limbs * a.n()].to_vec();
-        RnsPoly::from_parts(a.n(), q_limbs, 0, a.domain(), data).expect("shape matches")
-    }
 }
 
 #[cfg(test)]
@@ -56,7 +45,8 @@ mod tests {
         let a = crate::bench::random_poly(&ctx, 3, 0, 1);
         let mut acc = crate::bench::random_poly(&ctx, 2, 0, 2);
         let s = [12345u64, 987654321, 5];
-        let mut want = ctx.truncated_copy(&a, 2);
+        let mut want = a.clone();
+        want.truncate_q(2);
         ctx.mul_scalar_assign(&mut want, &s[..2]);
         ctx.add_assign(&mut want, &acc);
         ctx.mul_scalar_acc_assign(&mut acc, &a, &s);

@@ -99,6 +99,25 @@ pub struct Bootstrapper {
     stc_scale: f64,
 }
 
+/// `Q_0`: the product of the base primes (ModRaise's modulus).
+fn base_modulus(params: &Parameters) -> f64 {
+    params.q()[..params.base_primes()].iter().map(|&q| q as f64).product()
+}
+
+/// log2 `Q_0/Δ` for `slots` slots: the config's ratio (meant for full packing) plus half of
+/// `log2(N/2n)`. A coefficient of `n` slots of magnitude ≤ 1 is about `1/√n`, so fewer slots
+/// mean larger coefficients; the extra ratio keeps them as small against `Q_0` as with full
+/// packing, where `sin(2πε) ≈ 2πε` is accurate to `(2πε)²/6`.
+fn message_ratio(params: &Parameters, cfg: &BootstrapConfig, slots: usize) -> f64 {
+    let sparsity = (params.max_slots() / slots).trailing_zeros() as f64;
+    cfg.log_message_ratio + sparsity / 2.0
+}
+
+/// The largest power-of-two input scale `ratio` allows at level 0.
+fn max_input_scale(params: &Parameters, ratio: f64) -> f64 {
+    (base_modulus(params).log2() - ratio).floor().exp2()
+}
+
 struct Layout {
     skip: usize,
     cts_levels: usize,
@@ -186,7 +205,7 @@ impl Bootstrapper {
         let em_depth = budget.evalmod;
         let top = params.max_level();
         let sine = cfg.evalmod.polynomial()?;
-        let q0: f64 = params.q()[..params.base_primes()].iter().map(|&q| q as f64).product();
+        let q0 = base_modulus(params);
         let sparse = slots < params.max_slots();
         let subsum = (params.max_slots() / slots) as f64;
         // CoeffToSlot maps decode(t)/S_e to t/(K·Q_0): the factor S_e/(K·Q_0), divided by the
@@ -198,12 +217,11 @@ impl Bootstrapper {
         // EvalMod's scale S_e down to the default scale: the EvalMod output stays at a scale
         // near its primes, where its rounding noise is negligible against the small
         // 2π·m/Q_0 it carries (relabelling it down to Δ first costs ~6 bits at N = 2^16).
-        let ratio =
-            cfg.log_message_ratio + (params.max_slots() / slots).trailing_zeros() as f64 / 2.0;
+        let ratio = message_ratio(params, &cfg, slots);
         let a0 = ratio.exp2() / (2.0 * std::f64::consts::PI);
         // The output scale the circuit is built for: the set's default, or the largest input
         // scale the message ratio allows if that is lower (FAB: Δ = q_0 = 2^54).
-        let out_nominal = params.default_scale().min((q0.log2() - ratio).floor().exp2());
+        let out_nominal = params.default_scale().min(max_input_scale(params, ratio));
         let stc_scale = out_nominal / s_e;
         let mut stc_m = dft::slot_to_coeff(slots, stc_levels, a0);
         let mut cts_slots = vec![slots; cts_m.len()];
@@ -298,18 +316,15 @@ impl Bootstrapper {
         })
     }
 
-    /// log2 `Q_0/Δ` for this slot count: the config's ratio (meant for full packing) plus half
-    /// of `log2(N/2n)`. A coefficient of `n` slots of magnitude ≤ 1 is about `1/√n`, so fewer
-    /// slots mean larger coefficients; the extra ratio keeps them as small against `Q_0` as
-    /// with full packing, where `sin(2πε) ≈ 2πε` is accurate to `(2πε)²/6`.
+    /// log2 `Q_0/Δ` for this circuit's slot count: the config's ratio plus half of `log2(N/2n)`
+    /// (fewer slots have larger coefficients; this keeps them as small against `Q_0`).
     pub fn message_ratio(&self) -> f64 {
-        let sparsity = (self.params.max_slots() / self.slots).trailing_zeros() as f64;
-        self.cfg.log_message_ratio + sparsity / 2.0
+        message_ratio(&self.params, &self.cfg, self.slots)
     }
 
     /// The largest power-of-two input scale the message ratio allows at level 0.
     pub fn max_input_scale(&self) -> f64 {
-        (self.q0().log2() - self.message_ratio()).floor().exp2()
+        max_input_scale(&self.params, self.message_ratio())
     }
 
     pub fn config(&self) -> &BootstrapConfig {
@@ -476,7 +491,7 @@ impl Bootstrapper {
     }
 
     fn q0(&self) -> f64 {
-        self.params.q()[..self.params.base_primes()].iter().map(|&q| q as f64).product()
+        base_modulus(&self.params)
     }
 
     /// Step 4 (sparse packing only): project onto the subring of the `n`-slot encoding with

@@ -45,9 +45,8 @@ impl Evaluator {
             return Err(CkksError::LevelBelowZero { level: ct.level(), drop: levels });
         }
         // Copy only the limbs that stay.
-        let ring = self.params.ring();
         let keep = ct.level() - levels + 1;
-        let polys = ct.polys.iter().map(|p| ring.truncated_copy(p, keep)).collect();
+        let polys = ct.polys.iter().map(|p| crate::util::restrict(p, keep, 0)).collect();
         Ok(Ciphertext { polys, scale: ct.scale, slots: ct.slots, params_id: ct.params_id })
     }
 }
