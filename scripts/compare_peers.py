@@ -112,10 +112,19 @@ def btp(d):
         rows.append([f"bootstrap, 2^15 slots, {g} thread(s)", fmt(o_ms), fmt(l_ms), ratio(o_ms, l_ms)])
         if om.get("stages", {}).get("total_cpu_ms") and g == 1:
             rows.append(["  thread CPU time (Basalt)", fmt(om["stages"]["total_cpu_ms"]), "", ""])
-        lp = (lm.get("avg_log2_prec_L2_vs_cleartext"), lm.get("min_log2_prec_L2_vs_cleartext"))
-        op = (om.get("precision_mean_bits"), om.get("precision_min_bits"))
-        rows.append([f"  precision mean / min (bits), {g} thread(s)",
+        # Like for like on the real part. Lattigo v6.2's "L2" statistic adds the real error's
+        # square twice (schemes/ckks/precision.go), so it is sqrt(2)*|real error|: its real
+        # precision is its "L2" + 0.5 bit, exactly, per slot (hence for the mean and the min).
+        # Both means are the mean of the per-slot precisions (Lattigo's AVGLog2Prec).
+        l_l2 = (lm.get("avg_log2_prec_L2_vs_cleartext"), lm.get("min_log2_prec_L2_vs_cleartext"))
+        lp = tuple(None if x is None else x + 0.5 for x in l_l2)
+        pr = om.get("precision", {})
+        op = (pr.get("mean", {}).get("real"), pr.get("min", {}).get("real"))
+        rows.append([f"  precision, real part, mean / worst slot (bits), {g} thread(s)",
                      " / ".join(fmt(x) for x in op), " / ".join(fmt(x) for x in lp), ""])
+        oc = (pr.get("mean", {}).get("l2"), pr.get("min", {}).get("l2"))
+        rows.append([f"  precision, complex (true L2), mean / worst slot (bits), {g} thread(s)",
+                     " / ".join(fmt(x) for x in oc), "not reported", ""])
     if rows:
         table("Bootstrapping, N16QP1546H192H32 (ms; ratio = Lattigo / Basalt, > 1: Basalt faster)",
               ["measurement", "Basalt", "Lattigo v6.2", "ratio"], rows)

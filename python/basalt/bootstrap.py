@@ -45,8 +45,9 @@ class Context:
         """Levels consumed by CoeffToSlot, EvalMod, SlotToCoeff, and the output level."""
         return dict(self._c.levels())
 
-    def encrypt(self, values, *, level=0):
-        """Encrypt up to ``slots`` complex values (at level 0 by default)."""
+    def encrypt(self, values, *, level=None):
+        """Encrypt up to ``slots`` complex values (by default at the base level, which needs
+        bootstrapping: 0 unless the preset splits ``q_0`` over several primes)."""
         v = np.ascontiguousarray(np.asarray(values, dtype=np.complex128))
         return self._c.encrypt(v, level)
 

@@ -130,7 +130,12 @@ class Context:
 
     @staticmethod
     def precision(want, have) -> dict:
-        """Precision in bits (−log2 of the error), as Lattigo reports it: min/mean/median/max."""
+        """Precision in bits (−log2 of each slot's error) as Lattigo v6 reports it.
+
+        Keys: min/max/median slot, mean (mean of the per-slot precisions, Lattigo's
+        AVGLog2Prec) and mean_error (−log2 of the mean error, never above mean); each for the
+        complex value and, with a ``_real`` suffix, the real part.
+        """
         w = np.ascontiguousarray(want, dtype=np.complex128)
         h = np.ascontiguousarray(have, dtype=np.complex128)
         return _basalt.CkksContext.precision(w, h)

@@ -355,4 +355,58 @@ fn paper_presets_consume_the_stated_levels() {
     let b = for_preset("N16QP1546H192H32", Some(0), 16).unwrap().budget(&lat).unwrap();
     assert_eq!((b.cts, b.evalmod, b.stc, b.output_level), (1, 8, 1, 11));
     assert!(for_preset("MXV_SET_A", None, 13).is_none());
+    // The reconstructed chains (output level = index of the last residue kept): CraterLake
+    // 57 → 23 residues (q_0 = 3) and 51 → 17; unpacked 22 → 2 (q_0 = 2); Osiris III 40 → 10.
+    for (name, want) in [
+        ("CRATERLAKE_80_BOOT", (4, 9, 4, 22)),
+        ("CRATERLAKE_128_BOOT", (4, 9, 4, 16)),
+        ("CRATERLAKE_80_BOOT_UNPACKED", (1, 8, 1, 1)),
+        ("OSIRIS_SET_III_BOOT", (4, 8, 3, 9)),
+    ] {
+        let p = Parameters::preset(name).unwrap();
+        let cfg = for_preset(name, None, 16).unwrap();
+        assert!(cfg.ephemeral_h.is_some(), "{name}: bootstraps through encapsulation");
+        let b = cfg.budget(&p).unwrap();
+        assert_eq!((b.cts, b.evalmod, b.stc, b.output_level), want, "{name}");
+        assert!(b.output_level + 1 >= p.base_primes(), "{name}");
+    }
+}
+
+/// CraterLake's chain shape on a toy ring: `q_0` split over three 28-bit words, two 28-bit
+/// residues per level, a dense secret bootstrapped through an `h = 32` ephemeral one whose key
+/// needs three special primes (`P_0 ≥ Q_0`).
+#[test]
+fn split_q0_double_prime_chain_bootstraps() {
+    let levels = 2 + 8 + 2 + 2; // StC 2, EvalMod 8, CtS 2, residual 2
+    let mut lit = basalt_ckks::ParametersLiteral::toy(11, 28, 28, 0, 28, 2 * levels + 3, 1);
+    lit.name = "TOY_SPLIT_Q0_DP".into();
+    lit.log_q = vec![28; 3 + 2 * levels];
+    lit.double_prime = true;
+    lit.base_primes = Some(3);
+    lit.log_default_scale = 56.0;
+    let params = Parameters::new(lit).unwrap();
+    let cfg = BootstrapConfig {
+        evalmod: basalt_circuits::bootstrap::EvalModConfig {
+            log_scale: 56.0,
+            ..Default::default()
+        },
+        ..cfg(10, 2, 2)
+    };
+    let s = setup(params, cfg);
+    assert!(s.encaps.is_some());
+    let b = s.bt.budget();
+    assert_eq!((b.cts, b.evalmod, b.stc, b.output_level), (2, 8, 2, 2 + 2 * 2));
+    let v = random_values(1 << 10, 5, false);
+    let scale = s.params.default_scale().min(s.bt.max_input_scale());
+    let pt = s.enc.encode(&v, 1 << 10, 2, scale).unwrap();
+    let ct = encrypt_sk(&s.params, &pt, &s.sk).unwrap();
+    // Below the base modulus: a named error, not a panic.
+    let low = s.enc.encode(&v, 1 << 10, 0, 2f64.powi(20)).unwrap();
+    let low = encrypt_sk(&s.params, &low, &s.sk).unwrap();
+    assert!(s.bt.bootstrap(&s.eval, s.encaps.as_ref(), &low).is_err());
+    let out = s.bootstrap(&ct);
+    let p = PrecisionStats::new(&v, &s.decrypt(&out));
+    eprintln!("split q_0, double-prime N=2^11: mean {:.1} bits, min {:.1}", p.mean.l2, p.min.l2);
+    // 17.2 / 15.2 bits when written (Lattigo's 60-bit chain at this size: > 20).
+    assert!(p.mean.l2 > 15.0 && p.min.l2 > 12.0, "{p:?}");
 }

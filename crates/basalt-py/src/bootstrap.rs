@@ -95,19 +95,19 @@ impl PyBootstrap {
         self.params.name().to_string()
     }
 
-    /// Encrypt a complex128 vector of at most `slots` values at `level` (default 0, the level
-    /// that needs bootstrapping).
-    #[pyo3(signature = (values, level=0))]
+    /// Encrypt a complex128 vector of at most `slots` values at `level` (default: the base
+    /// level, the one that needs bootstrapping — 0 unless `q_0` is split over several primes),
+    /// at the preset's scale or, if lower, the largest one the bootstrap's message ratio allows.
+    #[pyo3(signature = (values, level=None))]
     fn encrypt(
         &self,
         values: PyReadonlyArray1<'_, Complex64>,
-        level: usize,
+        level: Option<usize>,
     ) -> PyResult<PyCiphertext> {
         let v = values.as_slice()?;
-        let pt = self
-            .encoder
-            .encode(v, self.bt.slots(), level, self.params.default_scale())
-            .map_err(err)?;
+        let level = level.unwrap_or(self.params.base_primes() - 1);
+        let scale = self.params.default_scale().min(self.bt.max_input_scale());
+        let pt = self.encoder.encode(v, self.bt.slots(), level, scale).map_err(err)?;
         Ok(PyCiphertext::from(encryptor::encrypt_sk(&self.params, &pt, &self.sk).map_err(err)?))
     }
 

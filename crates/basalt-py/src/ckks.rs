@@ -256,7 +256,14 @@ impl PyCkks {
         }
         let s = PrecisionStats::new(w, h);
         let d = PyDict::new(py);
-        for (k, b) in [("min", s.min), ("max", s.max), ("mean", s.mean), ("median", s.median)] {
+        let named = [
+            ("min", s.min),
+            ("max", s.max),
+            ("mean", s.mean),
+            ("median", s.median),
+            ("mean_error", s.mean_error),
+        ];
+        for (k, b) in named {
             d.set_item(k, b.l2)?;
             d.set_item(format!("{k}_real"), b.real)?;
         }

@@ -55,9 +55,14 @@ pub struct BootstrapRecord {
     /// Share of the bootstrap spent in key switching (from the kernel trace: ModUp, inner
     /// product, ModDown regions), in [0, 1].
     pub keyswitch_share: Option<f64>,
+    /// Complex (L2) precision: mean of the per-slot bits (Lattigo's `AVGLog2Prec`), worst and
+    /// median slot.
     pub precision_mean_bits: f64,
     pub precision_min_bits: f64,
     pub precision_median_bits: f64,
+    /// Every statistic, per component. Lattigo v6.2's "L2" is `√2·|real error|`, so compare
+    /// with it on `precision.mean.real` / `precision.min.real` (see `basalt_ckks::precision`).
+    pub precision: PrecisionStats,
     /// `T_mult,a/slot` in microseconds, if measured.
     pub t_mult_a_slot_us: Option<f64>,
 }
@@ -94,9 +99,11 @@ fn run_in_pool(params: &Parameters, cfg: &BootstrapBenchConfig) -> Result<Bootst
     let enc = Encoder::new(params);
     let slots = bt.slots();
     let values = random_values(slots, 1, false);
-    // The preset's scale, or the largest power of two the message ratio allows at level 0.
+    // An exhausted input: at the base level (the `q_0` primes; level 0 unless `q_0` is split),
+    // at the preset's scale or the largest power of two the message ratio allows.
+    let input_level = params.base_primes() - 1;
     let input_scale = params.default_scale().min(bt.max_input_scale());
-    let pt = enc.encode(&values, slots, 0, input_scale)?;
+    let pt = enc.encode(&values, slots, input_level, input_scale)?;
     let ct = encrypt_sk(params, &pt, &sk)?;
 
     let (out, _) = bt.bootstrap_timed(&eval, encaps.as_ref(), &ct)?; // warm-up
@@ -138,7 +145,7 @@ fn run_in_pool(params: &Parameters, cfg: &BootstrapBenchConfig) -> Result<Bootst
         seeded: cfg.seeded,
         ephemeral_h: cfg.config.ephemeral_h,
         levels: bt.budget(),
-        input_level: 0,
+        input_level,
         input_log_scale: input_scale.log2(),
         rotation_keys,
         key_bytes,
@@ -152,6 +159,7 @@ fn run_in_pool(params: &Parameters, cfg: &BootstrapBenchConfig) -> Result<Bootst
         precision_mean_bits: p.mean.l2,
         precision_min_bits: p.min.l2,
         precision_median_bits: p.median.l2,
+        precision: p,
         t_mult_a_slot_us,
     })
 }

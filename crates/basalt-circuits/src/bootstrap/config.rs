@@ -58,17 +58,17 @@ impl BootstrapConfig {
 ///   `2^{54−8}`.
 ///
 /// - `OSIRIS_SET_III_BOOT` (reconstructed, `data/params/ckks/osiris_set_iii_boot.toml`):
-///   Lattigo's default circuit (CoeffToSlot 4, EvalMod 8, SlotToCoeff 3) on Osiris' double-prime
-///   chain; EvalMod's scale is its 2×28-bit level. 4 residual levels (8 limbs) left. No
-///   ephemeral secret: its key lives over `q_0·p_0` and needs `p_0 ≥ q_0` (48 bits), above
-///   Osiris' 40-bit words; it would cost two key switches over three limbs.
+///   Lattigo's default circuit (CoeffToSlot 4, EvalMod 8, SlotToCoeff 3, `h = 32` ephemeral
+///   secret) on Osiris' double-prime chain with `q_0` split into 2×24 bits; EvalMod's scale is
+///   its 2×28-bit level. 4 residual levels (8 limbs) left. The encapsulation key lives over
+///   `Q_0·P_0` with two 33-bit special primes.
 /// - `CRATERLAKE_80_BOOT` / `CRATERLAKE_128_BOOT` (reconstructed): CraterLake cites Bossuat et
 ///   al.'s non-sparse bootstrapping, so FAB's shape — CoeffToSlot 4, the depth-9 EvalMod,
-///   SlotToCoeff 4 — on two-residue levels: 34 of the 57 (51) residues, the paper's 35. No
-///   ephemeral secret (the 2021 non-sparse method bootstraps under `s`; an 84-bit `q_0` would
-///   also need an 84-bit `p_0`).
+///   SlotToCoeff 4 — on two-residue levels: 34 of the 57 (51) residues, the paper's 35. `q_0`
+///   is the exhausted input's 3 residues (84 bits); the dense secret is encapsulated into an
+///   `h = 32` one over `Q_0·P_0` (3 + 3 residues) so that `K = 12` bounds the overflow.
 /// - `CRATERLAKE_80_BOOT_UNPACKED` (reconstructed): one slot (default `log_slots = 0`), one
-///   level per DFT and the packed chain's depth-9 EvalMod: the whole 23-residue chain.
+///   level per DFT and a depth-8 EvalMod (`r = 3`): the whole 23-residue chain.
 ///
 /// Returns `None` for a preset without a bootstrapping chain.
 pub fn for_preset(name: &str, log_slots: Option<u32>, log_n: u32) -> Option<BootstrapConfig> {
@@ -87,7 +87,6 @@ pub fn for_preset(name: &str, log_slots: Option<u32>, log_n: u32) -> Option<Boot
         }),
         "OSIRIS_SET_III_BOOT" | "N16_L19_A14_W40_H1024_BOOT" => Some(BootstrapConfig {
             evalmod: EvalModConfig { log_scale: 56.0, ..EvalModConfig::default() },
-            ephemeral_h: None,
             ..BootstrapConfig::lattigo_default(ls)
         }),
         "CRATERLAKE_80_BOOT"
@@ -97,14 +96,12 @@ pub fn for_preset(name: &str, log_slots: Option<u32>, log_n: u32) -> Option<Boot
             cts_levels: 4,
             stc_levels: 4,
             evalmod: EvalModConfig { k: 12.0, degree: 31, double_angle: 4, log_scale: 56.0 },
-            ephemeral_h: None,
             ..BootstrapConfig::lattigo_default(ls)
         }),
         "CRATERLAKE_80_BOOT_UNPACKED" | "N16_L11_D1_W28_DP_BOOT1" => Some(BootstrapConfig {
             cts_levels: 1,
             stc_levels: 1,
-            evalmod: EvalModConfig { k: 12.0, degree: 31, double_angle: 4, log_scale: 56.0 },
-            ephemeral_h: None,
+            evalmod: EvalModConfig { k: 12.0, degree: 31, double_angle: 3, log_scale: 56.0 },
             ..BootstrapConfig::lattigo_default(log_slots.unwrap_or(0))
         }),
         _ => None,

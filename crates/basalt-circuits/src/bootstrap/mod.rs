@@ -461,6 +461,14 @@ impl Bootstrapper {
             ));
         }
         let params = &self.params;
+        if ct.level() + 1 < params.base_primes() {
+            return Err(CircuitError::Invalid(format!(
+                "a ciphertext at level {} is below the base modulus q_0 ({} primes): it cannot \
+                 be bootstrapped",
+                ct.level(),
+                params.base_primes()
+            )));
+        }
         let q0 = self.q0();
         let mut x = eval.drop_level(ct, ct.level() + 1 - params.base_primes())?;
         let factor = (q0 / (ct.scale() * 2f64.powf(self.message_ratio()))).round();
@@ -592,7 +600,8 @@ fn ms(t: Instant) -> f64 {
 
 impl Encapsulation {
     /// Keys for switching `sk` to a fresh ephemeral secret of weight `h` over the small set
-    /// `(q_0 …, p_0)` (the base primes and the first special prime), and back over the full set.
+    /// `(Q_0, P_0)` (the base primes and the first special primes, see `small_params`), and
+    /// back over the full set.
     ///
     /// # Errors
     /// Parameter errors of the small set.
@@ -626,8 +635,24 @@ impl Encapsulation {
         Ok(Encapsulation { small, small_eval, to_sparse, to_dense })
     }
 
+    /// The small set `(Q_0, P_0)`: the base primes and as many special primes as it takes for
+    /// `P_0 ≥ Q_0`, so that the one-digit key switch's noise is divided by at least `Q_0`
+    /// (Lattigo's 60-bit `q_0` and 61-bit `p_0`; a split `q_0` of 28-bit words, CraterLake,
+    /// or a 48-bit `q_0` over 33-bit special primes, Osiris, need several).
     fn small_params(params: &Parameters, h: usize) -> Result<Parameters> {
         let base = params.base_primes();
+        let log_q0 = base_modulus(params).log2();
+        let mut k = 0;
+        let mut log_p0 = 0.0;
+        while log_p0 < log_q0 && k < params.p().len() {
+            log_p0 += (params.p()[k] as f64).log2();
+            k += 1;
+        }
+        if log_p0 < log_q0 {
+            return Err(CircuitError::Invalid(format!(
+                "encapsulation needs special primes covering q_0 (2^{log_q0:.1}); P has 2^{log_p0:.1}"
+            )));
+        }
         let lit = ParametersLiteral {
             name: format!("{}_ENCAPSULATION_H{h}", params.name()),
             aliases: vec![],
@@ -635,7 +660,7 @@ impl Encapsulation {
             log_q: vec![],
             q: params.q()[..base].to_vec(),
             log_p: vec![],
-            p: params.p()[..1].to_vec(),
+            p: params.p()[..k].to_vec(),
             dnum: Some(1),
             alpha: None,
             secret: SecretDistribution::Hamming { h },
