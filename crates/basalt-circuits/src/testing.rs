@@ -41,10 +41,22 @@ pub fn toy_bootstrap_params(
     cts: usize,
     secret: basalt_ckks::SecretDistribution,
 ) -> Parameters {
+    toy_bootstrap_params_with(log_n, residual, stc, 8, cts, secret)
+}
+
+/// [`toy_bootstrap_params`] with `evalmod` EvalMod levels (e.g. 8 + an arcsine's depth).
+pub fn toy_bootstrap_params_with(
+    log_n: u32,
+    residual: usize,
+    stc: usize,
+    evalmod: usize,
+    cts: usize,
+    secret: basalt_ckks::SecretDistribution,
+) -> Parameters {
     let mut log_q = vec![60];
     log_q.extend(std::iter::repeat_n(40, residual));
     log_q.extend(std::iter::repeat_n(39, stc));
-    log_q.extend(std::iter::repeat_n(60, 8));
+    log_q.extend(std::iter::repeat_n(60, evalmod));
     log_q.extend(std::iter::repeat_n(56, cts));
     let mut lit = ParametersLiteral::toy(log_n, 60, 40, 1, 61, 3, 1);
     lit.name = format!("TOY_BTP_N{log_n}");

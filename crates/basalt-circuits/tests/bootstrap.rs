@@ -410,3 +410,33 @@ fn split_q0_double_prime_chain_bootstraps() {
     // 17.2 / 15.2 bits when written (Lattigo's 60-bit chain at this size: > 20).
     assert!(p.mean.l2 > 15.0 && p.min.l2 > 12.0, "{p:?}");
 }
+
+/// The arcsine option on a toy ring where the sine's cubic term dominates (message ratio 2^4:
+/// coefficients up to ~2^-4·Q_0): two more EvalMod levels, and the precision improves.
+#[test]
+fn arcsine_correction_improves_a_cubic_limited_bootstrap() {
+    use basalt_circuits::bootstrap::EvalModConfig;
+    let secret = SecretDistribution::Hamming { h: 64 };
+    let run = |arcsine_degree: usize| {
+        let em = 8 + if arcsine_degree > 0 { 2 } else { 0 };
+        let params = basalt_circuits::testing::toy_bootstrap_params_with(11, 1, 2, em, 3, secret);
+        let cfg = BootstrapConfig {
+            log_message_ratio: 4.0,
+            evalmod: EvalModConfig { arcsine_degree, ..EvalModConfig::default() },
+            ..cfg(10, 3, 2)
+        };
+        let s = setup(params, cfg);
+        assert_eq!(s.bt.budget().evalmod, em);
+        let v = random_values(1 << 10, 9, false);
+        let scale = s.params.default_scale().min(s.bt.max_input_scale());
+        let pt = s.enc.encode(&v, 1 << 10, 0, scale).unwrap();
+        let out = s.bootstrap(&encrypt_sk(&s.params, &pt, &s.sk).unwrap());
+        PrecisionStats::new(&v, &s.decrypt(&out))
+    };
+    let (plain, asin) = (run(0), run(3));
+    eprintln!(
+        "ratio 2^4, N = 2^11: mean {:.1} -> {:.1} bits, min {:.1} -> {:.1} with arcsine degree 3",
+        plain.mean.l2, asin.mean.l2, plain.min.l2, asin.min.l2
+    );
+    assert!(asin.mean.l2 > plain.mean.l2 + 2.0, "{plain:?} vs {asin:?}");
+}

@@ -82,7 +82,13 @@ pub fn for_preset(name: &str, log_slots: Option<u32>, log_n: u32) -> Option<Boot
         "FAB" | "N16_L23_D3_W54" => Some(BootstrapConfig {
             cts_levels: 4,
             stc_levels: 4,
-            evalmod: EvalModConfig { k: 16.0, degree: 63, double_angle: 3, log_scale: 54.0 },
+            evalmod: EvalModConfig {
+                k: 16.0,
+                degree: 63,
+                double_angle: 3,
+                log_scale: 54.0,
+                arcsine_degree: 0,
+            },
             ..BootstrapConfig::lattigo_default(ls)
         }),
         "OSIRIS_SET_III_BOOT" | "N16_L19_A14_W40_H1024_BOOT" => Some(BootstrapConfig {
@@ -95,13 +101,25 @@ pub fn for_preset(name: &str, log_slots: Option<u32>, log_n: u32) -> Option<Boot
         | "N16_L25_D3_W28_DP_BOOT" => Some(BootstrapConfig {
             cts_levels: 4,
             stc_levels: 4,
-            evalmod: EvalModConfig { k: 12.0, degree: 31, double_angle: 4, log_scale: 56.0 },
+            evalmod: EvalModConfig {
+                k: 12.0,
+                degree: 31,
+                double_angle: 4,
+                log_scale: 56.0,
+                arcsine_degree: 0,
+            },
             ..BootstrapConfig::lattigo_default(ls)
         }),
         "CRATERLAKE_80_BOOT_UNPACKED" | "N16_L11_D1_W28_DP_BOOT1" => Some(BootstrapConfig {
             cts_levels: 1,
             stc_levels: 1,
-            evalmod: EvalModConfig { k: 12.0, degree: 31, double_angle: 3, log_scale: 56.0 },
+            evalmod: EvalModConfig {
+                k: 12.0,
+                degree: 31,
+                double_angle: 3,
+                log_scale: 56.0,
+                arcsine_degree: 0,
+            },
             ..BootstrapConfig::lattigo_default(log_slots.unwrap_or(0))
         }),
         _ => None,

@@ -6,7 +6,11 @@
 //! EUROCRYPT 2021):
 //! 1. `y_0 = p(x) ≈ cos(2π(K·x − 1/4)/2^r)`, a Chebyshev interpolant on `[−1, 1]` evaluated with
 //!    optimal depth ([`crate::polynomial::evaluate`]);
-//! 2. `y_{i+1} = 2·y_i² − 1`, so `y_r = cos(2π(K·x − 1/4)) = sin(2π·t/Q_0)`.
+//! 2. `y_{i+1} = 2·y_i² − 1`, so `y_r = cos(2π(K·x − 1/4)) = sin(2π·t/Q_0)`;
+//! 3. optionally (`arcsine_degree > 0`), `arcsin(y_r)` by its odd Taylor polynomial, which
+//!    undoes the sine's `−(2πε)³/6` on the message `ε = (t mod Q_0)/Q_0` (Bossuat et al. §5):
+//!    the error that dominates when coefficients are large against `Q_0` (few slots, small
+//!    rings, a low message ratio), at the cost of `⌈log2(d+1)⌉` more levels.
 //!
 //! The interpolant only needs to be accurate near `K·x ∈ ℤ` but is fitted on the whole interval:
 //! with `K = 16`, degree 63 and `r = 2` its error after the double angles is `7·10^-14`
@@ -35,11 +39,14 @@ pub struct EvalModConfig {
     pub double_angle: usize,
     /// log2 of the scale during EvalMod (≈ the bits of its primes).
     pub log_scale: f64,
+    /// Odd degree of the arcsine correction (Taylor series of `arcsin`); 0: none.
+    #[serde(default)]
+    pub arcsine_degree: usize,
 }
 
 impl Default for EvalModConfig {
     fn default() -> Self {
-        EvalModConfig { k: 12.0, degree: 31, double_angle: 3, log_scale: 60.0 }
+        EvalModConfig { k: 12.0, degree: 31, double_angle: 3, log_scale: 60.0, arcsine_degree: 0 }
     }
 }
 
@@ -63,18 +70,62 @@ impl EvalModConfig {
         Ok(p)
     }
 
-    /// Levels consumed (logical): the interpolant's depth plus one per double angle.
-    pub fn depth(&self) -> usize {
-        (usize::BITS - self.degree.leading_zeros()) as usize + self.double_angle
+    /// The arcsine correction: `Σ_{k odd ≤ d} c_k y^k`, the Taylor polynomial of `arcsin`,
+    /// in the Chebyshev basis on `[−1, 1]` (exact: interpolating a degree-`d` polynomial at
+    /// `d + 1` nodes). A Taylor series rather than a fit on a small interval: `|y|` has no
+    /// tight bound (a coefficient can be as large as the sum of the slots), and the series
+    /// grows gently outside any interval. `None` when `arcsine_degree` is 0.
+    ///
+    /// # Errors
+    /// [`CircuitError::BadDegree`] for an even degree or one above 31.
+    pub fn arcsine_polynomial(&self) -> Result<Option<Chebyshev>> {
+        let d = self.arcsine_degree;
+        if d == 0 {
+            return Ok(None);
+        }
+        if d % 2 == 0 || d > 31 {
+            return Err(CircuitError::BadDegree(d));
+        }
+        // c_{2j+1} = (2j)! / (4^j (j!)^2 (2j+1)), by the ratio c_{2j+1}/c_{2j−1}.
+        let mut coeffs = vec![0.0; d + 1];
+        let mut c = 1.0;
+        for j in 0..=(d - 1) / 2 {
+            if j > 0 {
+                let jf = j as f64;
+                c *= (2.0 * jf - 1.0) * (2.0 * jf - 1.0) / ((2.0 * jf) * (2.0 * jf + 1.0));
+            }
+            coeffs[2 * j + 1] = c;
+        }
+        let taylor = move |y: f64| coeffs.iter().rev().fold(0.0, |acc, &c| acc * y + c);
+        Ok(Some(Chebyshev::interpolate(taylor, -1.0, 1.0, d)?))
     }
 
-    /// The plain function EvalMod computes, `y_r(x)` (tests and precision budgets).
+    fn arcsine_depth(&self) -> usize {
+        match self.arcsine_degree {
+            0 => 0,
+            d => (usize::BITS - d.leading_zeros()) as usize,
+        }
+    }
+
+    /// Levels consumed (logical): the interpolant's depth, one per double angle, and the
+    /// arcsine's depth.
+    pub fn depth(&self) -> usize {
+        (usize::BITS - self.degree.leading_zeros()) as usize
+            + self.double_angle
+            + self.arcsine_depth()
+    }
+
+    /// The plain function EvalMod computes, `y_r(x)` or `arcsin`'s series of it (tests and
+    /// precision budgets).
     pub fn evaluate_plain(&self, p: &Chebyshev, x: f64) -> f64 {
         let mut y = p.evaluate_plain(x);
         for _ in 0..self.double_angle {
             y = 2.0 * y * y - 1.0;
         }
-        y
+        match self.arcsine_polynomial() {
+            Ok(Some(a)) => a.evaluate_plain(y),
+            _ => y,
+        }
     }
 }
 
@@ -145,7 +196,8 @@ fn dropped(params: &Parameters, level: usize) -> f64 {
 }
 
 /// Evaluate EvalMod on `ct` (slots in `[−1, 1]`, scale ≈ `2^log_scale`); the output holds
-/// `sin(2π·K·x)` at scale exactly `target_scale`.
+/// `sin(2π·K·x)` (or, with the arcsine correction, `2π·ε` for `K·x = I + ε`) at scale exactly
+/// `target_scale`.
 ///
 /// # Errors
 /// [`CircuitError::NotEnoughLevels`] before any work if the depth exceeds the levels left;
@@ -161,15 +213,20 @@ pub fn eval_mod(
     let c = params.primes_per_rescale();
     let plan = polynomial::eval::plan(params, ct.level(), p)?;
     let r = cfg.double_angle;
-    if plan.out_level < r * c + params.base_primes() - 1 {
+    let asin = cfg.arcsine_polynomial()?;
+    let extra = cfg.arcsine_depth();
+    if plan.out_level < (r + extra) * c + params.base_primes() - 1 {
         return Err(CircuitError::NotEnoughLevels {
-            needed: plan.depth + r,
+            needed: plan.depth + r + extra,
             available: (ct.level() + 1 - params.base_primes()) / c,
             level: ct.level(),
         });
     }
+    // With the arcsine the double angles end at EvalMod's own scale and the series sets the
+    // target; without it the double angles do.
+    let sine_target = if asin.is_some() { 2f64.powf(cfg.log_scale) } else { target_scale };
     // Backwards from the target: squaring y at level l and rescaling gives scale S²/D_l.
-    let mut scale = target_scale;
+    let mut scale = sine_target;
     for i in (0..r).rev() {
         scale = (scale * dropped(params, plan.out_level - i * c)).sqrt();
     }
@@ -180,9 +237,13 @@ pub fn eval_mod(
         let two = eval.add_const(&two, (-1.0).into())?;
         y = eval.rescale(&two)?;
     }
-    let rel = (y.scale() - target_scale).abs() / target_scale;
+    let rel = (y.scale() - sine_target).abs() / sine_target;
     debug_assert!(rel < 1e-9, "EvalMod output scale off by {rel}");
-    y.set_scale(target_scale);
+    y.set_scale(sine_target);
+    if let Some(a) = asin {
+        y = polynomial::evaluate(eval, &y, &a, Some(target_scale))?;
+        y.set_scale(target_scale);
+    }
     Ok(y)
 }
 
@@ -211,6 +272,36 @@ mod tests {
         let shallow = EvalModConfig { k: 16.0, degree: 31, double_angle: 3, ..default };
         assert_eq!(shallow.depth(), 8);
         assert!(worst(shallow) > 1e-10, "K = 16 at this depth is much worse");
+    }
+
+    #[test]
+    fn arcsine_correction_removes_the_cubic_term() {
+        let plain = EvalModConfig::default();
+        let p = plain.polynomial().unwrap();
+        // Taylor coefficients 1, 1/6, 3/40, 5/112: arcsin(1/2) = π/6 up to the y^9 term.
+        let a7 = EvalModConfig { arcsine_degree: 7, ..plain }.arcsine_polynomial().unwrap();
+        let a7 = a7.unwrap();
+        let want = std::f64::consts::PI / 6.0;
+        assert!((a7.evaluate_plain(0.5) - want).abs() < 1e-4, "{}", a7.evaluate_plain(0.5));
+        assert!((a7.evaluate_plain(0.5) - want).abs() > 1e-7, "truncated, not exact");
+        // Against the ideal 2π·ε: the sine alone is off by (2πε)³/6, the corrected output by
+        // the series' next term.
+        for (d, depth) in [(3, 10), (7, 11)] {
+            let cfg = EvalModConfig { arcsine_degree: d, ..plain };
+            assert_eq!(cfg.depth(), depth);
+            for i in [-7i32, 0, 5] {
+                let eps = 2f64.powi(-5);
+                let x = (i as f64 + eps) / plain.k;
+                let ideal = 2.0 * std::f64::consts::PI * eps;
+                let e0 = (plain.evaluate_plain(&p, x) - ideal).abs();
+                let e1 = (cfg.evaluate_plain(&p, x) - ideal).abs();
+                assert!(e0 > 1e-3 && e1 < e0 / 50.0, "d = {d}, I = {i}: {e0:e} -> {e1:e}");
+            }
+        }
+        for bad in [2, 33] {
+            let cfg = EvalModConfig { arcsine_degree: bad, ..plain };
+            assert!(matches!(cfg.arcsine_polynomial(), Err(CircuitError::BadDegree(_))));
+        }
     }
 
     #[test]
