@@ -83,7 +83,7 @@ impl EvalModConfig {
         if d == 0 {
             return Ok(None);
         }
-        if d % 2 == 0 || d > 31 {
+        if d.is_multiple_of(2) || d > 31 {
             return Err(CircuitError::BadDegree(d));
         }
         // c_{2j+1} = (2j)! / (4^j (j!)^2 (2j+1)), by the ratio c_{2j+1}/c_{2j−1}.
