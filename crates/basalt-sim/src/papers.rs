@@ -151,6 +151,57 @@ pub fn load_csv(path: &Path, paper: &str) -> Result<Vec<PaperRow>, SimError> {
     Ok(rows)
 }
 
+/// Where a paper contradicts itself (or is silent where a model needs a number), and the
+/// reading the simulator follows: `data/papers/<paper>/readings.toml`, printed by the report.
+#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Reading {
+    #[serde(default, skip_deserializing)]
+    pub paper: String,
+    /// What the paper says in two places (or does not say).
+    pub issue: String,
+    /// The reading the models and the reproduction follow.
+    pub follows: String,
+    /// The CSV rows it affects, as `table/row/metric` (checked against the CSVs).
+    #[serde(default)]
+    pub rows: Vec<String>,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ReadingsFile {
+    reading: Vec<Reading>,
+}
+
+/// The readings of one paper, each row key checked against `rows` (the paper's CSV rows).
+///
+/// # Errors
+/// A missing or malformed `readings.toml`, or a row key no CSV has.
+pub fn load_readings(
+    data_dir: &Path,
+    paper: &str,
+    rows: &[PaperRow],
+) -> Result<Vec<Reading>, SimError> {
+    let path = data_dir.join("papers").join(paper).join("readings.toml");
+    let text = std::fs::read_to_string(&path)
+        .map_err(|source| SimError::Io { path: path.clone(), source })?;
+    let bad = |message: String| SimError::PaperData { path: path.clone(), line: 0, message };
+    let file: ReadingsFile = toml::from_str(&text).map_err(|e| bad(e.to_string()))?;
+    let mut out = file.reading;
+    for r in &mut out {
+        r.paper = paper.into();
+        for key in &r.rows {
+            let known = rows.iter().any(|row| {
+                format!("{}/{}/{}", row.table, row.row, row.metric).eq_ignore_ascii_case(key)
+            });
+            if !known {
+                return Err(bad(format!("reading names row `{key}`, which no CSV has")));
+            }
+        }
+    }
+    Ok(out)
+}
+
 /// Every CSV of one paper (sorted by file name), after checking SOURCE.md exists.
 pub fn load_paper(data_dir: &Path, paper: &str) -> Result<Vec<PaperRow>, SimError> {
     if !PAPERS.contains(&paper) {
@@ -191,6 +242,19 @@ mod tests {
     }
 
     #[test]
+    fn a_reading_of_an_unknown_row_is_an_error() {
+        let data = std::env::temp_dir().join(format!("basalt-sim-readings-{}", std::process::id()));
+        let dir = data.join("papers").join("fab");
+        std::fs::create_dir_all(&dir).unwrap();
+        let body = "[[reading]]\nissue = \"a\"\nfollows = \"b\"\nrows = [\"9/x/y\"]\n";
+        std::fs::write(dir.join("readings.toml"), body).unwrap();
+        let e = load_readings(&data, "fab", &[]).unwrap_err().to_string();
+        assert!(e.contains("9/x/y"), "{e}");
+        std::fs::write(dir.join("readings.toml"), "[[reading]]\nissue = \"a\"\n").unwrap();
+        assert!(load_readings(&data, "fab", &[]).is_err(), "`follows` is required");
+    }
+
+    #[test]
     fn quoted_fields_with_commas() {
         let f = split_csv(r#"a,"b, c","say ""hi""",d"#).unwrap();
         assert_eq!(f, vec!["a", "b, c", r#"say "hi""#, "d"]);
@@ -214,6 +278,8 @@ mod tests {
         for p in PAPERS {
             let rows = load_paper(&data, p).unwrap();
             assert!(rows.len() >= 10, "{p}: only {} rows", rows.len());
+            let readings = load_readings(&data, p, &rows).unwrap();
+            assert!(readings.len() >= 3, "{p}: {} readings", readings.len());
         }
         // The held-out rows the brief names, and nothing else, are validation.
         for (paper, tables) in [

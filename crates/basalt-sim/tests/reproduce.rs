@@ -115,6 +115,12 @@ fn full_report_lists_every_row_and_serializes() {
     for p in ["osiris", "craterlake", "strix"] {
         assert!(r.rows.iter().any(|x| x.paper == p && x.role == Role::Validation), "{p}");
     }
+    // Every paper says which reading the model follows where it contradicts itself.
+    assert_eq!(text.matches("the model follows:").count(), 5);
+    for p in ["osiris", "fab", "mxv", "craterlake", "strix"] {
+        assert!(r.readings.iter().any(|x| x.paper == p), "{p}: no readings");
+    }
+    assert!(json.contains("\"follows\""));
 }
 
 #[test]

@@ -19,7 +19,7 @@ use serde::Serialize;
 
 use crate::SimError;
 use crate::machine::Machine;
-use crate::papers::{self, PAPERS, PaperRow, Role, Tag};
+use crate::papers::{self, PAPERS, PaperRow, Reading, Role, Tag};
 use crate::synth::{ClosedForm, Program, TraceSource, Workload};
 use basalt_trace::Trace;
 
@@ -82,10 +82,12 @@ pub struct ReproRow {
     pub how: String,
 }
 
-/// All rows of the requested papers.
+/// All rows of the requested papers, and the readings followed where a paper contradicts
+/// itself.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct ReproReport {
     pub rows: Vec<ReproRow>,
+    pub readings: Vec<Reading>,
 }
 
 impl ReproReport {
@@ -141,6 +143,7 @@ pub fn reproduce_with(
             "strix" => strix::compute(data_dir, &traces)?,
             _ => unreachable!("checked against PAPERS"),
         };
+        out.readings.extend(papers::load_readings(data_dir, p, &rows)?);
         out.rows.extend(join(p, &rows, comp)?);
     }
     Ok(out)
@@ -248,6 +251,16 @@ impl fmt::Display for ReproReport {
                         .collect();
                     writeln!(f, "   not yet modelled: {}", keys.join("; "))?;
                 }
+            }
+            let readings: Vec<&Reading> = self.readings.iter().filter(|r| r.paper == p).collect();
+            if !readings.is_empty() {
+                writeln!(
+                    f,
+                    "-- Where the paper contradicts itself or is silent, the model follows:"
+                )?;
+            }
+            for (i, r) in readings.iter().enumerate() {
+                writeln!(f, "{:>3}. {}\n     -> {}", i + 1, r.issue, r.follows)?;
             }
         }
         Ok(())
