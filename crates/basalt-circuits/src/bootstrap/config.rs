@@ -64,9 +64,9 @@ impl BootstrapConfig {
 ///   `Q_0·P_0` with two 33-bit special primes.
 /// - `CRATERLAKE_80_BOOT` / `CRATERLAKE_128_BOOT` (reconstructed): CraterLake cites Bossuat et
 ///   al.'s non-sparse bootstrapping, so FAB's shape — CoeffToSlot 4, the depth-9 EvalMod,
-///   SlotToCoeff 4 — on two-residue levels: 34 of the 57 (51) residues, the paper's 35. `q_0`
-///   is the exhausted input's 3 residues (84 bits); the dense secret is encapsulated into an
-///   `h = 32` one over `Q_0·P_0` (3 + 3 residues) so that `K = 12` bounds the overflow.
+///   SlotToCoeff 4 — on two-residue levels: 34 of the 56 (50) residues, the paper's 35 of 57
+///   (51). `q_0` is two residues (56 bits); the dense secret is encapsulated into an `h = 32`
+///   one over `Q_0·P_0` (2 + 2 residues) so that `K = 12` bounds the overflow.
 /// - `CRATERLAKE_80_BOOT_UNPACKED` (reconstructed): one slot (default `log_slots = 0`), one
 ///   level per DFT and a depth-8 EvalMod (`r = 3`): the whole 23-residue chain.
 ///
