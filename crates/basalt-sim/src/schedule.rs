@@ -20,7 +20,11 @@
 //! trace), so keep p small. Barriers: with Osiris' `limb_interleaving = false` a BConv cannot overlap
 //! the INTT before it or the NTT after it (Osiris §IV-B), so BConv kernels get a window of
 //! their own. Without a KSHGen unit (or with `kshgen = false`) `KeyGen` kernels cost nothing
-//! and their keys are loaded in full instead (`memory::kernel_traffic`).
+//! and their keys are loaded in full instead (`memory::kernel_traffic`). Without a BConv unit
+//! (F1+, or `crb_chaining = false`) a base conversion is `N·from·to` products on the
+//! multipliers and as many sums on the adders; with `crb_chaining = false` and
+//! `schedule.rf_ports` every operand also crosses the register file, whose port time bounds
+//! the window's compute (CraterLake §4.1, Table 4).
 //!
 //! Identified loads and stores (see `memory`) first go through the on-chip store in a pre-pass
 //! over the whole trace (Belady needs the future); a load that hits moves no HBM bytes, a
