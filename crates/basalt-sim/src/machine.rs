@@ -92,6 +92,13 @@ pub struct ScheduleCfg {
     /// 0 = a window's loads start with the window.
     #[serde(default)]
     pub prefetch_windows: u32,
+    /// Register-file ports, each moving `rf_port_lanes` elements per cycle; they bound a
+    /// window only when FUs are not chained (`switches.crb_chaining = false`: CraterLake §4.1
+    /// emulates 12 ports for 24 FU inputs, chaining bridges the gap). Absent = no port model.
+    #[serde(default)]
+    pub rf_ports: Option<u32>,
+    #[serde(default)]
+    pub rf_port_lanes: Option<u32>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -315,6 +322,14 @@ impl Machine {
         if let Some(a) = self.memory.output_overhead_ns_per_word {
             pos("memory.output_overhead_ns_per_word", a)?;
         }
+        for (f, v) in [
+            ("schedule.rf_ports", self.schedule.rf_ports),
+            ("schedule.rf_port_lanes", self.schedule.rf_port_lanes),
+        ] {
+            if let Some(v) = v {
+                pos(f, v as f64)?;
+            }
+        }
         if let Some(k) = self.memory.key_share {
             pos("memory.key_share", k)?;
             pos("1 - memory.key_share", 1.0 - k)?;
@@ -439,13 +454,33 @@ impl Machine {
             && self.units.iter().any(|u| u.class == UnitClass::Kshgen)
     }
 
-    /// Effective overlap mode: CraterLake without CRB/chaining runs kernels one at a time.
+    /// Effective overlap mode. CraterLake without CRB/chaining: with a register-file port
+    /// model (`schedule.rf_ports`) the FUs still run concurrently but every operand goes
+    /// through the ports ([`Machine::rf_ports`]); without one, kernels run one at a time.
     pub fn overlap(&self) -> Overlap {
-        if self.switches.crb_chaining == Some(false) {
+        if self.switches.crb_chaining == Some(false) && self.rf_ports().is_none() {
             Overlap::Serial
         } else {
             self.schedule.overlap
         }
+    }
+
+    /// `(ports, elements per port per cycle)` when unchained operands are port-bound: only
+    /// with `switches.crb_chaining = false` and both `schedule.rf_ports*` given.
+    pub fn rf_ports(&self) -> Option<(u32, u32)> {
+        match (self.switches.crb_chaining, self.schedule.rf_ports, self.schedule.rf_port_lanes) {
+            (Some(false), Some(p), Some(l)) => Some((p, l)),
+            _ => None,
+        }
+    }
+
+    /// Whether base conversions run on a BConv unit. Without one (F1+, or CraterLake with
+    /// `crb_chaining = false`) a BConv is `N · from · to` multiplies on the unit serving
+    /// `Elem.Mul` and as many additions on the one serving `Elem.Add`, through the register
+    /// file (CraterLake §3: prior designs "execute all multiplies and adds separately").
+    pub fn has_bconv_unit(&self) -> bool {
+        self.switches.crb_chaining != Some(false)
+            && self.units.iter().any(|u| u.class == UnitClass::Bconv)
     }
 }
 

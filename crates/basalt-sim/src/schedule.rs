@@ -20,7 +20,11 @@
 //! trace), so keep p small. Barriers: with Osiris' `limb_interleaving = false` a BConv cannot overlap
 //! the INTT before it or the NTT after it (Osiris §IV-B), so BConv kernels get a window of
 //! their own. Without a KSHGen unit (or with `kshgen = false`) `KeyGen` kernels cost nothing
-//! and their keys are loaded in full instead (`memory::kernel_traffic`).
+//! and their keys are loaded in full instead (`memory::kernel_traffic`). Without a BConv unit
+//! (F1+, or `crb_chaining = false`) a base conversion is `N·from·to` products on the
+//! multipliers and as many sums on the adders; with `crb_chaining = false` and
+//! `schedule.rf_ports` every operand also crosses the register file, whose port time bounds
+//! the window's compute (CraterLake §4.1, Table 4).
 //!
 //! Identified loads and stores (see `memory`) first go through the on-chip store in a pre-pass
 //! over the whole trace (Belady needs the future); a load that hits moves no HBM bytes, a
@@ -30,7 +34,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use basalt_trace::{Event, Kernel, KernelKind, Trace};
+use basalt_trace::{ElemOp, Event, Kernel, KernelKind, Trace};
 
 use crate::SimError;
 use crate::machine::{Machine, Overlap};
@@ -161,6 +165,8 @@ struct State<'m> {
     busy: Vec<f64>,
     serial: f64,
     fill: f64,
+    /// Register-file port cycles of the window (unchained machines only).
+    rf: f64,
     key_bytes: f64,
     other_bytes: f64,
     kernels: u64,
@@ -192,6 +198,7 @@ impl<'m> State<'m> {
             busy: vec![0.0; m.units.len()],
             serial: 0.0,
             fill: 0.0,
+            rf: 0.0,
             key_bytes: 0.0,
             other_bytes: 0.0,
             kernels: 0,
@@ -245,6 +252,24 @@ impl<'m> State<'m> {
             self.skipped_keygen += 1;
             return Ok(());
         }
+        if let Some((ports, lanes)) = self.m.rf_ports() {
+            self.rf += units::rf_port_cycles(k, lanes) / ports as f64;
+        }
+        if let Kernel::BConv { n, from, to } = *k
+            && !self.m.has_bconv_unit()
+        {
+            // No CRB: N·from·to products on the multipliers, as many sums on the adders.
+            units::check_fits(self.m, k)?;
+            for op in [ElemOp::Mul, ElemOp::Add] {
+                self.charge(&Kernel::Elem { n, limbs: from * to, op })?;
+            }
+            return Ok(());
+        }
+        self.charge(k)
+    }
+
+    /// Add `k`'s cost to the unit that executes it.
+    fn charge(&mut self, k: &Kernel) -> Result<(), SimError> {
         let idx = match self.route.get(&k.kind()) {
             Some(&i) => i,
             None => {
@@ -267,7 +292,8 @@ impl<'m> State<'m> {
         let compute = match self.m.overlap() {
             Overlap::Serial => self.serial,
             Overlap::Chained => self.busy.iter().cloned().fold(0.0, f64::max) + self.fill,
-        };
+        }
+        .max(self.rf);
         let start = self.now;
         let p = self.m.schedule.prefetch_windows as usize;
         // Loads of this window may start when the window `p` before it started (or at time 0
@@ -306,6 +332,7 @@ impl<'m> State<'m> {
         }
         self.serial = 0.0;
         self.fill = 0.0;
+        self.rf = 0.0;
         self.key_bytes = 0.0;
         self.other_bytes = 0.0;
         self.kernels = 0;
@@ -606,9 +633,41 @@ mod tests {
         assert!(on.stall_cycles > 0.0);
         assert_eq!(on.unit("crb").unwrap().busy_cycles, 3.0 * 60.0 * 32.0);
         assert_eq!(on.unit("ntt").unwrap().busy_cycles, 6.0 * 60.0 * 32.0 / 2.0);
-        // Without CRB/chaining kernels run one at a time.
+        // Without CRB/chaining the 3L² conversion MACs run on the 5 multiply and 5 add FUs, and
+        // every operand crosses the 12 RF ports: 5 accesses per MAC bound the window.
         m.switches.crb_chaining = Some(false);
-        assert!(simulate(&m, &t).unwrap().compute_cycles > on.compute_cycles);
+        let off = simulate(&m, &t).unwrap();
+        assert_eq!(off.unit("crb").unwrap().busy_cycles, 0.0);
+        let macs = 3.0 * 60.0 * 60.0;
+        assert!(off.unit("mul").unwrap().busy_cycles >= macs * 32.0 / 5.0);
+        assert!(off.compute_cycles >= 5.0 * macs * 32.0 / 12.0);
+        assert!(off.compute_cycles > 10.0 * on.compute_cycles);
+        // Without the port figures the ablation falls back to one kernel at a time.
+        m.schedule.rf_ports = None;
+        assert_eq!(m.overlap(), Overlap::Serial);
+    }
+
+    #[test]
+    fn without_a_bconv_unit_conversions_use_the_multipliers_and_adders() {
+        let mut m = toy(Overlap::Chained);
+        m.units[1].serves = vec!["Elem.Mul".into()];
+        let mut add = unit(UnitClass::Elem, 1, 2048);
+        add.name = "add".into();
+        add.serves = vec!["Elem.Add".into()];
+        m.units.push(add);
+        m.validate().unwrap();
+        let mut b = Builder::new();
+        b.k(Kernel::BConv { n: N, from: 3, to: 4 });
+        let t = b.build();
+        let r = simulate(&m, &t).unwrap();
+        // 12 products and 12 sums of 32 cycles each, on their own units, side by side.
+        assert_eq!(r.unit("Elem").unwrap().busy_cycles, 12.0 * 32.0);
+        assert_eq!(r.unit("add").unwrap().busy_cycles, 12.0 * 32.0);
+        assert_eq!(r.cycles, 12.0 * 32.0);
+        // No port model unless chaining is switched off.
+        m.schedule.rf_ports = Some(1);
+        m.schedule.rf_port_lanes = Some(2048);
+        assert_eq!(simulate(&m, &t).unwrap().cycles, 12.0 * 32.0);
     }
 
     #[test]

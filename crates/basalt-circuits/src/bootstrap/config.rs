@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::evalmod::EvalModConfig;
-use crate::lintrans::Strategy;
+use crate::lintrans::{Hoisting, Strategy};
 
 /// What a [`super::Bootstrapper`] builds.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -27,6 +27,10 @@ pub struct BootstrapConfig {
     pub strategy: Option<Strategy>,
     /// Bound on the giant steps of the automatic split.
     pub max_giant_steps: usize,
+    /// Hoisting of the automatic split: Lattigo's full double hoisting (`Q∪P` diagonals, one
+    /// ModDown per transform) or single hoisting (every key switch ends in `Q`, as in
+    /// CraterLake's Listing 1, with diagonals over `Q` only).
+    pub hoisting: Hoisting,
 }
 
 impl BootstrapConfig {
@@ -43,6 +47,7 @@ impl BootstrapConfig {
             ephemeral_h: Some(32),
             strategy: None,
             max_giant_steps: 16,
+            hoisting: Hoisting::Double,
         }
     }
 }
@@ -67,8 +72,12 @@ impl BootstrapConfig {
 ///   SlotToCoeff 4 — on two-residue levels: 34 of the 56 (50) residues, the paper's 35 of 57
 ///   (51). `q_0` is two residues (56 bits); the dense secret is encapsulated into an `h = 32`
 ///   one over `Q_0·P_0` (2 + 2 residues) so that `K = 12` bounds the overflow.
-/// - `CRATERLAKE_80_BOOT_UNPACKED` (reconstructed): one slot (default `log_slots = 0`), one
-///   level per DFT and a depth-8 EvalMod (`r = 3`): the whole 23-residue chain.
+/// - `CRATERLAKE_80_BOOT_UNPACKED` (reconstructed): one slot (default `log_slots = 0`) at
+///   N = 2^14 (F1's benchmark, F1's ring), one level per DFT and a depth-8 EvalMod (`r = 3`):
+///   the whole 22-residue chain.
+///
+/// The CraterLake circuits use single hoisting: CraterLake's key switch (Listing 1) always
+/// ends in a ModDown to `Q`, so its diagonals are plaintexts over `Q` (no lazy `Q∪P` sums).
 ///
 /// Returns `None` for a preset without a bootstrapping chain.
 pub fn for_preset(name: &str, log_slots: Option<u32>, log_n: u32) -> Option<BootstrapConfig> {
@@ -108,9 +117,10 @@ pub fn for_preset(name: &str, log_slots: Option<u32>, log_n: u32) -> Option<Boot
                 log_scale: 56.0,
                 arcsine_degree: 0,
             },
+            hoisting: Hoisting::Single,
             ..BootstrapConfig::lattigo_default(ls)
         }),
-        "CRATERLAKE_80_BOOT_UNPACKED" | "N16_L11_D1_W28_DP_BOOT1" => Some(BootstrapConfig {
+        "CRATERLAKE_80_BOOT_UNPACKED" | "N14_L11_D1_W28_DP_BOOT1" => Some(BootstrapConfig {
             cts_levels: 1,
             stc_levels: 1,
             evalmod: EvalModConfig {
@@ -120,6 +130,7 @@ pub fn for_preset(name: &str, log_slots: Option<u32>, log_n: u32) -> Option<Boot
                 log_scale: 56.0,
                 arcsine_degree: 0,
             },
+            hoisting: Hoisting::Single,
             ..BootstrapConfig::lattigo_default(log_slots.unwrap_or(0))
         }),
         _ => None,

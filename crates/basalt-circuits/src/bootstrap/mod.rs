@@ -237,8 +237,9 @@ impl Bootstrapper {
             if let Some(s) = cfg.strategy {
                 return Ok(s);
             }
-            // Double hoisting in Lattigo's loop order with pre-encoded diagonals (the fastest on
-            // a CPU, which has the memory Osiris' on-the-fly limbs save). The split: among the
+            // `cfg.hoisting` (by default double hoisting, the fastest on a CPU, which has the
+            // memory Osiris' on-the-fly limbs save) in Lattigo's loop order with pre-encoded
+            // diagonals. The split: among the
             // n1 whose predicted modular multiplications are within KEY_SLACK of the cheapest
             // (and whose giant steps fit the bound), the one with the fewest rotations — each
             // rotation is a Galois key of ~150 MB at N = 2^16.
@@ -249,8 +250,12 @@ impl Bootstrapper {
             while n1 <= slots {
                 let split = lintrans::Split::new(&idx, n1, slots)?;
                 if split.n2() <= cfg.max_giant_steps.max(1) {
-                    let cost =
-                        lintrans::cost::predict_full_double_hoisting(params, &split, level, false);
+                    let plan = lintrans::plan::Plan {
+                        n1,
+                        hoisting: cfg.hoisting,
+                        order: GscOrder::BabyStepCentric,
+                    };
+                    let cost = lintrans::cost::predict(params, &split, &plan, level, false);
                     cands.push((cost.modmults as f64, split.rotations().len(), n1));
                 }
                 n1 *= 2;
@@ -263,7 +268,7 @@ impl Bootstrapper {
                 .ok_or_else(|| CircuitError::NoFeasiblePlan("no BSGS split fits".into()))?;
             Ok(Strategy::Bsgs {
                 n1: pick.2,
-                hoisting: lintrans::Hoisting::Double,
+                hoisting: cfg.hoisting,
                 order: GscOrder::BabyStepCentric,
             })
         };

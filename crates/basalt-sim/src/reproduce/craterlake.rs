@@ -98,13 +98,13 @@ fn bootstrap(data: &Path, traces: &Traces) -> Result<Vec<Computed>, SimError> {
             "Packed Bootstrapping",
             "CRATERLAKE_80_BOOT",
             CPU_PACKED_MS,
-            "2^15 slots, 57 -> 23 residues",
+            "2^15 slots, 57 -> 23 residues, single-hoisted DFTs",
         ),
         (
             "Unpacked bootstrapping",
             "CRATERLAKE_80_BOOT_UNPACKED",
             CPU_UNPACKED_MS,
-            "1 slot, 23 -> 3 residues",
+            "1 slot, N = 2^14 (F1's ring), 23 -> 3 residues, single-hoisted DFTs",
         ),
     ];
     let mut packed_80 = None;
@@ -121,7 +121,7 @@ fn bootstrap(data: &Path, traces: &Traces) -> Result<Vec<Computed>, SimError> {
             row,
             "F1+ time",
             t_f1,
-            &how("f1plus.toml (boosted keyswitching at every level)"),
+            &how("f1plus.toml (no CRB: BConv on its multiply/add FUs; no KSHGen; boosted keyswitching at every level)"),
         ));
         out.push(computed(
             "3",
@@ -151,7 +151,7 @@ fn bootstrap(data: &Path, traces: &Traces) -> Result<Vec<Computed>, SimError> {
             row4,
             "speedup vs no CRB/chaining",
             ms(&no_crb, &t)? / t_cl,
-            &how("craterlake.toml with switches.crb_chaining=false (serial windows; the CRB unit itself stays), over the baseline"),
+            &how("craterlake.toml with switches.crb_chaining=false (BConv as products and sums on the multiply/add FUs, every operand through the 12 RF ports), over the baseline"),
         ));
         if row == "Packed Bootstrapping" {
             packed_80 = Some(t_cl);

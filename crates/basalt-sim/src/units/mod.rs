@@ -14,7 +14,7 @@ pub mod kshgen;
 pub mod ntt;
 pub mod pbs;
 
-use basalt_trace::{Kernel, TfheStep};
+use basalt_trace::{ElemOp, Kernel, TfheStep};
 
 use crate::SimError;
 use crate::machine::{Machine, Unit, UnitClass};
@@ -80,6 +80,32 @@ fn alloc_cycles(m: &Machine, k: &Kernel) -> f64 {
         _ => 0.0,
     };
     words * ns * m.clock_ghz
+}
+
+/// Cycles one register-file port of `lanes` elements per cycle needs for `k`'s operands when
+/// nothing is chained: every input residue polynomial is read and every output written once
+/// (INTT/NTT/automorphism 1 + 1, add/sub/multiply 2 + 1, multiply-accumulate 3 + 1, scalar
+/// multiply/negate 1 + 1, a regenerated key half 0 + 1). A base conversion without a CRB is
+/// `from · to` products and sums through the file: multiply 1 + 1, accumulate 2 + 1
+/// (CraterLake §3: "an overwhelming amount of register file port pressure").
+pub fn rf_port_cycles(k: &Kernel, lanes: u32) -> f64 {
+    let (n, accesses) = match *k {
+        Kernel::Ntt { n, limbs }
+        | Kernel::Intt { n, limbs }
+        | Kernel::Automorph { n, limbs, .. } => (n, 2 * limbs as u64),
+        Kernel::Elem { n, limbs, op } => {
+            let per = match op {
+                ElemOp::Add | ElemOp::Sub | ElemOp::Mul => 3,
+                ElemOp::MulAcc => 4,
+                ElemOp::MulScalar | ElemOp::Neg => 2,
+            };
+            (n, per * limbs as u64)
+        }
+        Kernel::KeyGen { n, limbs } => (n, limbs as u64),
+        Kernel::BConv { n, from, to } => (n, 5 * from as u64 * to as u64),
+        _ => return 0.0,
+    };
+    accesses as f64 * ceil_div(n as u64, lanes as u64)
 }
 
 /// Reject kernels recorded for parameters the machine cannot hold.
