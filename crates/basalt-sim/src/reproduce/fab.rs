@@ -8,9 +8,10 @@ use std::path::Path;
 
 use basalt_trace::Kernel;
 
+use crate::machine::Machine;
 use crate::reproduce::{Computed, Traces, computed, machine};
 use crate::synth::ckks::KsShape;
-use crate::synth::{Builder, Program, Workload};
+use crate::synth::{Builder, HelrStep, Program, Workload};
 use crate::{SimError, simulate};
 
 pub fn compute(data: &Path, traces: &Traces) -> Result<Vec<Computed>, SimError> {
@@ -44,6 +45,7 @@ pub fn compute(data: &Path, traces: &Traces) -> Result<Vec<Computed>, SimError> 
     out.push(computed("6", "NTT", "FAB throughput", per_s, how6));
     out.push(computed("6", "NTT", "speedup vs HEAX", per_s / 42_000.0, "ours / quoted HEAX"));
     out.extend(table7(&m, traces)?);
+    out.extend(table8(data, &m, traces)?);
     Ok(out)
 }
 
@@ -58,7 +60,7 @@ const SLOTS: f64 = 32_768.0;
 /// ciphertexts. Every term is a library trace on `fab.toml` (hybrid key switching, full keys: FAB
 /// has no key generator). The other works' rows divide their quoted times by ours; the cycle
 /// speedups scale by the clock ratio as the paper does (FAB at 300 MHz).
-fn table7(m: &crate::machine::Machine, traces: &Traces) -> Result<Vec<Computed>, SimError> {
+fn table7(m: &Machine, traces: &Traces) -> Result<Vec<Computed>, SimError> {
     let boot =
         Program::Bootstrap { preset: "FAB".into(), log_slots: None, dft: None, seeded: false };
     let Some(t) = traces.program(&boot)? else { return Ok(Vec::new()) };
@@ -96,4 +98,117 @@ fn table7(m: &crate::machine::Machine, traces: &Traces) -> Result<Vec<Computed>,
         ));
     }
     Ok(out)
+}
+
+/// Data ciphertexts of one HELR mini-batch: 1024 images / (2^15 slots / 256 features) = 8.
+const HELR_CTS: u32 = 8;
+/// Levels the gradient of one data ciphertext consumes (`basalt_circuits::helr::gradient`).
+const GRADIENT_LEVELS: u32 = 4;
+/// FAB's CMAC line rate, bits per second [P §3: 100 Gb/s; 11,399 CMAC cycles per limb].
+const CMAC_BPS: f64 = 100e9;
+
+/// Seconds of one HELR step's library trace on `m`.
+struct HelrTimes {
+    boot: f64,
+    gradient: f64,
+    update: f64,
+}
+
+impl HelrTimes {
+    fn record(m: &Machine, traces: &Traces) -> Result<Option<HelrTimes>, SimError> {
+        let fab = |step| Program::Helr { preset: "FAB".into(), level: LEVELS_LEFT, step };
+        let boot = Program::Bootstrap {
+            preset: "FAB".into(),
+            log_slots: Some(8),
+            dft: None,
+            seeded: false,
+        };
+        let mut t = Vec::new();
+        for p in [boot, fab(HelrStep::Gradient), fab(HelrStep::Update { cts: HELR_CTS })] {
+            let Some(trace) = traces.program(&p)? else { return Ok(None) };
+            t.push(simulate(m, &trace)?.seconds);
+        }
+        Ok(Some(HelrTimes { boot: t[0], gradient: t[1], update: t[2] }))
+    }
+
+    /// One iteration on `m`'s `switches.fpgas` FPGAs: (seconds, of which CMAC seconds).
+    ///
+    /// Each FPGA takes ⌈8 / fpgas⌉ data ciphertexts' gradients; the sum, the NAG update and the
+    /// one 256-slot bootstrap run on the master (§5.5: "bootstrapping is not distributed"). The
+    /// two exchanges per iteration (§5.5) are, in our reading of §4.9: the master broadcasts the
+    /// bootstrapped `v` once (the switch fans it out), and the other FPGAs send their gradients
+    /// to it one after another into its single 100 Gb/s port; each ciphertext moves at its
+    /// actual size (2 × limbs × N × 54 bit).
+    fn iteration(&self, m: &Machine) -> (f64, f64) {
+        let fpgas = m.switches.fpgas.unwrap_or(1).max(1);
+        let bytes_per_limb = m.dram_bytes_per_word.unwrap_or(8.0) * f64::from(m.max_ring_degree);
+        let ct_s = |level: u32| 2.0 * f64::from(level + 1) * bytes_per_limb * 8.0 / CMAC_BPS;
+        let comm = if fpgas == 1 {
+            0.0
+        } else {
+            ct_s(LEVELS_LEFT) + f64::from(fpgas - 1) * ct_s(LEVELS_LEFT - GRADIENT_LEVELS)
+        };
+        let gradients = f64::from(HELR_CTS.div_ceil(fpgas));
+        (self.boot + gradients * self.gradient + self.update + comm, comm)
+    }
+}
+
+/// Table 8: one HELR iteration (`basalt_circuits::helr`, 5 levels of the 6 FAB's bootstrap
+/// leaves) on FAB-1 (`fab.toml`, `fpgas = 1`) and FAB-2 (`switches.fpgas=8`, §4.9).
+fn table8(data: &Path, m: &Machine, traces: &Traces) -> Result<Vec<Computed>, SimError> {
+    let Some(t) = HelrTimes::record(m, traces)? else { return Ok(Vec::new()) };
+    let m2 = Machine::load_with(data.join("machines").join("fab.toml"), &["switches.fpgas=8"])?;
+    let (fab1, _) = t.iteration(m);
+    let (fab2, comm) = t.iteration(&m2);
+    let parts = format!(
+        "library traces on fab.toml: 256-slot bootstrap {:.1} ms + gradient per data ct {:.2} ms + sum and NAG update {:.2} ms",
+        t.boot * 1e3,
+        t.gradient * 1e3,
+        t.update * 1e3
+    );
+    let how2 = format!("{parts}; 8 FPGAs: 1 gradient each + {:.2} ms CMAC", comm * 1e3);
+    let how_comm =
+        "broadcast of v (level 6) + 7 gradients (level 2) into the master's port, 100 Gb/s";
+    let mut out = vec![
+        computed("8", "FAB-1", "time per iteration", fab1, &format!("{parts}; 8 gradients")),
+        computed("8", "FAB-2", "time per iteration", fab2, &how2),
+        computed("8", "FAB-2", "communication per iteration", comm, how_comm),
+    ];
+    // (work, seconds, clock in GHz): Table 8's quoted times, and our FAB-1.
+    let others = [
+        ("Lattigo", 37.05, 3.5),
+        ("GPU-2", 0.775, 1.2),
+        ("F1", 1.024, 1.0),
+        ("BTS-2", 0.028, 1.2),
+        ("FAB-1", fab1, 0.3),
+    ];
+    for (work, theirs, ghz) in others {
+        let s = theirs / fab2;
+        let how = if work == "FAB-1" { "our FAB-1 / our FAB-2" } else { "quoted time / our FAB-2" };
+        out.push(computed("8", work, "speedup (time)", s, how));
+        let how = "time speedup x (their clock / FAB's 0.3 GHz)";
+        out.push(computed("8", work, "speedup (cycles)", s * ghz / 0.3, how));
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fab2_spreads_gradients_and_pays_the_cmac() {
+        let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data");
+        let m1 = machine(&data, "fab").unwrap();
+        let m8 = Machine::load_with(data.join("machines/fab.toml"), &["switches.fpgas=8"]).unwrap();
+        let t = HelrTimes { boot: 0.05, gradient: 0.01, update: 0.002 };
+        let (one, no_comm) = t.iteration(&m1);
+        assert_eq!(no_comm, 0.0);
+        assert!((one - (0.05 + 8.0 * 0.01 + 0.002)).abs() < 1e-12);
+        // v at level 6 (2 x 7 limbs) + 7 gradients at level 2 (2 x 3 limbs each): 56 limbs of
+        // 2^16 x 54 bit at 100 Gb/s, 35.39 us each (FAB §3: 11,399 CMAC cycles at 322 MHz).
+        let (eight, comm) = t.iteration(&m8);
+        assert!((comm - 56.0 * 35.389_44e-6).abs() < 1e-9, "{comm}");
+        assert!((eight - (0.05 + 0.01 + 0.002 + comm)).abs() < 1e-12);
+    }
 }
