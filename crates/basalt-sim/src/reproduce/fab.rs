@@ -60,7 +60,9 @@ pub fn compute(data: &Path, traces: &Traces) -> Result<Vec<Computed>, SimError> 
     let heax = KsShape { n: 1 << 14, limbs: 8, dnum: 3, special: 3, seeded: false };
     let (trace, prov) = traces.get(&Workload::Mult(heax));
     let per_s = 1.0 / simulate(&m, &trace)?.seconds;
-    let how = format!("{prov}: Mult (tensor + relinearise) at N = 2^14, 8 limbs, dnum 3, 3 P limbs (GAP), one at a time");
+    let how = format!(
+        "{prov}: Mult (tensor + relinearise) at N = 2^14, 8 limbs, dnum 3, 3 P limbs (GAP), one at a time"
+    );
     out.push(computed("6", "Mult", "FAB throughput", per_s, &how));
     out.push(computed("6", "Mult", "speedup vs HEAX", per_s / 2_600.0, "ours / quoted HEAX"));
     out.extend(table7(&m, traces)?);
