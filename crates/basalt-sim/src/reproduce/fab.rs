@@ -119,18 +119,24 @@ fn table7(m: &Machine, traces: &Traces) -> Result<Vec<Computed>, SimError> {
         ("F1", 254.46, 1.0),
         ("BTS-2", 0.0455, 1.2),
     ];
-    for (work, theirs, ghz) in others {
-        let s = theirs / us;
-        out.push(computed("7", work, "speedup (time)", s, "quoted time / our FAB T_mult a/slot"));
-        out.push(computed(
-            "7",
-            work,
-            "speedup (cycles)",
-            s * ghz / 0.3,
-            "time speedup x (their clock / FAB's 0.3 GHz)",
-        ));
-    }
+    out.extend(speedups("7", us, "our FAB T_mult a/slot", &others));
     Ok(out)
+}
+
+/// The speedup rows of Tables 7 and 8: each work's time over `ours` (FAB's), and in cycles
+/// (× their clock / FAB's 0.3 GHz), as the paper computes them. `others` holds (work, seconds
+/// or µs like `ours`, clock in GHz); a work named FAB-… is our own figure, not a quoted one.
+fn speedups(table: &str, ours: f64, what: &str, others: &[(&str, f64, f64)]) -> Vec<Computed> {
+    let mut out = Vec::new();
+    for &(work, theirs, ghz) in others {
+        let s = theirs / ours;
+        let source =
+            if work.starts_with("FAB") { format!("our {work}") } else { "quoted time".into() };
+        out.push(computed(table, work, "speedup (time)", s, &format!("{source} / {what}")));
+        let how = "time speedup x (their clock / FAB's 0.3 GHz)";
+        out.push(computed(table, work, "speedup (cycles)", s * ghz / 0.3, how));
+    }
+    out
 }
 
 /// Data ciphertexts of one HELR mini-batch: 1024 images / (2^15 slots / 256 features) = 8.
@@ -215,13 +221,7 @@ fn table8(data: &Path, m: &Machine, traces: &Traces) -> Result<Vec<Computed>, Si
         ("BTS-2", 0.028, 1.2),
         ("FAB-1", fab1, 0.3),
     ];
-    for (work, theirs, ghz) in others {
-        let s = theirs / fab2;
-        let how = if work == "FAB-1" { "our FAB-1 / our FAB-2" } else { "quoted time / our FAB-2" };
-        out.push(computed("8", work, "speedup (time)", s, how));
-        let how = "time speedup x (their clock / FAB's 0.3 GHz)";
-        out.push(computed("8", work, "speedup (cycles)", s * ghz / 0.3, how));
-    }
+    out.extend(speedups("8", fab2, "our FAB-2", &others));
     Ok(out)
 }
 
