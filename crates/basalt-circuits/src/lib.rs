@@ -11,6 +11,7 @@
 //!   packing for rectangular products ([`lintrans::mxv_hybrid`]).
 //! - [`polynomial`]: Chebyshev interpolation and evaluation with optimal depth and exact output
 //!   scale, plus the activation approximations (composite sign/ReLU, HELR sigmoid).
+//! - [`helr`]: one HELR logistic-regression training iteration (FAB Table 8's workload).
 //! - [`accounting`]: operation counts from the kernel trace (`basalt_trace::record`).
 //! - [`mxv_suite`]: the seven FC layers of HE-MxV on Set-A/B/C, encrypted for real.
 //!
@@ -19,6 +20,7 @@
 pub mod accounting;
 pub mod bootstrap;
 pub mod error;
+pub mod helr;
 pub mod lintrans;
 pub mod mxv_suite;
 pub mod polynomial;

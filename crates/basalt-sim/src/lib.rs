@@ -41,4 +41,4 @@ pub use machine::Machine;
 pub use report::Report;
 pub use reproduce::{ReproReport, reproduce, reproduce_with};
 pub use schedule::simulate;
-pub use synth::{ClosedForm, DftHoisting, DftPlan, Program, TraceSource, Workload};
+pub use synth::{ClosedForm, DftHoisting, DftPlan, HelrStep, Program, TraceSource, Workload};

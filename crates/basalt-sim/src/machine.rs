@@ -216,6 +216,14 @@ pub struct Unit {
     /// Power of one instance when busy.
     #[serde(default)]
     pub power_w: Option<f64>,
+    /// Hardware this unit shares with others under `overlap = "chained"`: a window takes as
+    /// long as its busiest *pool* (the Σ busy of every unit naming it), not its busiest unit.
+    /// FAB's 256 FUs each hold one modular multiplier, adder, subtractor and automorph unit
+    /// (§4.1): an NTT occupies all but the automorph unit, a MAC the multiplier and adder, so
+    /// a subtraction can ride under a multiplication but two multiplications cannot overlap.
+    /// Empty: the unit is a pool of its own.
+    #[serde(default)]
+    pub pools: Vec<String>,
     pub source: String,
 }
 

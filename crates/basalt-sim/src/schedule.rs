@@ -184,6 +184,23 @@ struct State<'m> {
     skipped_keygen: u64,
 }
 
+/// The busiest shared resource of a chained window: each named pool carries the Σ busy of
+/// the units naming it (`Unit::pools`), a unit without pools is a pool of its own. Without
+/// pools this is the busiest unit.
+fn busiest_pool(units: &[crate::machine::Unit], busy: &[f64]) -> f64 {
+    let mut pools: HashMap<&str, f64> = HashMap::new();
+    let mut max = 0.0_f64;
+    for (u, &b) in units.iter().zip(busy) {
+        if u.pools.is_empty() {
+            max = max.max(b);
+        }
+        for p in &u.pools {
+            *pools.entry(p.as_str()).or_default() += b;
+        }
+    }
+    pools.values().fold(max, |m, &b| m.max(b))
+}
+
 impl<'m> State<'m> {
     fn new(m: &'m Machine) -> State<'m> {
         State {
@@ -291,7 +308,7 @@ impl<'m> State<'m> {
         }
         let compute = match self.m.overlap() {
             Overlap::Serial => self.serial,
-            Overlap::Chained => self.busy.iter().cloned().fold(0.0, f64::max) + self.fill,
+            Overlap::Chained => busiest_pool(&self.m.units, &self.busy) + self.fill,
         }
         .max(self.rf);
         let start = self.now;
@@ -451,6 +468,25 @@ mod tests {
         assert!((r.stall_cycles - 166.144).abs() < 1e-9);
         assert_eq!(r.traffic.plaintexts, 262_144.0);
         assert_eq!(r.unit("ntt").unwrap().busy_cycles, 64.0);
+    }
+
+    #[test]
+    fn pooled_units_share_their_resource() {
+        // NTT 64 + Add 96 cycles in one window: chained overlap takes the busier unit, unless
+        // both draw on one pool (FAB's FU array), which sums them; a unit outside the pool
+        // still overlaps.
+        let mut b = Builder::new();
+        b.k(Kernel::Ntt { n: N, limbs: 2 });
+        b.k(Kernel::Elem { n: N, limbs: 3, op: ElemOp::Add });
+        let t = b.build();
+        let mut m = toy(Overlap::Chained);
+        assert_eq!(simulate(&m, &t).unwrap().compute_cycles, 96.0);
+        for u in &mut m.units {
+            u.pools = vec!["fu".into()];
+        }
+        assert_eq!(simulate(&m, &t).unwrap().compute_cycles, 160.0);
+        m.units[0].pools = vec!["other".into()];
+        assert_eq!(simulate(&m, &t).unwrap().compute_cycles, 96.0);
     }
 
     #[test]

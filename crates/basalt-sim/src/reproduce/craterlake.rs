@@ -98,13 +98,13 @@ fn bootstrap(data: &Path, traces: &Traces) -> Result<Vec<Computed>, SimError> {
             "Packed Bootstrapping",
             "CRATERLAKE_80_BOOT",
             CPU_PACKED_MS,
-            "2^15 slots, 57 -> 23 residues, single-hoisted DFTs",
+            "2^15 slots, 56 -> 22 residues, single-hoisted DFTs",
         ),
         (
             "Unpacked bootstrapping",
             "CRATERLAKE_80_BOOT_UNPACKED",
             CPU_UNPACKED_MS,
-            "1 slot, N = 2^14 (F1's ring), 23 -> 3 residues, single-hoisted DFTs",
+            "1 slot, N = 2^14 (F1's ring), 22 -> 2 residues, single-hoisted DFTs",
         ),
     ];
     let mut packed_80 = None;

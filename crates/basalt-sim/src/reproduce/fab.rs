@@ -1,16 +1,23 @@
 //! FAB rows: Table 5 basic operations and the Table 6 NTT row, from the closed-form CKKS
-//! streams on `fab.toml`. The paper does not state the level of Table 5; we use the top level
-//! (24 Q limbs, dnum = 3, 8 P limbs), which the digest (§5.2) shows overshoots Rescale and
-//! Rotate — the ratio column says by how much. Table 7 (amortised bootstrapping) comes from the
-//! library's traces of FAB's bootstrap and of HMult at each level left.
+//! streams on `fab.toml`; Table 7 (amortised bootstrapping) from the library's traces of FAB's
+//! bootstrap and of HMult at each level left; Table 8 (HELR training) from the library's traces
+//! of one HELR iteration (`basalt_circuits::helr`) and a 256-slot bootstrap, on one FPGA and on
+//! eight (`switches.fpgas`).
+//!
+//! The paper does not state the level of Table 5; we use the top level (24 Q limbs, dnum = 3, 8
+//! P limbs), where Add matches. There, Mult, Rescale and Rotate need more time on FAB's 256
+//! modular multipliers alone than the paper reports (the `how` column gives that bound), so no
+//! schedule of these algorithms on the stated datapath reaches those rows: they stay misses
+//! (docs/simulator.md, "FAB").
 
 use std::path::Path;
 
 use basalt_trace::Kernel;
 
+use crate::machine::Machine;
 use crate::reproduce::{Computed, Traces, computed, machine};
 use crate::synth::ckks::KsShape;
-use crate::synth::{Builder, Program, Workload};
+use crate::synth::{Builder, HelrStep, Program, Workload};
 use crate::{SimError, simulate};
 
 pub fn compute(data: &Path, traces: &Traces) -> Result<Vec<Computed>, SimError> {
@@ -27,8 +34,13 @@ pub fn compute(data: &Path, traces: &Traces) -> Result<Vec<Computed>, SimError> 
     let mut speedups = Vec::new();
     for (name, w, gpu_ms) in ops {
         let (trace, prov) = traces.get(&w);
-        let ms = simulate(&m, &trace)?.seconds * 1e3;
-        let how = format!("{prov} at 24 Q limbs, dnum 3, 8 P limbs on fab.toml");
+        let r = simulate(&m, &trace)?;
+        let ms = r.seconds * 1e3;
+        let mut how = format!("{prov} at 24 Q limbs, dnum 3, 8 P limbs on fab.toml");
+        let bound = multiplier_seconds(&m, &r);
+        if bound > 0.0 {
+            how += &format!("; the 256 multipliers alone need {:.3} ms", bound * 1e3);
+        }
         out.push(computed("5", name, "FAB latency", ms, &how));
         let s = gpu_ms / ms;
         out.push(computed("5", name, "speedup vs GPU", s, "quoted GPU latency / our latency"));
@@ -40,11 +52,32 @@ pub fn compute(data: &Path, traces: &Traces) -> Result<Vec<Computed>, SimError> 
     let mut b = Builder::new();
     b.k(Kernel::Ntt { n: 1 << 14, limbs: 1 });
     let per_s = 1.0 / simulate(&m, &b.build())?.seconds;
-    let how6 = "one single-limb NTT at N = 2^14 on fab.toml (what one 'NTT' means is unstated)";
+    let how6 = "one single-limb NTT at N = 2^14 (log N x N/512 cycles, §4.5); the paper's rate is that of 4.0 such NTTs, what one 'NTT' means is unstated";
     out.push(computed("6", "NTT", "FAB throughput", per_s, how6));
     out.push(computed("6", "NTT", "speedup vs HEAX", per_s / 42_000.0, "ours / quoted HEAX"));
+    // HEAX's set: N = 2^14, log Q = 438 = 8 limbs of FAB's 54 bits (432). The paper does not say
+    // how it key-switched there [GAP]: we keep its own scheme, dnum = 3 (α = 3) and P = α limbs.
+    let heax = KsShape { n: 1 << 14, limbs: 8, dnum: 3, special: 3, seeded: false };
+    let (trace, prov) = traces.get(&Workload::Mult(heax));
+    let per_s = 1.0 / simulate(&m, &trace)?.seconds;
+    let how = format!(
+        "{prov}: Mult (tensor + relinearise) at N = 2^14, 8 limbs, dnum 3, 3 P limbs (GAP), one at a time"
+    );
+    out.push(computed("6", "Mult", "FAB throughput", per_s, &how));
+    out.push(computed("6", "Mult", "speedup vs HEAX", per_s / 2_600.0, "ours / quoted HEAX"));
     out.extend(table7(&m, traces)?);
+    out.extend(table8(data, &m, traces)?);
     Ok(out)
+}
+
+/// Seconds the FU array's 256 modular multipliers are busy in `r` (the `modmul` pool of
+/// `fab.toml`): a lower bound on any schedule of the trace on FAB's datapath (§4.1).
+fn multiplier_seconds(m: &Machine, r: &crate::Report) -> f64 {
+    let pooled = |name: &str| {
+        m.units.iter().any(|u| u.name == name && u.pools.iter().any(|p| p == "modmul"))
+    };
+    let busy: f64 = r.units.iter().filter(|u| pooled(&u.name)).map(|u| u.busy_cycles).sum();
+    busy / m.hz()
 }
 
 /// Levels left after FAB's bootstrap: L − L_boot = 23 − (2·fftIter + 9) = 6 (digest §1.5; the
@@ -58,11 +91,12 @@ const SLOTS: f64 = 32_768.0;
 /// ciphertexts. Every term is a library trace on `fab.toml` (hybrid key switching, full keys: FAB
 /// has no key generator). The other works' rows divide their quoted times by ours; the cycle
 /// speedups scale by the clock ratio as the paper does (FAB at 300 MHz).
-fn table7(m: &crate::machine::Machine, traces: &Traces) -> Result<Vec<Computed>, SimError> {
+fn table7(m: &Machine, traces: &Traces) -> Result<Vec<Computed>, SimError> {
     let boot =
         Program::Bootstrap { preset: "FAB".into(), log_slots: None, dft: None, seeded: false };
     let Some(t) = traces.program(&boot)? else { return Ok(Vec::new()) };
-    let t_boot = simulate(m, &t)?.seconds;
+    let r = simulate(m, &t)?;
+    let (t_boot, boot_mults) = (r.seconds, multiplier_seconds(m, &r));
     let mut t_mults = 0.0;
     for level in 1..=LEVELS_LEFT {
         let p = Program::HMult { preset: "FAB".into(), level, seeded: false };
@@ -71,8 +105,9 @@ fn table7(m: &crate::machine::Machine, traces: &Traces) -> Result<Vec<Computed>,
     }
     let us = (t_boot + t_mults) / (LEVELS_LEFT as f64 * SLOTS) * 1e6;
     let how = format!(
-        "library traces on fab.toml: bootstrap (FAB circuit, 2^15 slots) {:.1} ms + HMult at levels 1..6 {:.2} ms, over 6 x 2^15",
+        "library traces on fab.toml: bootstrap (FAB circuit, 2^15 slots) {:.1} ms (multipliers alone {:.1} ms) + HMult at levels 1..6 {:.2} ms, over 6 x 2^15",
         t_boot * 1e3,
+        boot_mults * 1e3,
         t_mults * 1e3
     );
     let mut out = vec![computed("7", "FAB", "T_mult a/slot", us, &how)];
@@ -84,16 +119,147 @@ fn table7(m: &crate::machine::Machine, traces: &Traces) -> Result<Vec<Computed>,
         ("F1", 254.46, 1.0),
         ("BTS-2", 0.0455, 1.2),
     ];
-    for (work, theirs, ghz) in others {
-        let s = theirs / us;
-        out.push(computed("7", work, "speedup (time)", s, "quoted time / our FAB T_mult a/slot"));
-        out.push(computed(
-            "7",
-            work,
-            "speedup (cycles)",
-            s * ghz / 0.3,
-            "time speedup x (their clock / FAB's 0.3 GHz)",
-        ));
-    }
+    out.extend(speedups("7", us, "our FAB T_mult a/slot", &others));
     Ok(out)
+}
+
+/// The speedup rows of Tables 7 and 8: each work's time over `ours` (FAB's), and in cycles
+/// (× their clock / FAB's 0.3 GHz), as the paper computes them. `others` holds (work, seconds
+/// or µs like `ours`, clock in GHz); a work named FAB-… is our own figure, not a quoted one.
+fn speedups(table: &str, ours: f64, what: &str, others: &[(&str, f64, f64)]) -> Vec<Computed> {
+    let mut out = Vec::new();
+    for &(work, theirs, ghz) in others {
+        let s = theirs / ours;
+        let source =
+            if work.starts_with("FAB") { format!("our {work}") } else { "quoted time".into() };
+        out.push(computed(table, work, "speedup (time)", s, &format!("{source} / {what}")));
+        let how = "time speedup x (their clock / FAB's 0.3 GHz)";
+        out.push(computed(table, work, "speedup (cycles)", s * ghz / 0.3, how));
+    }
+    out
+}
+
+/// Data ciphertexts of one HELR mini-batch: 1024 images / (2^15 slots / 256 features) = 8.
+const HELR_CTS: u32 = 8;
+/// Levels the gradient of one data ciphertext consumes (`basalt_circuits::helr::gradient`).
+const GRADIENT_LEVELS: u32 = 4;
+/// FAB's CMAC line rate, bits per second [P §3: 100 Gb/s; 11,399 CMAC cycles per limb].
+const CMAC_BPS: f64 = 100e9;
+
+/// Seconds of one HELR step's library trace on `m`.
+struct HelrTimes {
+    boot: f64,
+    gradient: f64,
+    update: f64,
+}
+
+impl HelrTimes {
+    fn record(m: &Machine, traces: &Traces) -> Result<Option<HelrTimes>, SimError> {
+        let fab = |step| Program::Helr { preset: "FAB".into(), level: LEVELS_LEFT, step };
+        let boot = Program::Bootstrap {
+            preset: "FAB".into(),
+            log_slots: Some(8),
+            dft: None,
+            seeded: false,
+        };
+        let mut t = Vec::new();
+        for p in [boot, fab(HelrStep::Gradient), fab(HelrStep::Update { cts: HELR_CTS })] {
+            let Some(trace) = traces.program(&p)? else { return Ok(None) };
+            t.push(simulate(m, &trace)?.seconds);
+        }
+        Ok(Some(HelrTimes { boot: t[0], gradient: t[1], update: t[2] }))
+    }
+
+    /// One iteration on `m`'s `switches.fpgas` FPGAs: (seconds, of which CMAC seconds).
+    ///
+    /// Each FPGA takes ⌈8 / fpgas⌉ data ciphertexts' gradients; the sum, the NAG update and the
+    /// one 256-slot bootstrap run on the master (§5.5: "bootstrapping is not distributed"). The
+    /// two exchanges per iteration (§5.5) are, in our reading of §4.9: the master broadcasts the
+    /// bootstrapped `v` once (the switch fans it out), and the other FPGAs send their gradients
+    /// to it one after another into its single 100 Gb/s port; each ciphertext moves at its
+    /// actual size (2 × limbs × N × 54 bit).
+    fn iteration(&self, m: &Machine) -> (f64, f64) {
+        let fpgas = m.switches.fpgas.unwrap_or(1).max(1);
+        let bytes_per_limb = m.dram_bytes_per_word.unwrap_or(8.0) * f64::from(m.max_ring_degree);
+        let ct_s = |level: u32| 2.0 * f64::from(level + 1) * bytes_per_limb * 8.0 / CMAC_BPS;
+        let comm = if fpgas == 1 {
+            0.0
+        } else {
+            ct_s(LEVELS_LEFT) + f64::from(fpgas - 1) * ct_s(LEVELS_LEFT - GRADIENT_LEVELS)
+        };
+        let gradients = f64::from(HELR_CTS.div_ceil(fpgas));
+        (self.boot + gradients * self.gradient + self.update + comm, comm)
+    }
+}
+
+/// Table 8: one HELR iteration (`basalt_circuits::helr`, 5 levels of the 6 FAB's bootstrap
+/// leaves) on FAB-1 (`fab.toml`, `fpgas = 1`) and FAB-2 (`switches.fpgas=8`, §4.9).
+fn table8(data: &Path, m: &Machine, traces: &Traces) -> Result<Vec<Computed>, SimError> {
+    let Some(t) = HelrTimes::record(m, traces)? else { return Ok(Vec::new()) };
+    let m2 = Machine::load_with(data.join("machines").join("fab.toml"), &["switches.fpgas=8"])?;
+    let (fab1, _) = t.iteration(m);
+    let (fab2, comm) = t.iteration(&m2);
+    let parts = format!(
+        "library traces on fab.toml: 256-slot bootstrap {:.1} ms + gradient per data ct {:.2} ms + sum and NAG update {:.2} ms",
+        t.boot * 1e3,
+        t.gradient * 1e3,
+        t.update * 1e3
+    );
+    let how2 = format!("{parts}; 8 FPGAs: 1 gradient each + {:.2} ms CMAC", comm * 1e3);
+    let how_comm =
+        "broadcast of v (level 6) + 7 gradients (level 2) into the master's port, 100 Gb/s";
+    let mut out = vec![
+        computed("8", "FAB-1", "time per iteration", fab1, &format!("{parts}; 8 gradients")),
+        computed("8", "FAB-2", "time per iteration", fab2, &how2),
+        computed("8", "FAB-2", "communication per iteration", comm, how_comm),
+    ];
+    // (work, seconds, clock in GHz): Table 8's quoted times, and our FAB-1.
+    let others = [
+        ("Lattigo", 37.05, 3.5),
+        ("GPU-2", 0.775, 1.2),
+        ("F1", 1.024, 1.0),
+        ("BTS-2", 0.028, 1.2),
+        ("FAB-1", fab1, 0.3),
+    ];
+    out.extend(speedups("8", fab2, "our FAB-2", &others));
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table5_rows_lie_below_the_multiplier_bound_at_the_top_level() {
+        // The claim docs/simulator.md makes for Table 5: at 24 limbs the 256 multipliers alone
+        // need more than the paper's Rotate (1.57 ms) and Rescale (0.19 ms); the schedule
+        // never beats that bound.
+        let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data");
+        let m = machine(&data, "fab").unwrap();
+        let ks = KsShape { n: 1 << 16, limbs: 24, dnum: 3, special: 8, seeded: false };
+        for (w, paper) in [
+            (Workload::Rotate(ks), 1.57e-3),
+            (Workload::Rescale { n: 1 << 16, limbs: 24 }, 0.19e-3),
+        ] {
+            let r = simulate(&m, &w.closed_form()).unwrap();
+            let bound = multiplier_seconds(&m, &r);
+            assert!(bound > paper && r.seconds >= bound, "{w:?}: {bound} vs {paper}");
+        }
+    }
+
+    #[test]
+    fn fab2_spreads_gradients_and_pays_the_cmac() {
+        let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data");
+        let m1 = machine(&data, "fab").unwrap();
+        let m8 = Machine::load_with(data.join("machines/fab.toml"), &["switches.fpgas=8"]).unwrap();
+        let t = HelrTimes { boot: 0.05, gradient: 0.01, update: 0.002 };
+        let (one, no_comm) = t.iteration(&m1);
+        assert_eq!(no_comm, 0.0);
+        assert!((one - (0.05 + 8.0 * 0.01 + 0.002)).abs() < 1e-12);
+        // v at level 6 (2 x 7 limbs) + 7 gradients at level 2 (2 x 3 limbs each): 56 limbs of
+        // 2^16 x 54 bit at 100 Gb/s, 35.39 us each (FAB §3: 11,399 CMAC cycles at 322 MHz).
+        let (eight, comm) = t.iteration(&m8);
+        assert!((comm - 56.0 * 35.389_44e-6).abs() < 1e-9, "{comm}");
+        assert!((eight - (0.05 + 0.01 + 0.002 + comm)).abs() < 1e-12);
+    }
 }

@@ -120,6 +120,18 @@ pub enum Program {
     /// HMult (tensor, relinearise, rescale) at `level` of `preset`, as `basalt trace --program
     /// hmult --level`.
     HMult { preset: String, level: u32, seeded: bool },
+    /// One step of a HELR training iteration (`basalt_circuits::helr`, FAB's packing) whose
+    /// inputs start at `level` of `preset`.
+    Helr { preset: String, level: u32, step: HelrStep },
+}
+
+/// The two halves of a HELR iteration: what FAB-2 spreads over its FPGAs and what it does not.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum HelrStep {
+    /// The gradient of one data ciphertext (one per FPGA on FAB-2).
+    Gradient,
+    /// Sum `cts` gradients, rotate-and-sum over the samples, NAG step (the master FPGA).
+    Update { cts: u32 },
 }
 
 /// Where reproductions get their traces. The CLI can implement this with the CKKS/TFHE

@@ -169,6 +169,7 @@ pub(crate) mod tests {
             stage_overhead_cycles: None,
             area_mm2: None,
             power_w: None,
+            pools: vec![],
             source: "test".into(),
         }
     }
