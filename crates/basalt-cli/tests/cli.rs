@@ -150,6 +150,35 @@ fn two_rotations_by_one_key_hit_on_chip_only_when_the_key_fits() {
     assert!(big["seconds"].as_f64().unwrap() < tiny["seconds"].as_f64().unwrap());
 }
 
+#[test]
+fn sim_run_refuses_bad_machines_and_traces_by_name() {
+    let file = recorded("rotate", "badrun");
+    let run = |sets: &[&str]| {
+        let mut c = basalt();
+        c.args(["sim", "run", "--machine", "mxv_u200", "--trace"]).arg(&file);
+        for s in sets {
+            c.args(["--set", s]);
+        }
+        let out = c.output().unwrap();
+        assert_eq!(out.status.code(), Some(1), "{sets:?}");
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    // Unknown config field, negative bandwidth, a trace recorded with other parameters (a
+    // 2^13 ring on a machine that holds 2^12), a program larger than on-chip + off-chip memory
+    // (a 1.5 MiB rotation key against 1 MiB + 10 KiB).
+    let cases: [(&[&str], &str); 4] = [
+        (&["memory.hbm_gbs=77"], "hbm_gbs"),
+        (&["memory.hbm_gbps=-77"], "must be positive"),
+        (&["max_ring_degree=4096"], "other parameters"),
+        (&["memory.onchip_mib=1", "memory.hbm_gib=0.00001"], "does not fit"),
+    ];
+    let errs: Vec<String> = cases.iter().map(|(sets, _)| run(sets)).collect();
+    std::fs::remove_file(&file).ok();
+    for ((sets, want), err) in cases.iter().zip(&errs) {
+        assert!(err.contains(want) && !err.contains("panicked"), "{sets:?}: {err}");
+    }
+}
+
 /// A small, strict XML check: tags close in order, one root, no raw `<`/`&` in text.
 fn well_formed(doc: &str) -> bool {
     let Some(body) = doc.strip_prefix(r#"<?xml version="1.0" encoding="UTF-8"?>"#) else {

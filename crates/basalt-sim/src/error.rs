@@ -25,6 +25,11 @@ pub enum SimError {
          (was the trace recorded with other parameters?)"
     )]
     TraceMismatch { machine: String, what: String, found: u64, limit: u64 },
+    #[error(
+        "program does not fit machine `{machine}`: its keys and ciphertexts need at least \
+         {need_mib:.1} MiB, more than on-chip {onchip_mib} MiB + off-chip {hbm_gib} GiB"
+    )]
+    DoesNotFit { machine: String, need_mib: f64, onchip_mib: f64, hbm_gib: f64 },
     #[error("trace is malformed: {0}")]
     BadTrace(String),
     #[error("{path}:{line}: {message}")]

@@ -57,6 +57,11 @@ pub struct Memory {
     pub hbm_gbps: f64,
     /// On-chip capacity available to operands (register file / scratchpads), MiB.
     pub onchip_mib: f64,
+    /// Off-chip (HBM/DRAM) capacity, GiB, where the paper states it. A program whose keys and
+    /// ciphertexts cannot all be held on chip plus off chip is refused
+    /// ([`SimError::DoesNotFit`]). Absent = unbounded (not checked).
+    #[serde(default)]
+    pub hbm_gib: Option<f64>,
     pub eviction: Eviction,
     /// Off-chip access energy; omitted when the paper gives none.
     #[serde(default)]
@@ -324,6 +329,9 @@ impl Machine {
         if let Some(b) = self.dram_bytes_per_word {
             pos("dram_bytes_per_word", b)?;
         }
+        if let Some(c) = self.memory.hbm_gib {
+            pos("memory.hbm_gib", c)?;
+        }
         if let Some(e) = self.memory.hbm_pj_per_byte {
             pos("memory.hbm_pj_per_byte", e)?;
         }
@@ -547,6 +555,7 @@ source = "test"
         for (from, to, field) in [
             ("hbm_gbps = 1000.0", "hbm_gbps = -1.0", "memory.hbm_gbps"),
             ("hbm_gbps = 1000.0", "hbm_gbps = 0.0", "memory.hbm_gbps"),
+            ("eviction = \"lru\"", "eviction = \"lru\"\nhbm_gib = -8.0", "memory.hbm_gib"),
             ("clock_ghz = 1.0", "clock_ghz = 0.0", "clock_ghz"),
             ("eviction = \"lru\"", "eviction = \"lru\"\nkey_share = 1.0", "1 - memory.key_share"),
             (

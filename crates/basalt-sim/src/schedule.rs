@@ -47,7 +47,8 @@ use crate::units;
 /// # Errors
 /// [`SimError::NoUnitFor`] when the machine has no unit for a kernel kind,
 /// [`SimError::TraceMismatch`] when a kernel exceeds the machine's ring degree or limb count,
-/// [`SimError::BadTrace`] for unbalanced regions.
+/// [`SimError::BadTrace`] for unbalanced regions, [`SimError::DoesNotFit`] when the program's
+/// keys and ciphertexts exceed on-chip plus off-chip capacity.
 pub fn simulate(machine: &Machine, trace: &Trace) -> Result<Report, SimError> {
     let mut s = State::new(machine);
     s.plan = plan_store(machine, trace)?;
@@ -108,6 +109,7 @@ fn plan_store(m: &Machine, trace: &Trace) -> Result<Plan, SimError> {
     let mut stored = std::collections::HashSet::new();
     let mut key = None;
     let mut idx = 0usize;
+    let mut largest_anonymous = 0.0f64;
     for ev in &trace.events {
         let k = match ev {
             Event::Key { key: id } => {
@@ -139,15 +141,46 @@ fn plan_store(m: &Machine, trace: &Trace) -> Result<Plan, SimError> {
             let id = *ids.entry(o).or_insert(next);
             accesses.push((id, bytes, a));
             at.push(idx);
+        } else if let Some((_, bytes)) = kernel_traffic(m, k) {
+            largest_anonymous = largest_anonymous.max(bytes);
         }
         idx += 1;
     }
+    check_footprint(m, &accesses, largest_anonymous)?;
     let capacity = (m.memory.onchip_mib * 1024.0 * 1024.0) as u64;
     let mut outcomes = vec![None; idx];
     for (i, o) in Store::new(m.memory.eviction, capacity).run(&accesses).into_iter().enumerate() {
         outcomes[at[i]] = Some(o);
     }
     Ok(Plan { outcomes, reloads })
+}
+
+/// Refuse a program that no memory of the machine can hold: every identified object (key,
+/// ciphertext) lives somewhere from its first to its last use, and an anonymous stream needs at
+/// least its largest load stored, so their sum is a lower bound on the footprint. Checked only
+/// when the machine states its off-chip capacity (`memory.hbm_gib`).
+fn check_footprint(
+    m: &Machine,
+    accesses: &[(u64, u64, Access)],
+    largest_anonymous: f64,
+) -> Result<(), SimError> {
+    let Some(hbm_gib) = m.memory.hbm_gib else { return Ok(()) };
+    let mut size: HashMap<u64, u64> = HashMap::new();
+    for &(id, bytes, _) in accesses {
+        let s = size.entry(id).or_default();
+        *s = (*s).max(bytes);
+    }
+    let need = size.values().sum::<u64>() as f64 + largest_anonymous;
+    let mib = 1024.0 * 1024.0;
+    if need > m.memory.onchip_mib * mib + hbm_gib * 1024.0 * mib {
+        return Err(SimError::DoesNotFit {
+            machine: m.name.clone(),
+            need_mib: need / mib,
+            onchip_mib: m.memory.onchip_mib,
+            hbm_gib,
+        });
+    }
+    Ok(())
 }
 
 struct State<'m> {

@@ -58,6 +58,24 @@ fn trace_from_other_parameters_is_a_clear_error() {
 }
 
 #[test]
+fn a_program_that_fits_no_memory_is_a_clear_error() {
+    // HE-MxV states 64 GB of DRAM (§V-A). One N = 2^14 key of 2 x 2 x 12 residues is 6 MiB:
+    // it fits 21 MiB on chip, but not 1 MiB on chip + 1 MiB off chip.
+    let t = hybrid_keyswitch(KsShape { n: 1 << 14, limbs: 8, dnum: 2, special: 4, seeded: false });
+    let mut m = Machine::load(machines().join("mxv_u200.toml")).unwrap();
+    assert_eq!(m.memory.hbm_gib, Some(64.0));
+    simulate(&m, &t).unwrap();
+    m.memory.onchip_mib = 1.0;
+    m.memory.hbm_gib = Some(1.0 / 1024.0);
+    let e = simulate(&m, &t).unwrap_err();
+    assert!(matches!(e, SimError::DoesNotFit { .. }), "{e}");
+    assert!(e.to_string().contains("does not fit"), "{e}");
+    // Without a stated capacity nothing is checked.
+    m.memory.hbm_gib = None;
+    simulate(&m, &t).unwrap();
+}
+
+#[test]
 fn missing_file_is_an_io_error() {
     assert!(matches!(Machine::load(machines().join("nope.toml")), Err(SimError::Io { .. })));
 }
