@@ -173,3 +173,11 @@ fn bootstrap_rows_need_a_library_trace() {
         assert_eq!(x.how, "not yet modelled");
     }
 }
+
+#[test]
+fn zz_print_mxv_strix() {
+    for p in ["mxv", "strix"] {
+        let r = reproduce(Some(p), &data()).unwrap();
+        println!("{r}");
+    }
+}
