@@ -70,6 +70,11 @@ pub struct Memory {
     /// (Strix §IV-A: 8 of 16 channels for the bsk). Absent = all channels shared.
     #[serde(default)]
     pub key_share: Option<f64>,
+    /// Fraction of the HBM channels dedicated to TFHE key-switching keys (`TfheKeyLoad` of the
+    /// ksk; Strix §IV-A: 4 of 16 channels), taken from the channels that `key_share` leaves to
+    /// other data. Absent = the ksk streams with the other keys.
+    #[serde(default)]
+    pub ksk_share: Option<f64>,
     /// CPU models only: nanoseconds per kernel output word for the host program's work outside
     /// the traced kernels (allocating results, copies, untraced passes), measured by `basalt sim
     /// calibrate` on a hold-out operation. Accelerators write into preallocated scratchpads and
@@ -346,9 +351,15 @@ impl Machine {
                 pos(f, v as f64)?;
             }
         }
+        if let Some(k) = self.memory.ksk_share {
+            pos("memory.ksk_share", k)?;
+        }
+        let shared = self.memory.key_share.unwrap_or(0.0) + self.memory.ksk_share.unwrap_or(0.0);
         if let Some(k) = self.memory.key_share {
             pos("memory.key_share", k)?;
-            pos("1 - memory.key_share", 1.0 - k)?;
+        }
+        if shared > 0.0 {
+            pos("1 - memory.key_share - memory.ksk_share", 1.0 - shared)?;
         }
         if self.units.is_empty() {
             return Err(SimError::BadUnit {
@@ -557,7 +568,11 @@ source = "test"
             ("hbm_gbps = 1000.0", "hbm_gbps = 0.0", "memory.hbm_gbps"),
             ("eviction = \"lru\"", "eviction = \"lru\"\nhbm_gib = -8.0", "memory.hbm_gib"),
             ("clock_ghz = 1.0", "clock_ghz = 0.0", "clock_ghz"),
-            ("eviction = \"lru\"", "eviction = \"lru\"\nkey_share = 1.0", "1 - memory.key_share"),
+            (
+                "eviction = \"lru\"",
+                "eviction = \"lru\"\nkey_share = 0.5\nksk_share = 0.5",
+                "1 - memory.key_share - memory.ksk_share",
+            ),
             (
                 "eviction = \"lru\"",
                 "eviction = \"lru\"\noutput_overhead_ns_per_word = -0.5",

@@ -201,6 +201,7 @@ struct State<'m> {
     /// Register-file port cycles of the window (unchained machines only).
     rf: f64,
     key_bytes: f64,
+    ksk_bytes: f64,
     other_bytes: f64,
     kernels: u64,
     // timelines
@@ -250,6 +251,7 @@ impl<'m> State<'m> {
             fill: 0.0,
             rf: 0.0,
             key_bytes: 0.0,
+            ksk_bytes: 0.0,
             other_bytes: 0.0,
             kernels: 0,
             now: 0.0,
@@ -290,7 +292,11 @@ impl<'m> State<'m> {
             };
             self.traffic.add(kind, loaded);
             self.traffic.add(DataKind::Intermediates, written);
-            if kind == DataKind::Keys {
+            let ksk = matches!(k, Kernel::TfheKeyLoad { key: basalt_trace::TfheKey::Ksk, .. });
+            if ksk && self.m.memory.ksk_share.is_some() {
+                self.ksk_bytes += loaded;
+                self.other_bytes += written;
+            } else if kind == DataKind::Keys {
                 self.key_bytes += loaded;
                 self.other_bytes += written;
             } else {
@@ -352,12 +358,18 @@ impl<'m> State<'m> {
             0 => start,
             _ => self.starts.len().checked_sub(p).map_or(0.0, |i| self.starts[i]),
         };
-        // With `key_share`, keys and everything else stream over disjoint channel groups.
+        // With `key_share` (and `ksk_share`), keys (TFHE key-switching keys) and everything
+        // else stream over disjoint channel groups.
         let bpc = self.bytes_per_cycle;
-        let mem = match self.m.memory.key_share {
-            Some(k) => (self.key_bytes / (bpc * k)).max(self.other_bytes / (bpc * (1.0 - k))),
-            None => (self.key_bytes + self.other_bytes) / bpc,
+        let (ks, kk) = (self.m.memory.key_share, self.m.memory.ksk_share.unwrap_or(0.0));
+        let rest = 1.0 - ks.unwrap_or(0.0) - kk;
+        let mut mem = match ks {
+            Some(k) => (self.key_bytes / (bpc * k)).max(self.other_bytes / (bpc * rest)),
+            None => (self.key_bytes + self.other_bytes) / (bpc * rest),
         };
+        if kk > 0.0 {
+            mem = mem.max(self.ksk_bytes / (bpc * kk));
+        }
         let mut end = start + compute;
         if mem > 0.0 {
             let load_start = self.hbm_free.max(earliest);
@@ -384,6 +396,7 @@ impl<'m> State<'m> {
         self.fill = 0.0;
         self.rf = 0.0;
         self.key_bytes = 0.0;
+        self.ksk_bytes = 0.0;
         self.other_bytes = 0.0;
         self.kernels = 0;
     }
@@ -565,6 +578,14 @@ mod tests {
         // Half the channels for keys: max(524.288 / 0.5, 262.144 / 0.5) cycles.
         m.memory.key_share = Some(0.5);
         assert!((simulate(&m, &t).unwrap().cycles - 1048.576).abs() < 1e-9);
+        // A TFHE ksk (524,288 B) rides with the keys, or on its own channels with `ksk_share`.
+        let mut b = Builder::new();
+        b.k(Kernel::KeyLoad { n: N, limbs: 1, digits: 1, seeded: false });
+        b.k(Kernel::TfheKeyLoad { key: basalt_trace::TfheKey::Ksk, size: 1024, count: 128 });
+        let t = b.build();
+        assert!((simulate(&m, &t).unwrap().cycles - 2097.152).abs() < 1e-9);
+        m.memory.ksk_share = Some(0.125);
+        assert!((simulate(&m, &t).unwrap().cycles - 4194.304).abs() < 1e-9);
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! TFHE PBS + key-switch kernel streams in closed form (Strix Algorithms 1 and 2); see the
 //! module note in `synth`. The meaning of `size`/`count` per step is fixed in `units::pbs`.
 
-use basalt_trace::{Kernel, TfheStep, Trace};
+use basalt_trace::{Kernel, TfheKey, TfheStep, Trace};
 
 use crate::synth::Builder;
 
@@ -48,8 +48,9 @@ pub const STRIX_SETS: [(&str, PbsParams); 4] = [
 /// iteration's GGSW `bsk[i]` is loaded once and shared by the whole batch (Strix's two-level
 /// batching); it is written as a `KeyLoad` of `(k+1)·l_b` digits × 2 polynomials, which is exact
 /// for k = 1 (a GGSW row has k+1 = 2 polynomials) — for k > 1 the trace IR needs a TFHE key
-/// kernel (proposed), so the load is omitted there. The key-switching key is not loaded (same
-/// reason).
+/// kernel (proposed), so the load is omitted there. The key-switching key is a `TfheKeyLoad`
+/// of the whole ksk per epoch. LWE inputs/outputs and initial test vectors (a few KiB–128 KiB
+/// per LWE) are not loaded: they are < 0.5 % of the key traffic at every Strix set.
 ///
 /// # Cost per LWE per iteration
 /// FFTs (k+1)·l_b; IFFTs (k+1)·⌈(k+1)l_b/accum_depth⌉; products (k+1)²·l_b.
@@ -84,6 +85,10 @@ pub fn pbs_epoch(p: PbsParams, batch: u32, accum_depth: u32) -> Trace {
         });
     });
     b.region("KeySwitch", |b| {
+        // The whole ksk streams once per epoch, tile by tile (Strix §IV-E): k·N·l_k LWE rows
+        // of n + 1 words, shared by the batch.
+        let rows = (k * big_n * l_k) as u64;
+        b.k(Kernel::TfheKeyLoad { key: TfheKey::Ksk, size: n + 1, count: rows });
         b.k(Kernel::Tfhe { step: TfheStep::KeySwitch, size: n, count: batch * k * big_n * l_k });
     });
     b.build()
@@ -108,5 +113,13 @@ mod tests {
         assert_eq!(t.count(KernelKind::Tfhe(TfheStep::KeySwitch)), 1024 * 8);
         // One GGSW per iteration: (k+1)·l_b rows × (k+1) polynomials.
         assert_eq!(t.count(KernelKind::KeyLoad), 500 * 4 * 2);
+        // One ksk per epoch: k·N·l_k rows of n + 1 words.
+        let ksk = t.events.iter().find_map(|e| match e {
+            basalt_trace::Event::Kernel(Kernel::TfheKeyLoad { key: TfheKey::Ksk, size, count }) => {
+                Some((*size, *count))
+            }
+            _ => None,
+        });
+        assert_eq!(ksk, Some((501, 1024 * 8)));
     }
 }
