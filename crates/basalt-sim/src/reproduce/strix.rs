@@ -1,5 +1,6 @@
-//! Strix rows: PBS throughput from the closed-form PBS stream (`synth::tfhe`) on
-//! `data/machines/strix.toml`.
+//! Strix rows: PBS throughput, latency and required HBM bandwidth from the closed-form PBS
+//! stream (`synth::tfhe`) on `data/machines/strix.toml` (docs/simulator.md, "Strix latency and
+//! Table VII").
 //!
 //! Throughput of a steady stream of epochs: an epoch of TvLP × core_batch LWEs spends `BR` cycles
 //! in its PBS regions and `KS` cycles in key switching; KS of epoch e overlaps BR of epoch e+1
