@@ -9,6 +9,7 @@
 use std::path::Path;
 
 use crate::machine::{Batching, Machine};
+use crate::report::{RegionStat, Report};
 use crate::reproduce::{Computed, Traces, computed, machine};
 use crate::synth::Workload;
 use crate::synth::tfhe::{PbsParams, STRIX_SETS};
@@ -41,9 +42,7 @@ fn run(m: &Machine, p: PbsParams, traces: &Traces) -> Result<Run, SimError> {
     let w = Workload::PbsEpoch { params: p, batch, accum_depth: PLP };
     let (t, prov) = traces.get(&w);
     let r = simulate(m, &t)?;
-    let sum = |prefix: &str, f: fn(&crate::report::RegionStat) -> f64| -> f64 {
-        r.regions.iter().filter(|(k, _)| k.starts_with(prefix)).map(|(_, v)| f(v)).sum()
-    };
+    let sum = |prefix: &str, f: fn(&RegionStat) -> f64| region_sum(&r, prefix, f);
     let br = sum("PBS", |s| s.cycles);
     let br_compute = br - sum("PBS", |s| s.stall_cycles);
     let ks = sum("KeySwitch", |s| s.cycles);
@@ -73,9 +72,12 @@ fn latency(m: &Machine, p: PbsParams, traces: &Traces) -> Result<f64, SimError> 
     }
     let w = Workload::PbsEpoch { params: p, batch: 1, accum_depth: PLP };
     let r = simulate(&one, &traces.get(&w).0)?;
-    let pbs: f64 =
-        r.regions.iter().filter(|(k, _)| k.starts_with("PBS")).map(|(_, v)| v.cycles).sum();
-    Ok(pbs / one.hz())
+    Ok(region_sum(&r, "PBS", |s| s.cycles) / one.hz())
+}
+
+/// Σ `f` over the regions whose path starts with `prefix` (e.g. every blind-rotation window).
+fn region_sum(r: &Report, prefix: &str, f: fn(&RegionStat) -> f64) -> f64 {
+    r.regions.iter().filter(|(k, _)| k.starts_with(prefix)).map(|(_, v)| f(v)).sum()
 }
 
 /// Strix §IV-B / Table VI: without folding the FFT handles N points in N/CLP cycles and "all
