@@ -50,7 +50,7 @@ pub const STRIX_SETS: [(&str, PbsParams); 4] = [
 /// for k = 1 (a GGSW row has k+1 = 2 polynomials) — for k > 1 the trace IR needs a TFHE key
 /// kernel (proposed), so the load is omitted there. The key-switching key is a `TfheKeyLoad`
 /// of the whole ksk per epoch. LWE inputs/outputs and initial test vectors (a few KiB–128 KiB
-/// per LWE) are not loaded: they are < 0.5 % of the key traffic at every Strix set.
+/// per LWE) are not loaded: they are < 1 % of the key traffic at every Strix set.
 ///
 /// # Cost per LWE per iteration
 /// FFTs (k+1)·l_b; IFFTs (k+1)·⌈(k+1)l_b/accum_depth⌉; products (k+1)²·l_b.
