@@ -20,5 +20,6 @@ mod recorder;
 
 pub use kernel::{ElemOp, Kernel, KernelKind, KeyId, TfheKey, TfheStep};
 pub use recorder::{
-    Event, KeyScope, RegionGuard, Trace, emit, is_recording, key_scope, record, region,
+    Event, KeyScope, OnChipPlaintexts, RegionGuard, Trace, emit, is_recording, key_scope,
+    plaintexts_on_chip, record, region,
 };

@@ -56,6 +56,7 @@ impl Trace {
 thread_local! {
     static STACK: RefCell<Vec<Trace>> = const { RefCell::new(Vec::new()) };
     static KEYS: RefCell<Vec<KeyId>> = const { RefCell::new(Vec::new()) };
+    static ONCHIP_PLAINTEXTS: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
 }
 
 /// Run `f` with a recorder open on this thread; return its result and what it emitted.
@@ -83,9 +84,13 @@ pub fn is_recording() -> bool {
 }
 
 /// Report a kernel to the innermost open recorder, if any. Inside a [`key_scope`], a
-/// `KeyLoad` is preceded by an [`Event::Key`] naming the key.
+/// `KeyLoad` is preceded by an [`Event::Key`] naming the key; inside a
+/// [`plaintexts_on_chip`] scope a `PlainLoad` is dropped.
 #[inline]
 pub fn emit(k: Kernel) {
+    if matches!(k, Kernel::PlainLoad { .. }) && ONCHIP_PLAINTEXTS.with(|c| c.get()) > 0 {
+        return;
+    }
     STACK.with(|s| {
         if let Some(t) = s.borrow_mut().last_mut() {
             if matches!(k, Kernel::KeyLoad { .. })
@@ -122,6 +127,25 @@ pub fn key_scope(key: KeyId) -> KeyScope {
         KEYS.with(|k| k.borrow_mut().push(key));
     }
     KeyScope { active }
+}
+
+/// Ends its on-chip-plaintext scope when dropped.
+pub struct OnChipPlaintexts(());
+
+impl Drop for OnChipPlaintexts {
+    fn drop(&mut self) {
+        ONCHIP_PLAINTEXTS.with(|c| c.set(c.get() - 1));
+    }
+}
+
+/// The plaintexts that operations read until the guard drops were generated on chip (OF-Limb:
+/// extended from one stored limb, whose `PlainLoad` the generator emitted), so the operations'
+/// own full-limb `PlainLoad`s are not recorded. The evaluator that emits the load cannot know
+/// where the caller's plaintext came from, so this travels by scope, like [`key_scope`].
+#[must_use = "the scope ends when the guard is dropped"]
+pub fn plaintexts_on_chip() -> OnChipPlaintexts {
+    ONCHIP_PLAINTEXTS.with(|c| c.set(c.get() + 1));
+    OnChipPlaintexts(())
 }
 
 /// Closes its region when dropped.
@@ -224,6 +248,24 @@ mod tests {
         assert_eq!(s, r#"{"ev":"Key","key":{"kind":"galois","element":5}}"#);
         let back: Event = serde_json::from_str(&s).unwrap();
         assert_eq!(back, t.events[0]);
+    }
+
+    #[test]
+    fn on_chip_plaintext_scopes_drop_plaintext_loads_only() {
+        let pt = Kernel::PlainLoad { n: 8, limbs: 3 };
+        let ntt = Kernel::Ntt { n: 8, limbs: 3 };
+        let ((), t) = record(|| {
+            emit(pt.clone());
+            {
+                let _g = plaintexts_on_chip();
+                let _h = plaintexts_on_chip(); // nests
+                emit(pt.clone());
+                emit(ntt.clone());
+            }
+            emit(pt.clone());
+        });
+        let k = |k: &Kernel| Event::Kernel(k.clone());
+        assert_eq!(t.events, vec![k(&pt), k(&ntt), k(&pt)]);
     }
 
     #[test]

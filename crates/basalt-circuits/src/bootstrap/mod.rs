@@ -171,6 +171,27 @@ pub struct Encapsulation {
     to_dense: KeyMaterial,
 }
 
+/// A fixed BSGS split counts its baby steps along the matrix's diagonal stride: a DFT factor
+/// of late butterfly stages has diagonals only at multiples of `2^s`, and `n1` baby steps one
+/// slot apart would put every diagonal in its own giant step (one rotation per diagonal, no
+/// baby-step sharing). Lattigo's split does the same (`FindBestBSGSRatio` searches `N1` in
+/// slot units, so it lands on multiples of the stride).
+fn along_stride(s: Strategy, indices: &[usize], slots: usize) -> Strategy {
+    match s {
+        Strategy::Bsgs { n1, hoisting, order } => {
+            let gcd = |mut a: usize, mut b: usize| {
+                while b != 0 {
+                    (a, b) = (b, a % b);
+                }
+                a
+            };
+            let stride = indices.iter().fold(slots, |g, &k| gcd(g, k)).max(1);
+            Strategy::Bsgs { n1: n1.saturating_mul(stride).min(slots), hoisting, order }
+        }
+        other => other,
+    }
+}
+
 impl Bootstrapper {
     /// Build CoeffToSlot, SlotToCoeff and the EvalMod polynomial for `params` and `cfg`.
     ///
@@ -235,7 +256,7 @@ impl Bootstrapper {
         }
         let strategy = |level: usize, d: &lintrans::Diagonals| -> Result<Strategy> {
             if let Some(s) = cfg.strategy {
-                return Ok(s);
+                return Ok(along_stride(s, &d.indices(), d.slots()));
             }
             // `cfg.hoisting` (by default double hoisting, the fastest on a CPU, which has the
             // memory Osiris' on-the-fly limbs save) in Lattigo's loop order with pre-encoded

@@ -105,6 +105,8 @@ pub(crate) fn eval_double(
                     for &j in group {
                         if lt.split.giant[&j].binary_search(&i).is_ok() {
                             let pt = lt.plaintext_qp(j, i, symbolic)?;
+                            let _on_chip =
+                                lt.plaintexts_on_chip().then(basalt_trace::plaintexts_on_chip);
                             let partial = partials.get_mut(&j).expect("group key");
                             eval.mul_plain_qp_acc(partial, &xi, &pt)?;
                         }

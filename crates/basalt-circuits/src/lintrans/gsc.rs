@@ -58,8 +58,9 @@ pub(crate) fn eval_giant_step_centric(
             let xi = rot.rotate(i)?;
             for &j in group {
                 if lt.split.giant[&j].binary_search(&i).is_ok() {
-                    let prod =
-                        eval.mul_plain(&xi, lt.plaintext(j, i, ct.is_symbolic())?.as_ref())?;
+                    let pt = lt.plaintext(j, i, ct.is_symbolic())?;
+                    let _on_chip = lt.plaintexts_on_chip().then(basalt_trace::plaintexts_on_chip);
+                    let prod = eval.mul_plain(&xi, pt.as_ref())?;
                     accumulate(eval, partials.get_mut(&j).expect("group key"), prod)?;
                 }
             }

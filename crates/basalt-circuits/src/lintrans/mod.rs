@@ -92,9 +92,11 @@ pub(crate) enum DiagStore {
     OfLimb(BTreeMap<(usize, usize), of_limb::OfLimbDiagonal>),
     /// Nothing stored: each diagonal is computed from its generator and encoded at use.
     OnTheFly,
-    /// Trace mode only: shapes of pre-encoded diagonals, so that a symbolic run records what
-    /// the encoded transform executes without encoding anything ([`LinearTransform::shapes`]).
-    Shapes,
+    /// Trace mode only: shapes of the diagonals the encoded transform would hold — stored at
+    /// every limb, or (`of_limb`, the giant-step-centric order) one limb each as
+    /// [`DiagStore::OfLimb`] — so that a symbolic run records what the encoded transform
+    /// executes without encoding anything ([`LinearTransform::shapes`]).
+    Shapes { of_limb: bool },
 }
 
 /// A generator of diagonal `k` (values over the slots), for matrices too large to store
@@ -259,7 +261,9 @@ impl LinearTransform {
         let zeros: DiagonalFn = Arc::new(move |_| vec![Complex64::new(0.0, 0.0); slots]);
         let source = Source::Generated { slots, indices, f: zeros };
         let mut lt = Self::from_source_scaled(params, source, strategy, level, scale_ratio)?;
-        lt.store = DiagStore::Shapes;
+        // `prepare_store` keeps one limb per diagonal exactly in the giant-step-centric order.
+        let of_limb = matches!(lt.plan.order, GscOrder::GiantStepCentric { .. });
+        lt.store = DiagStore::Shapes { of_limb };
         Ok(lt)
     }
 
@@ -340,9 +344,9 @@ impl LinearTransform {
             DiagStore::EncodedQP(_) => {
                 n * (self.level as u64 + 1 + self.params.k() as u64) * per_limb
             }
-            DiagStore::OfLimb(_) => n * per_limb,
+            DiagStore::OfLimb(_) | DiagStore::Shapes { of_limb: true } => n * per_limb,
             DiagStore::OnTheFly => 0,
-            DiagStore::Shapes => {
+            DiagStore::Shapes { of_limb: false } => {
                 let k = if self.plan.hoisting == Hoisting::Double { self.params.k() } else { 0 };
                 n * (self.level as u64 + 1 + k as u64) * per_limb
             }
@@ -358,10 +362,8 @@ impl LinearTransform {
         symbolic: bool,
     ) -> Result<Cow<'_, Plaintext>> {
         if symbolic {
-            if !matches!(
-                self.store,
-                DiagStore::Encoded(_) | DiagStore::EncodedQP(_) | DiagStore::Shapes
-            ) {
+            if self.regenerates() {
+                self.load_stored_limb();
                 basalt_trace::emit(basalt_trace::Kernel::Ntt {
                     n: self.params.n() as u32,
                     limbs: self.level as u32 + 1,
@@ -374,6 +376,7 @@ impl LinearTransform {
         match &self.store {
             DiagStore::Encoded(m) => Ok(Cow::Borrowed(&m[&(j, i)])),
             DiagStore::OfLimb(m) => {
+                self.load_stored_limb();
                 Ok(Cow::Owned(m[&(j, i)].regenerate(&self.params, self.level)?))
             }
             DiagStore::OnTheFly => {
@@ -384,7 +387,7 @@ impl LinearTransform {
             DiagStore::EncodedQP(_) => Err(CircuitError::NoFeasiblePlan(
                 "diagonals are stored over Q∪P; use the double-hoisted path".into(),
             )),
-            DiagStore::Shapes => Err(CkksError::Symbolic.into()),
+            DiagStore::Shapes { .. } => Err(CkksError::Symbolic.into()),
         }
     }
 
@@ -397,7 +400,8 @@ impl LinearTransform {
         symbolic: bool,
     ) -> Result<Cow<'_, PlaintextQP>> {
         if symbolic {
-            if !matches!(self.store, DiagStore::EncodedQP(_) | DiagStore::Shapes) {
+            if self.regenerates() {
+                self.load_stored_limb();
                 basalt_trace::emit(basalt_trace::Kernel::Ntt {
                     n: self.params.n() as u32,
                     limbs: (self.level + 1 + self.params.k()) as u32,
@@ -410,6 +414,7 @@ impl LinearTransform {
         match &self.store {
             DiagStore::EncodedQP(m) => Ok(Cow::Borrowed(&m[&(j, i)])),
             DiagStore::OfLimb(m) => {
+                self.load_stored_limb();
                 Ok(Cow::Owned(m[&(j, i)].regenerate_qp(&self.params, self.level)?))
             }
             DiagStore::OnTheFly => {
@@ -420,17 +425,38 @@ impl LinearTransform {
             DiagStore::Encoded(_) => Err(CircuitError::NoFeasiblePlan(
                 "diagonals are stored over Q only; the double-hoisted path needs Q∪P".into(),
             )),
-            DiagStore::Shapes => Err(CkksError::Symbolic.into()),
+            DiagStore::Shapes { .. } => Err(CkksError::Symbolic.into()),
         }
     }
 
     /// Closed-form counts of [`LinearTransform::evaluate`] (see [`cost`]).
     pub fn predicted_cost(&self) -> OpCounts {
-        let regenerate = !matches!(
+        cost::predict(&self.params, &self.split, &self.plan, self.level, self.regenerates())
+    }
+
+    /// Whether each use builds its plaintext (NTTs) rather than reading a stored encoding.
+    fn regenerates(&self) -> bool {
+        !matches!(
             self.store,
-            DiagStore::Encoded(_) | DiagStore::EncodedQP(_) | DiagStore::Shapes
-        );
-        cost::predict(&self.params, &self.split, &self.plan, self.level, regenerate)
+            DiagStore::Encoded(_) | DiagStore::EncodedQP(_) | DiagStore::Shapes { of_limb: false }
+        )
+    }
+
+    /// Whether the plaintexts products read were built on chip from one stored limb (OF-Limb):
+    /// the product then loads nothing, the generator loaded that limb
+    /// ([`basalt_trace::plaintexts_on_chip`]).
+    pub(crate) fn plaintexts_on_chip(&self) -> bool {
+        matches!(self.store, DiagStore::OfLimb(_) | DiagStore::Shapes { of_limb: true })
+    }
+
+    /// Record the load of a diagonal's one stored limb (OF-Limb, Osiris §IV-E: `N` words).
+    fn load_stored_limb(&self) {
+        if self.plaintexts_on_chip() {
+            basalt_trace::emit(basalt_trace::Kernel::PlainLoad {
+                n: self.params.n() as u32,
+                limbs: 1,
+            });
+        }
     }
 }
 
