@@ -81,6 +81,11 @@ pub struct Memory {
     /// leave it out.
     #[serde(default)]
     pub output_overhead_ns_per_word: Option<f64>,
+    /// A named key kept on chip serves loads of it at fewer limbs or digits: the key at level
+    /// ℓ is a subset (residues q_0..q_ℓ and P of the same digits) of the key at a higher
+    /// level. Off: each (key, limbs, digits) is its own object.
+    #[serde(default)]
+    pub key_subsets: bool,
     pub source: String,
 }
 
@@ -109,6 +114,13 @@ pub struct ScheduleCfg {
     pub rf_ports: Option<u32>,
     #[serde(default)]
     pub rf_port_lanes: Option<u32>,
+    /// How many earlier windows a window's compute may overlap (`chained` machines only): with
+    /// `o = 1` window w may start once window w − 2 has ended, each unit still taking its
+    /// windows in order (software pipelining of independent steps, e.g. Osiris' GSC order
+    /// prepares the next baby-step rotation while the MDCs generate the current diagonals).
+    /// 0 = windows run one after another.
+    #[serde(default)]
+    pub overlap_windows: u32,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -138,8 +138,11 @@ impl Store {
         let mut out = Vec::with_capacity(accesses.len());
         for (i, &(id, bytes, a)) in accesses.iter().enumerate() {
             let mut o = Outcome::default();
+            // A read hits a resident copy at least as large (a key at fewer limbs is a subset
+            // of the stored one); a larger request reloads the object at its new size.
             if a == Access::Read
                 && let Some(e) = resident.get_mut(&id)
+                && e.0 >= bytes
             {
                 e.1 = i;
                 e.2 = next_use[i];

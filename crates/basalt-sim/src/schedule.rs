@@ -120,9 +120,12 @@ fn plan_store(m: &Machine, trace: &Trace) -> Result<Plan, SimError> {
             _ => continue,
         };
         let obj = match *k {
-            Kernel::KeyLoad { limbs, digits, .. } => {
-                key.take().map(|id| (Obj::Key(id.as_u64(), limbs, digits), Access::Read))
-            }
+            Kernel::KeyLoad { limbs, digits, .. } => key.take().map(|id| {
+                // With `key_subsets` the key is one object at any size (the store hits a
+                // resident copy at least as large).
+                let shape = if m.memory.key_subsets { (0, 0) } else { (limbs, digits) };
+                (Obj::Key(id.as_u64(), shape.0, shape.1), Access::Read)
+            }),
             Kernel::TfheKeyLoad { key, size, count } => {
                 Some((Obj::Tfhe(key, size, count), Access::Read))
             }
@@ -205,9 +208,15 @@ struct State<'m> {
     other_bytes: f64,
     kernels: u64,
     // timelines
-    now: f64,
     hbm_free: f64,
     starts: Vec<f64>,
+    /// End of every window so far, and the latest of them (windows may overlap).
+    ends: Vec<f64>,
+    latest_end: f64,
+    /// Where the union of the windows' compute intervals ends so far.
+    compute_covered: f64,
+    /// When each unit group finishes the windows given to it so far (in order).
+    unit_free: Vec<f64>,
     // totals
     unit_busy: Vec<f64>,
     cycles: f64,
@@ -254,9 +263,12 @@ impl<'m> State<'m> {
             ksk_bytes: 0.0,
             other_bytes: 0.0,
             kernels: 0,
-            now: 0.0,
             hbm_free: 0.0,
             starts: Vec::new(),
+            ends: Vec::new(),
+            latest_end: 0.0,
+            compute_covered: 0.0,
+            unit_free: vec![0.0; m.units.len()],
             unit_busy: vec![0.0; m.units.len()],
             cycles: 0.0,
             compute: 0.0,
@@ -345,12 +357,37 @@ impl<'m> State<'m> {
         if self.kernels == 0 {
             return;
         }
-        let compute = match self.m.overlap() {
-            Overlap::Serial => self.serial,
-            Overlap::Chained => busiest_pool(&self.m.units, &self.busy) + self.fill,
-        }
-        .max(self.rf);
-        let start = self.now;
+        // A window starts when the one `o + 1` before it has ended (and not before its
+        // predecessor started); with o = 0, when the previous window ends.
+        let o = match self.m.overlap() {
+            Overlap::Serial => 0,
+            Overlap::Chained => self.m.schedule.overlap_windows as usize,
+        };
+        let start = match self.ends.len().checked_sub(o + 1) {
+            Some(i) => self.ends[i].max(self.starts.last().copied().unwrap_or(0.0)),
+            None => self.starts.last().copied().unwrap_or(0.0),
+        };
+        let (compute_start, compute_end) = if o == 0 {
+            let compute = match self.m.overlap() {
+                Overlap::Serial => self.serial,
+                Overlap::Chained => busiest_pool(&self.m.units, &self.busy) + self.fill,
+            }
+            .max(self.rf);
+            (start, start + compute)
+        } else {
+            // Overlapping windows: each unit works through its windows in order; compute ends
+            // when the last unit finishes its share, plus the deepest pipeline fill. (Pools
+            // and register-file ports are not modelled across overlapping windows.)
+            let (mut first, mut last) = (f64::INFINITY, start);
+            for (free, &b) in self.unit_free.iter_mut().zip(&self.busy) {
+                if b > 0.0 {
+                    first = first.min(free.max(start));
+                    *free = free.max(start) + b;
+                    last = last.max(*free);
+                }
+            }
+            (first.min(last), (last + self.fill).max(start + self.rf))
+        };
         let p = self.m.schedule.prefetch_windows as usize;
         // Loads of this window may start when the window `p` before it started (or at time 0
         // for the first windows); with p = 0, when this window starts.
@@ -370,15 +407,26 @@ impl<'m> State<'m> {
         if kk > 0.0 {
             mem = mem.max(self.ksk_bytes / (bpc * kk));
         }
-        let mut end = start + compute;
+        let mut end = compute_end;
         if mem > 0.0 {
             let load_start = self.hbm_free.max(earliest);
             self.hbm_free = load_start + mem;
             end = end.max(self.hbm_free);
         }
         self.starts.push(start);
-        self.now = end;
-        let time = end - start;
+        self.ends.push(end);
+        // Exclusive time: what this window adds beyond every earlier window's end. Its compute
+        // share is the part of its compute interval no earlier window's compute covered (with
+        // overlapping windows a unit may work while an earlier window waits for memory), capped
+        // at the exclusive time; the rest is memory stall. Without overlap: stall = time −
+        // compute, as before. (With overlap, compute that ran under an earlier window's stall
+        // is not moved out of that stall: the stall is an upper bound.)
+        let before = self.latest_end;
+        self.latest_end = before.max(end);
+        let time = (end - before).max(0.0);
+        let covered = (compute_end - compute_start.max(self.compute_covered)).max(0.0);
+        self.compute_covered = self.compute_covered.max(compute_end);
+        let compute = covered.min(time);
         let stall = time - compute;
         self.cycles += time;
         self.compute += compute;

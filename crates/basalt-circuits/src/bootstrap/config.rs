@@ -25,7 +25,9 @@ pub struct BootstrapConfig {
     /// Strategy of every DFT transform; `None` uses the automatic BSGS split in Lattigo's
     /// baby-step-centric order. A `Bsgs` split's `n1` counts baby steps along each matrix's
     /// diagonal stride (a factor of late butterfly stages has diagonals only at multiples of
-    /// `2^s`), so one `n1` gives every factor the same baby/giant balance.
+    /// `2^s`), so one `n1` gives every factor the same baby/giant balance; in the
+    /// giant-step-centric order it is a minimum, doubled per matrix until the giant steps fit
+    /// `max_partials`.
     pub strategy: Option<Strategy>,
     /// Bound on the giant steps of the automatic split.
     pub max_giant_steps: usize,

@@ -175,21 +175,26 @@ pub struct Encapsulation {
 /// of late butterfly stages has diagonals only at multiples of `2^s`, and `n1` baby steps one
 /// slot apart would put every diagonal in its own giant step (one rotation per diagonal, no
 /// baby-step sharing). Lattigo's split does the same (`FindBestBSGSRatio` searches `N1` in
-/// slot units, so it lands on multiples of the stride).
-fn along_stride(s: Strategy, indices: &[usize], slots: usize) -> Strategy {
-    match s {
-        Strategy::Bsgs { n1, hoisting, order } => {
-            let gcd = |mut a: usize, mut b: usize| {
-                while b != 0 {
-                    (a, b) = (b, a % b);
-                }
-                a
-            };
-            let stride = indices.iter().fold(slots, |g, &k| gcd(g, k)).max(1);
-            Strategy::Bsgs { n1: n1.saturating_mul(stride).min(slots), hoisting, order }
+/// slot units, so it lands on multiples of the stride). In the giant-step-centric order `n1`
+/// is then doubled until the giant steps fit the on-chip partial sums: Osiris reduces `n2`
+/// rather than spilling partials (§IV-E).
+fn along_stride(s: Strategy, indices: &[usize], slots: usize) -> Result<Strategy> {
+    let Strategy::Bsgs { n1, hoisting, order } = s else { return Ok(s) };
+    let gcd = |mut a: usize, mut b: usize| {
+        while b != 0 {
+            (a, b) = (b, a % b);
         }
-        other => other,
+        a
+    };
+    let stride = indices.iter().fold(slots, |g, &k| gcd(g, k)).max(1);
+    let mut n1 = n1.saturating_mul(stride).min(slots);
+    if let GscOrder::GiantStepCentric { max_partials } = order {
+        while n1 > 0 && n1 < slots && lintrans::Split::new(indices, n1, slots)?.n2() > max_partials
+        {
+            n1 = (2 * n1).min(slots);
+        }
     }
+    Ok(Strategy::Bsgs { n1, hoisting, order })
 }
 
 impl Bootstrapper {
@@ -256,7 +261,7 @@ impl Bootstrapper {
         }
         let strategy = |level: usize, d: &lintrans::Diagonals| -> Result<Strategy> {
             if let Some(s) = cfg.strategy {
-                return Ok(along_stride(s, &d.indices(), d.slots()));
+                return along_stride(s, &d.indices(), d.slots());
             }
             // `cfg.hoisting` (by default double hoisting, the fastest on a CPU, which has the
             // memory Osiris' on-the-fly limbs save) in Lattigo's loop order with pre-encoded
