@@ -179,13 +179,48 @@ fn trace_mode_records_the_same_kernels_as_the_real_run() -> Result<()> {
 }
 
 #[test]
+fn shape_only_gsc_transforms_trace_of_limb_loads_like_the_encoded_ones() -> Result<()> {
+    use basalt_trace::{Event, Kernel};
+    let params = toy_params(10, 3, 40, 2);
+    let diags = Diagonals::from_dense_real(&random_matrix(SLOTS, SLOTS, 1.0, 4), SLOTS)?;
+    for h in [Hoisting::Single, Hoisting::Double] {
+        let order = GscOrder::GiantStepCentric { max_partials: 4 };
+        let s = Strategy::Bsgs { n1: 8, hoisting: h, order };
+        let lt = LinearTransform::new(&params, diags.clone(), s, LEVEL)?;
+        let shapes = LinearTransform::shapes(&params, diags.indices(), SLOTS, s, LEVEL, 1.0)?;
+        let ctx = Ctx::new(&params, &lt.rotations())?;
+        let ct = ctx.encrypt(&random_values(SLOTS, 8, true), SLOTS, LEVEL)?;
+        let mut sym = basalt_ckks::Ciphertext::symbolic(&params, LEVEL)?;
+        sym.set_slots(SLOTS);
+        sym.set_scale(ct.scale());
+        let (real, t_real) = basalt_trace::record(|| lt.evaluate(&ctx.eval, &ct));
+        let (_, t_shape) = basalt_trace::record(|| shapes.evaluate(&ctx.eval, &sym));
+        real?;
+        assert_eq!(t_real, t_shape, "{h:?}: shapes must record what the encoded transform runs");
+        // OF-Limb: one stored limb per diagonal use, nothing else loaded as plaintext.
+        let loads: Vec<u32> = t_shape
+            .events
+            .iter()
+            .filter_map(|e| match e {
+                Event::Kernel(Kernel::PlainLoad { limbs, .. }) => Some(*limbs),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(loads.len(), diags.len(), "{h:?}");
+        assert!(loads.iter().all(|&l| l == 1), "{h:?}: {loads:?}");
+        assert_eq!(shapes.stored_plaintext_bytes(), lt.stored_plaintext_bytes());
+    }
+    Ok(())
+}
+
+#[test]
 fn sparse_strided_diagonals_at_full_slots_n4096() -> Result<()> {
     // A CoeffsToSlots-like factor: 15 diagonals at offsets ±stride·{0..7} on 2048 slots.
     let params = toy_params(12, 3, 40, 2);
     let slots = params.max_slots();
     let mut map = std::collections::BTreeMap::new();
     for t in -7i64..=7 {
-        map.insert(t * 64, random_values(slots, 500 + t as u64, false));
+        map.insert(t * 64, random_values(slots, (500 + t) as u64, false));
     }
     let diags = Diagonals::from_map(slots, map)?;
     let s = Strategy::Auto { max_partials: 4 };

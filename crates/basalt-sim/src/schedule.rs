@@ -616,6 +616,52 @@ mod tests {
     }
 
     #[test]
+    fn overlapping_windows_share_time_but_keep_unit_order() {
+        let mut b = Builder::new();
+        b.region("a", |b| {
+            b.k(Kernel::Ntt { n: N, limbs: 4 });
+        }); // ntt 128
+        b.region("b", |b| {
+            b.k(Kernel::Elem { n: N, limbs: 3, op: ElemOp::Add });
+        }); // elem 96
+        b.region("c", |b| {
+            b.k(Kernel::Ntt { n: N, limbs: 2 });
+        }); // ntt 64
+        let t = b.build();
+        let mut m = toy(Overlap::Chained);
+        let r0 = simulate(&m, &t).unwrap();
+        assert_eq!(r0.cycles, 128.0 + 96.0 + 64.0);
+        m.schedule.overlap_windows = 1;
+        let r1 = simulate(&m, &t).unwrap();
+        // b runs beside a; c waits for a (two windows back) and for the NTT unit: 128 + 64.
+        assert_eq!(r1.cycles, 192.0);
+        assert_eq!((r1.regions["b"].cycles, r1.regions["c"].cycles), (0.0, 64.0));
+        assert_eq!(r1.stall_cycles, 0.0);
+        assert_eq!(r1.unit("ntt").unwrap().busy_cycles, 192.0);
+        // A serial machine has one FU array: nothing overlaps.
+        let mut s = toy(Overlap::Serial);
+        s.schedule.overlap_windows = 1;
+        assert_eq!(simulate(&s, &t).unwrap().cycles, 288.0);
+    }
+
+    #[test]
+    fn key_subsets_serve_lower_levels_from_the_resident_key() {
+        use basalt_trace::KeyId;
+        let g5 = || Event::Key { key: KeyId::Galois { element: 5 } };
+        let load = |limbs| Event::Kernel(Kernel::KeyLoad { n: N, limbs, digits: 1, seeded: false });
+        // The key at 4 limbs, then at 2 (a subset), then at 6 (larger: reloaded).
+        let t = Trace { events: vec![g5(), load(4), g5(), load(2), g5(), load(6)] };
+        let mut m = toy(Overlap::Chained);
+        m.memory.onchip_mib = 64.0;
+        let limb = 2.0 * 65_536.0 * 4.0;
+        let off = simulate(&m, &t).unwrap();
+        assert_eq!((off.onchip_hits, off.traffic.keys), (0, 12.0 * limb));
+        m.memory.key_subsets = true;
+        let on = simulate(&m, &t).unwrap();
+        assert_eq!((on.onchip_hits, on.traffic.keys), (1, 10.0 * limb));
+    }
+
+    #[test]
     fn key_share_splits_channels() {
         let mut b = Builder::new();
         b.k(Kernel::KeyLoad { n: N, limbs: 1, digits: 1, seeded: false }); // 524,288 B

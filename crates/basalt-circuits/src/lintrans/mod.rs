@@ -431,7 +431,13 @@ impl LinearTransform {
 
     /// Closed-form counts of [`LinearTransform::evaluate`] (see [`cost`]).
     pub fn predicted_cost(&self) -> OpCounts {
-        cost::predict(&self.params, &self.split, &self.plan, self.level, self.regenerates())
+        let mut c =
+            cost::predict(&self.params, &self.split, &self.plan, self.level, self.regenerates());
+        if self.plaintexts_on_chip() {
+            // OF-Limb: each use loads the one stored limb, the product loads nothing.
+            c.plaintext_bytes = self.split.diagonals() as u64 * self.params.n() as u64 * 8;
+        }
+        c
     }
 
     /// Whether each use builds its plaintext (NTTs) rather than reading a stored encoding.
