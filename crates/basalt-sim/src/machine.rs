@@ -121,6 +121,11 @@ pub struct ScheduleCfg {
     /// 0 = windows run one after another.
     #[serde(default)]
     pub overlap_windows: u32,
+    /// Count `prefetch_windows` over the windows that load something only: a load may start
+    /// when the p-th previous *loading* window started, however much compute-only work lies
+    /// between (one buffered load ahead, e.g. Osiris' next rotation key). Off: all windows.
+    #[serde(default)]
+    pub prefetch_loading_windows: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

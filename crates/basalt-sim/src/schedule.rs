@@ -210,6 +210,8 @@ struct State<'m> {
     // timelines
     hbm_free: f64,
     starts: Vec<f64>,
+    /// Starts of the windows that loaded something.
+    load_starts: Vec<f64>,
     /// End of every window so far, and the latest of them (windows may overlap).
     ends: Vec<f64>,
     latest_end: f64,
@@ -265,6 +267,7 @@ impl<'m> State<'m> {
             kernels: 0,
             hbm_free: 0.0,
             starts: Vec::new(),
+            load_starts: Vec::new(),
             ends: Vec::new(),
             latest_end: 0.0,
             compute_covered: 0.0,
@@ -391,9 +394,11 @@ impl<'m> State<'m> {
         let p = self.m.schedule.prefetch_windows as usize;
         // Loads of this window may start when the window `p` before it started (or at time 0
         // for the first windows); with p = 0, when this window starts.
+        let earlier =
+            if self.m.schedule.prefetch_loading_windows { &self.load_starts } else { &self.starts };
         let earliest = match p {
             0 => start,
-            _ => self.starts.len().checked_sub(p).map_or(0.0, |i| self.starts[i]),
+            _ => earlier.len().checked_sub(p).map_or(0.0, |i| earlier[i]),
         };
         // With `key_share` (and `ksk_share`), keys (TFHE key-switching keys) and everything
         // else stream over disjoint channel groups.
@@ -409,6 +414,7 @@ impl<'m> State<'m> {
         }
         let mut end = compute_end;
         if mem > 0.0 {
+            self.load_starts.push(start);
             let load_start = self.hbm_free.max(earliest);
             self.hbm_free = load_start + mem;
             end = end.max(self.hbm_free);
@@ -659,6 +665,34 @@ mod tests {
         m.memory.key_subsets = true;
         let on = simulate(&m, &t).unwrap();
         assert_eq!((on.onchip_hits, on.traffic.keys), (1, 10.0 * limb));
+    }
+
+    #[test]
+    fn prefetch_can_count_loading_windows_only() {
+        // A load, two compute-only windows, a second load: counted over all windows the
+        // second load waits for window "c" to start; counted over loading windows it may
+        // start with window "a".
+        let load = |b: &mut Builder| {
+            b.k(Kernel::PlainLoad { n: N, limbs: 1 }); // 262.144 cycles
+        };
+        let ntt = |b: &mut Builder| {
+            b.k(Kernel::Ntt { n: N, limbs: 4 }); // 128 cycles
+        };
+        let mut b = Builder::new();
+        b.region("a", load);
+        b.region("b", ntt);
+        b.region("c", ntt);
+        b.region("d", load);
+        let t = b.build();
+        let mut m = toy(Overlap::Chained);
+        m.schedule.prefetch_windows = 1;
+        let by_window = simulate(&m, &t).unwrap();
+        // d's load starts when c starts (262.144 + 128) and takes 262.144.
+        assert!((by_window.cycles - (2.0 * 262.144 + 128.0)).abs() < 1e-9);
+        m.schedule.prefetch_loading_windows = true;
+        let by_load = simulate(&m, &t).unwrap();
+        // d's load follows a's on the HBM timeline: both loads end at 524.288.
+        assert!((by_load.cycles - 2.0 * 262.144).abs() < 1e-9, "{}", by_load.cycles);
     }
 
     #[test]
