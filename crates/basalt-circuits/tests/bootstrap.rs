@@ -198,6 +198,48 @@ fn the_trace_of_a_bootstrap_is_what_the_cpu_executed() {
     }
 }
 
+#[test]
+fn a_fixed_gsc_split_along_the_stride_bootstraps_and_traces_like_its_shapes() {
+    use basalt_circuits::lintrans::{GscOrder, Hoisting, Strategy};
+    use basalt_trace::{Event, Kernel};
+    // Osiris' plan: double hoisting in the GSC order, at most 4 partials, n1 >= 2 per factor.
+    let order = GscOrder::GiantStepCentric { max_partials: 4 };
+    let strategy = Some(Strategy::Bsgs { n1: 2, hoisting: Hoisting::Double, order });
+    let params = chain(10, 1, 1, 2, SecretDistribution::Hamming { h: 64 });
+    let s = setup(params.clone(), BootstrapConfig { strategy, ..cfg(9, 2, 1) });
+    for lt in s.bt.coeff_to_slot().iter().chain(s.bt.slot_to_coeff()) {
+        let idx = lt.source().indices();
+        let stride = idx.iter().fold(lt.source().slots(), |g, &k| gcd(g, k));
+        // n1 counts baby steps along the stride, and the giant steps fit the 4 partials.
+        assert_eq!(lt.plan().n1 % stride, 0, "{idx:?}");
+        assert!(lt.plan().n1 >= 2 * stride && lt.split_n2() <= 4, "{:?} {idx:?}", lt.plan());
+    }
+    let v = random_values(1 << 9, 7, false);
+    let ct = s.encrypt(&v, 0);
+    let (out, real) = basalt_trace::record(|| s.bootstrap(&ct));
+    let p = PrecisionStats::new(&v, &s.decrypt(&out));
+    assert!(p.mean.l2 > 15.0, "{p:?}");
+    let shapes = Bootstrapper::symbolic(&params, *s.bt.config()).unwrap();
+    let sym = basalt_circuits::bootstrap::trace::record_bootstrap(&params, &shapes).unwrap();
+    assert!(real.kernels().eq(sym.trace.kernels()), "shapes must record the OF-Limb stream");
+    // Every diagonal is loaded as one limb (OF-Limb), never at all limbs.
+    let loads = |t: &basalt_trace::Trace| {
+        t.events
+            .iter()
+            .filter_map(|e| match e {
+                Event::Kernel(Kernel::PlainLoad { limbs, .. }) => Some(*limbs),
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+    };
+    let l = loads(&sym.trace);
+    assert!(!l.is_empty() && l.iter().all(|&x| x == 1), "{l:?}");
+}
+
+fn gcd(a: usize, b: usize) -> usize {
+    if b == 0 { a } else { gcd(b, a % b) }
+}
+
 /// Precision against the ring size with Lattigo's circuit shape (`BTP_LOGN=k` for one size).
 #[test]
 #[ignore = "a minute and ~4 GB up to N = 2^15: run by `make test-full` (and by hand with --nocapture for the figures in docs/bootstrapping.md)"]
