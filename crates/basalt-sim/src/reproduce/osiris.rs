@@ -135,8 +135,13 @@ fn bootstrap(data: &Path, traces: &Traces) -> Result<Vec<Computed>, SimError> {
             let how = format!(
                 "library trace: bootstrap, OSIRIS_SET_III_BOOT (reconstructed chain), 2^15 \
                  slots, {col} BSGS n1 >= {DFT_N1} in GSC order (<= 4 partials), seeded keys, \
-                 osiris.toml at {} TB/s",
-                if b == 0 { 1 } else { 2 }
+                 osiris.toml at {} TB/s{}",
+                if b == 0 { 1 } else { 2 },
+                if b == 0 {
+                    " (schedule.overlap_windows = 3 was chosen after seeing these rows: calibration)"
+                } else {
+                    " (validation: nothing chosen on it)"
+                }
             );
             out.push(computed(table, "Bootstrap", &format!("{col} latency"), ms[b][c], &how));
         }
