@@ -156,6 +156,17 @@ fn missing_key_and_bad_inputs_are_named() -> Result<()> {
     Ok(())
 }
 
+/// A shape-only ciphertext with `ct`'s level, slots and scale (what trace mode runs on).
+fn symbolic_like(
+    params: &basalt_ckks::Parameters,
+    ct: &basalt_ckks::Ciphertext,
+) -> Result<basalt_ckks::Ciphertext> {
+    let mut sym = basalt_ckks::Ciphertext::symbolic(params, ct.level())?;
+    sym.set_slots(ct.slots());
+    sym.set_scale(ct.scale());
+    Ok(sym)
+}
+
 #[test]
 fn trace_mode_records_the_same_kernels_as_the_real_run() -> Result<()> {
     let params = toy_params(10, 3, 40, 2);
@@ -167,9 +178,7 @@ fn trace_mode_records_the_same_kernels_as_the_real_run() -> Result<()> {
         let lt = LinearTransform::new(&params, diags.clone(), s, LEVEL)?;
         let ctx = Ctx::new(&params, &lt.rotations())?;
         let ct = ctx.encrypt(&random_values(SLOTS, 8, true), SLOTS, LEVEL)?;
-        let mut sym = basalt_ckks::Ciphertext::symbolic(&params, LEVEL)?;
-        sym.set_slots(SLOTS);
-        sym.set_scale(ct.scale());
+        let sym = symbolic_like(&params, &ct)?;
         let (real, t_real) = basalt_trace::record(|| lt.evaluate(&ctx.eval, &ct));
         let (shape, t_sym) = basalt_trace::record(|| lt.evaluate(&ctx.eval, &sym));
         assert!(shape?.is_symbolic() && !real?.is_symbolic());
@@ -190,9 +199,7 @@ fn shape_only_gsc_transforms_trace_of_limb_loads_like_the_encoded_ones() -> Resu
         let shapes = LinearTransform::shapes(&params, diags.indices(), SLOTS, s, LEVEL, 1.0)?;
         let ctx = Ctx::new(&params, &lt.rotations())?;
         let ct = ctx.encrypt(&random_values(SLOTS, 8, true), SLOTS, LEVEL)?;
-        let mut sym = basalt_ckks::Ciphertext::symbolic(&params, LEVEL)?;
-        sym.set_slots(SLOTS);
-        sym.set_scale(ct.scale());
+        let sym = symbolic_like(&params, &ct)?;
         let (real, t_real) = basalt_trace::record(|| lt.evaluate(&ctx.eval, &ct));
         let (_, t_shape) = basalt_trace::record(|| shapes.evaluate(&ctx.eval, &sym));
         real?;

@@ -103,16 +103,14 @@ impl EvalModConfig {
     fn arcsine_depth(&self) -> usize {
         match self.arcsine_degree {
             0 => 0,
-            d => (usize::BITS - d.leading_zeros()) as usize,
+            d => depth_of(d),
         }
     }
 
     /// Levels consumed (logical): the interpolant's depth, one per double angle, and the
     /// arcsine's depth.
     pub fn depth(&self) -> usize {
-        (usize::BITS - self.degree.leading_zeros()) as usize
-            + self.double_angle
-            + self.arcsine_depth()
+        depth_of(self.degree) + self.double_angle + self.arcsine_depth()
     }
 
     /// The plain function EvalMod computes, `y_r(x)` or `arcsin`'s series of it (tests and
@@ -127,6 +125,11 @@ impl EvalModConfig {
             _ => y,
         }
     }
+}
+
+/// Levels a polynomial of `degree` consumes with optimal-depth evaluation: ⌈log2(degree + 1)⌉.
+fn depth_of(degree: usize) -> usize {
+    (usize::BITS - degree.leading_zeros()) as usize
 }
 
 /// Make `p` exact (to f64 rounding) at `points` by the minimum-norm change of its Chebyshev
