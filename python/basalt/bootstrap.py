@@ -27,15 +27,20 @@ class Context:
         self._c = raw
 
     @classmethod
-    def preset(cls, name: str, *, log_slots=None, seeded_keys=False) -> "Context":
-        """The circuit of a preset that has one (``N16QP1546H192H32``, ``FAB``). At N = 2^16 this
-        makes several GB of keys (half with ``seeded_keys``) and takes minutes."""
-        return cls(_basalt.BootstrapContext.preset(name, log_slots, seeded_keys))
+    def preset(cls, name: str, *, log_slots=None, seeded_keys=False, symbolic=False) -> "Context":
+        """The circuit of a preset that has one (``N16QP1546H192H32``, ``FAB``,
+        ``OSIRIS_SET_III_BOOT``, ``CRATERLAKE_80_BOOT``…). At N = 2^16 a real context makes
+        several GB of keys (half with ``seeded_keys``) and takes minutes. A ``symbolic`` one
+        (trace mode) is built at once: bootstrap `encrypt_symbolic()` inside `basalt.sim.record`
+        to get the circuit's kernel stream for the accelerator models."""
+        return cls(_basalt.BootstrapContext.preset(name, log_slots, seeded_keys, symbolic))
 
     @classmethod
-    def toy_insecure(cls, *, log_n=11, log_slots=None, residual_levels=2) -> "Context":
+    def toy_insecure(cls, *, log_n=11, log_slots=None, residual_levels=2,
+                     symbolic=False) -> "Context":
         """A small, INSECURE ring with Lattigo's chain shape, for experiments and tests."""
-        return cls(_basalt.BootstrapContext.toy_insecure(log_n, log_slots, residual_levels))
+        return cls(_basalt.BootstrapContext.toy_insecure(log_n, log_slots, residual_levels,
+                                                         symbolic))
 
     slots = property(lambda self: self._c.slots, doc="Slots of the circuit.")
     output_level = property(lambda self: self._c.output_level,
@@ -44,6 +49,12 @@ class Context:
     def levels(self) -> dict:
         """Levels consumed by CoeffToSlot, EvalMod, SlotToCoeff, and the output level."""
         return dict(self._c.levels())
+
+    symbolic = property(lambda self: self._c.symbolic, doc="True in trace mode (no secret).")
+
+    def encrypt_symbolic(self, *, level=None):
+        """A shape-only input (symbolic contexts only), as `encrypt` would give."""
+        return self._c.encrypt_symbolic(level)
 
     def encrypt(self, values, *, level=None):
         """Encrypt up to ``slots`` complex values (by default at the base level, which needs

@@ -83,25 +83,35 @@ class Context:
     """Parameters, keys and evaluator of one CKKS instance.
 
     Build it from a named preset (`basalt.ckks.presets()`), or `toy_insecure` for small rings.
+    With ``symbolic=True`` the context is in trace mode: no key pair, shape-only ciphertexts
+    from `encrypt_symbolic`, and every operation emits the kernels a real run executes without
+    computing them (record them with `basalt.sim.record`, time them with `basalt.sim.run`).
     """
 
     def __init__(self, raw):
         self._c = raw
 
     @classmethod
-    def preset(cls, name: str, *, rotations=(), conjugate=False, seeded_keys=False) -> "Context":
-        return cls(_basalt.CkksContext.preset(name, list(rotations), conjugate, seeded_keys))
+    def preset(cls, name: str, *, rotations=(), conjugate=False, seeded_keys=False,
+               symbolic=False) -> "Context":
+        return cls(_basalt.CkksContext.preset(name, list(rotations), conjugate, seeded_keys,
+                                              symbolic))
 
     @classmethod
     def toy_insecure(cls, *, log_n=12, levels=4, log_q0=55, log_q=40, log_p=56, k=1, dnum=None,
-                     rotations=(), conjugate=False) -> "Context":
+                     rotations=(), conjugate=False, symbolic=False) -> "Context":
         return cls(_basalt.CkksContext.toy_insecure(log_n, levels, log_q0, log_q, log_p, k, dnum,
-                                                   list(rotations), conjugate))
+                                                   list(rotations), conjugate, symbolic))
 
     slots = property(lambda self: self._c.slots, doc="Maximum slot count, N/2.")
     max_level = property(lambda self: self._c.max_level)
     default_scale = property(lambda self: self._c.default_scale)
     name = property(lambda self: self._c.name)
+    symbolic = property(lambda self: self._c.symbolic, doc="True in trace mode (no key pair).")
+
+    def encrypt_symbolic(self, slots: int, *, level=None, scale=None) -> Ciphertext:
+        """A shape-only ciphertext of ``slots`` slots (symbolic contexts only)."""
+        return Ciphertext(self, self._c.encrypt_symbolic(int(slots), level, scale))
 
     def encrypt(self, values, *, level=None, scale=None) -> Ciphertext:
         """Encrypt a 1-D array (real or complex; length a power of two ≤ slots)."""

@@ -273,12 +273,10 @@ fn write_run_plots(
     m: &basalt_sim::Machine,
     r: &basalt_sim::Report,
 ) -> Result<(), String> {
-    use basalt_sim::plot;
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    write_file(&dir.join("utilisation.svg"), &plot::utilisation_svg(r))?;
-    write_file(&dir.join("traffic.svg"), &plot::traffic_svg(r))?;
-    let rf = plot::Roofline::new(m, r);
-    write_file(&dir.join("roofline.svg"), &plot::roofline_svg(&m.name, &rf))?;
+    for (name, svg) in basalt_sim::plot::run_figures(m, r) {
+        write_file(&dir.join(name), &svg)?;
+    }
     Ok(())
 }
 

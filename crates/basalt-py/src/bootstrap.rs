@@ -12,56 +12,81 @@ use pyo3::types::PyDict;
 use crate::ckks::PyCiphertext;
 use crate::err;
 
-/// A bootstrappable CKKS context: keys for the circuit, encoder, evaluator, bootstrapper.
+/// A bootstrappable CKKS context: keys for the circuit, encoder, evaluator, bootstrapper. A
+/// symbolic one (trace mode) has shape-only keys and no secret: it records the kernels of the
+/// very same circuit in about a second at N = 2^16, for the simulator.
 #[pyclass(module = "basalt._basalt", name = "BootstrapContext", frozen)]
 pub struct PyBootstrap {
     params: Parameters,
     encoder: Encoder,
-    sk: SecretKey,
+    sk: Option<SecretKey>,
     eval: Evaluator,
     bt: Bootstrapper,
     encaps: Option<Encapsulation>,
 }
 
-fn build(params: Parameters, cfg: BootstrapConfig, seeded: bool) -> PyResult<PyBootstrap> {
-    let bt = Bootstrapper::new(&params, cfg).map_err(err)?;
-    let sk = KeyGenerator::new(&params).gen_secret_key();
-    let (keys, encaps) = bt.generate_keys(&sk, seeded).map_err(err)?;
+fn build(
+    params: Parameters,
+    cfg: BootstrapConfig,
+    seeded: bool,
+    symbolic: bool,
+) -> PyResult<PyBootstrap> {
+    let (bt, sk, keys, encaps) = if symbolic {
+        let bt = Bootstrapper::symbolic(&params, cfg).map_err(err)?;
+        let encaps = match bt.config().ephemeral_h {
+            None => None,
+            Some(h) => Some(Encapsulation::symbolic(&params, h).map_err(err)?),
+        };
+        let keys = bt.symbolic_keys(seeded);
+        (bt, None, keys, encaps)
+    } else {
+        let bt = Bootstrapper::new(&params, cfg).map_err(err)?;
+        let sk = KeyGenerator::new(&params).gen_secret_key();
+        let (keys, encaps) = bt.generate_keys(&sk, seeded).map_err(err)?;
+        (bt, Some(sk), keys, encaps)
+    };
     let eval = Evaluator::new(&params, keys).map_err(err)?;
     Ok(PyBootstrap { encoder: Encoder::new(&params), params, sk, eval, bt, encaps })
 }
 
+fn secret(c: &PyBootstrap) -> PyResult<&SecretKey> {
+    c.sk.as_ref().ok_or_else(|| {
+        err("this bootstrapping context is symbolic (trace mode): use encrypt_symbolic, and a \
+             real context to encrypt or decrypt")
+    })
+}
+
 #[pymethods]
 impl PyBootstrap {
-    /// The bootstrapping circuit of a preset that has one (`N16QP1546H192H32`, `FAB`), for
-    /// `log_slots` slots (default fully packed). At N = 2^16 this generates several GB of keys
-    /// (half with `seeded_keys`) and takes minutes.
+    /// The bootstrapping circuit of a preset that has one (`N16QP1546H192H32`, `FAB`,
+    /// `OSIRIS_SET_III_BOOT`, the CraterLake chains), for `log_slots` slots (default fully
+    /// packed). At N = 2^16 a real context generates several GB of keys (half with
+    /// `seeded_keys`) and takes minutes; a `symbolic` one takes no time and traces.
     #[staticmethod]
-    #[pyo3(signature = (name, log_slots=None, seeded_keys=false))]
+    #[pyo3(signature = (name, log_slots=None, seeded_keys=false, symbolic=false))]
     fn preset(
         py: Python<'_>,
         name: &str,
         log_slots: Option<u32>,
         seeded_keys: bool,
+        symbolic: bool,
     ) -> PyResult<PyBootstrap> {
         let params = Parameters::preset(name).map_err(err)?;
-        let cfg = config::for_preset(name, log_slots, params.log_n()).ok_or_else(|| {
-            pyo3::exceptions::PyValueError::new_err(format!(
-                "preset {name:?} has no bootstrapping circuit (N16QP1546H192H32, FAB)"
-            ))
-        })?;
-        py.allow_threads(|| build(params, cfg, seeded_keys))
+        let cfg = config::for_preset(name, log_slots, params.log_n())
+            .ok_or_else(|| err(format!("preset {name:?} has no bootstrapping circuit")))?;
+        py.allow_threads(|| build(params, cfg, seeded_keys, symbolic))
     }
 
     /// A small, INSECURE bootstrappable context (Lattigo's chain shape on N = 2^log_n) for
     /// experiments and tests.
     #[staticmethod]
-    #[pyo3(signature = (log_n=11, log_slots=None, residual_levels=2))]
+    #[pyo3(signature = (log_n=11, log_slots=None, residual_levels=2, symbolic=false))]
     fn toy_insecure(
         py: Python<'_>,
         log_n: u32,
         log_slots: Option<u32>,
         residual_levels: usize,
+        symbolic: bool,
     ) -> PyResult<PyBootstrap> {
         if !(8..=14).contains(&log_n) {
             return Err(pyo3::exceptions::PyValueError::new_err("log_n must be in 8..=14"));
@@ -78,7 +103,7 @@ impl PyBootstrap {
             stc_levels: 2,
             ..BootstrapConfig::lattigo_default(log_slots.unwrap_or(log_n - 1))
         };
-        py.allow_threads(|| build(params, cfg, false))
+        py.allow_threads(|| build(params, cfg, false, symbolic))
     }
 
     #[getter]
@@ -105,10 +130,29 @@ impl PyBootstrap {
         level: Option<usize>,
     ) -> PyResult<PyCiphertext> {
         let v = values.as_slice()?;
+        let sk = secret(self)?;
         let level = level.unwrap_or(self.params.base_primes() - 1);
-        let scale = self.params.default_scale().min(self.bt.max_input_scale());
-        let pt = self.encoder.encode(v, self.bt.slots(), level, scale).map_err(err)?;
-        Ok(PyCiphertext::from(encryptor::encrypt_sk(&self.params, &pt, &self.sk).map_err(err)?))
+        let pt = self.encoder.encode(v, self.bt.slots(), level, self.input_scale()).map_err(err)?;
+        Ok(PyCiphertext::from(encryptor::encrypt_sk(&self.params, &pt, sk).map_err(err)?))
+    }
+
+    #[getter]
+    fn symbolic(&self) -> bool {
+        self.sk.is_none()
+    }
+
+    /// A shape-only ciphertext as `encrypt` would give (the circuit's slots, at the base level
+    /// by default, at the input scale), for tracing a bootstrap on a symbolic context.
+    #[pyo3(signature = (level=None))]
+    fn encrypt_symbolic(&self, level: Option<usize>) -> PyResult<PyCiphertext> {
+        if self.sk.is_some() {
+            return Err(err("encrypt_symbolic needs a symbolic context (symbolic=True)"));
+        }
+        let level = level.unwrap_or(self.params.base_primes() - 1);
+        let mut ct = basalt_ckks::Ciphertext::symbolic(&self.params, level).map_err(err)?;
+        ct.set_slots(self.bt.slots());
+        ct.set_scale(self.input_scale());
+        Ok(PyCiphertext::from(ct))
     }
 
     fn decrypt<'py>(
@@ -116,7 +160,7 @@ impl PyBootstrap {
         py: Python<'py>,
         ct: &PyCiphertext,
     ) -> PyResult<Bound<'py, PyArray1<Complex64>>> {
-        let pt = encryptor::decrypt(&self.params, ct.inner(), &self.sk).map_err(err)?;
+        let pt = encryptor::decrypt(&self.params, ct.inner(), secret(self)?).map_err(err)?;
         Ok(self.encoder.decode(&pt).map_err(err)?.into_pyarray(py))
     }
 
@@ -148,6 +192,13 @@ impl PyBootstrap {
         d.set_item("slot_to_coeff", b.stc)?;
         d.set_item("output_level", b.output_level)?;
         Ok(d)
+    }
+}
+
+impl PyBootstrap {
+    /// The preset's scale or, if lower, the largest one the bootstrap's message ratio allows.
+    fn input_scale(&self) -> f64 {
+        self.params.default_scale().min(self.bt.max_input_scale())
     }
 }
 

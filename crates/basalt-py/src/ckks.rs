@@ -14,13 +14,14 @@ use pyo3::types::{PyBytes, PyDict};
 use crate::err;
 
 /// A CKKS context: parameters, a secret/public key pair, evaluation keys for the requested
-/// rotations, an encoder and an evaluator.
+/// rotations, an encoder and an evaluator. A symbolic context (trace mode) has no key pair:
+/// its ciphertexts carry shape, level and scale only, and its operations emit the kernels a
+/// real run would execute without doing the arithmetic.
 #[pyclass(module = "basalt._basalt", name = "CkksContext", frozen)]
 pub struct PyCkks {
     params: Parameters,
     encoder: Encoder,
-    sk: SecretKey,
-    pk: PublicKey,
+    key_pair: Option<(SecretKey, PublicKey)>,
     eval: Evaluator,
 }
 
@@ -72,37 +73,53 @@ fn build(
     rotations: Vec<i64>,
     conjugate: bool,
     seeded: bool,
+    symbolic: bool,
 ) -> PyResult<PyCkks> {
     let kg = KeyGenerator::new(&params);
-    let sk = kg.gen_secret_key();
-    let pk = kg.gen_public_key(&sk);
-    let keys = kg.gen_evaluation_keys(&sk, &rotations, conjugate, seeded);
+    let (keys, key_pair) = if symbolic {
+        (kg.gen_symbolic_evaluation_keys(&rotations, conjugate, seeded), None)
+    } else {
+        let sk = kg.gen_secret_key();
+        let pk = kg.gen_public_key(&sk);
+        (kg.gen_evaluation_keys(&sk, &rotations, conjugate, seeded), Some((sk, pk)))
+    };
     let eval = Evaluator::new(&params, keys).map_err(err)?;
     let encoder = Encoder::new(&params);
-    Ok(PyCkks { params, encoder, sk, pk, eval })
+    Ok(PyCkks { params, encoder, key_pair, eval })
+}
+
+/// The key pair of a real context; a symbolic one has none to encrypt or decrypt with.
+fn key_pair(c: &PyCkks) -> PyResult<&(SecretKey, PublicKey)> {
+    c.key_pair.as_ref().ok_or_else(|| {
+        err("this context is symbolic (trace mode): it computes shapes and kernels, not \
+             values; use encrypt_symbolic, and a real context to encrypt or decrypt")
+    })
 }
 
 #[pymethods]
 impl PyCkks {
     /// Context for a named preset (`basalt.ckks_presets()` lists them). Presets below 128-bit
     /// security are refused unless loaded by name from their data file, which opts in.
+    /// `symbolic`: trace mode (no key pair, no arithmetic), so full-size presets trace in
+    /// milliseconds.
     #[staticmethod]
-    #[pyo3(signature = (name, rotations=vec![], conjugate=false, seeded_keys=false))]
+    #[pyo3(signature = (name, rotations=vec![], conjugate=false, seeded_keys=false, symbolic=false))]
     fn preset(
         py: Python<'_>,
         name: &str,
         rotations: Vec<i64>,
         conjugate: bool,
         seeded_keys: bool,
+        symbolic: bool,
     ) -> PyResult<PyCkks> {
         let params = Parameters::preset(name).map_err(err)?;
-        py.allow_threads(|| build(params, rotations, conjugate, seeded_keys))
+        py.allow_threads(|| build(params, rotations, conjugate, seeded_keys, symbolic))
     }
 
     /// A small, INSECURE context for experiments and tests: N = 2^log_n, `levels` rescaling
     /// primes of `log_q` bits above a `log_q0`-bit base prime, `k` special primes, `dnum` digits.
     #[staticmethod]
-    #[pyo3(signature = (log_n=12, levels=4, log_q0=55, log_q=40, log_p=56, k=1, dnum=None, rotations=vec![], conjugate=false))]
+    #[pyo3(signature = (log_n=12, levels=4, log_q0=55, log_q=40, log_p=56, k=1, dnum=None, rotations=vec![], conjugate=false, symbolic=false))]
     #[allow(clippy::too_many_arguments)]
     fn toy_insecure(
         py: Python<'_>,
@@ -115,11 +132,42 @@ impl PyCkks {
         dnum: Option<usize>,
         rotations: Vec<i64>,
         conjugate: bool,
+        symbolic: bool,
     ) -> PyResult<PyCkks> {
         let dnum = dnum.unwrap_or(levels + 1);
         let lit = ParametersLiteral::toy(log_n, log_q0, log_q, levels, log_p, k, dnum);
         let params = Parameters::new_insecure(lit).map_err(err)?;
-        py.allow_threads(|| build(params, rotations, conjugate, false))
+        py.allow_threads(|| build(params, rotations, conjugate, false, symbolic))
+    }
+
+    #[getter]
+    fn symbolic(&self) -> bool {
+        self.key_pair.is_none()
+    }
+
+    /// A shape-only ciphertext of `slots` slots at `level` (default: the top), for tracing on a
+    /// symbolic context: what `encrypt` of a vector that long would give, without values.
+    #[pyo3(signature = (slots, level=None, scale=None))]
+    fn encrypt_symbolic(
+        &self,
+        slots: usize,
+        level: Option<usize>,
+        scale: Option<f64>,
+    ) -> PyResult<PyCiphertext> {
+        if self.key_pair.is_some() {
+            return Err(err("encrypt_symbolic needs a symbolic context (symbolic=True)"));
+        }
+        if !slots.is_power_of_two() || slots > self.params.n() / 2 {
+            return Err(err(format!(
+                "slots must be a power of two of at most N/2 = {}, not {slots}",
+                self.params.n() / 2
+            )));
+        }
+        let level = level.unwrap_or(self.params.max_level());
+        let mut ct = Ciphertext::symbolic(&self.params, level).map_err(err)?;
+        ct.set_scale(scale.unwrap_or(self.params.default_scale()));
+        ct.set_slots(slots);
+        Ok(PyCiphertext { ct })
     }
 
     #[getter]
@@ -149,12 +197,13 @@ impl PyCkks {
         scale: Option<f64>,
     ) -> PyResult<PyCiphertext> {
         let v = values.as_slice().map_err(err)?.to_vec();
+        let (_, pk) = key_pair(self)?;
         let level = level.unwrap_or(self.params.max_level());
         let scale = scale.unwrap_or(self.params.default_scale());
         py.allow_threads(|| {
             let slots = v.len();
             let pt = self.encoder.encode(&v, slots, level, scale).map_err(err)?;
-            let ct = encryptor::encrypt_pk(&self.params, &pt, &self.pk).map_err(err)?;
+            let ct = encryptor::encrypt_pk(&self.params, &pt, pk).map_err(err)?;
             Ok(PyCiphertext { ct })
         })
     }
@@ -165,8 +214,9 @@ impl PyCkks {
         py: Python<'py>,
         ct: &PyCiphertext,
     ) -> PyResult<Bound<'py, PyArray1<Complex64>>> {
+        let (sk, _) = key_pair(self)?;
         let v = py.allow_threads(|| {
-            let pt = encryptor::decrypt(&self.params, &ct.ct, &self.sk).map_err(err)?;
+            let pt = encryptor::decrypt(&self.params, &ct.ct, sk).map_err(err)?;
             self.encoder.decode(&pt).map_err(err)
         })?;
         Ok(v.into_pyarray(py))

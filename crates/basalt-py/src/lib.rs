@@ -3,6 +3,7 @@
 
 mod bootstrap;
 mod ckks;
+mod sim;
 mod tfhe;
 
 use pyo3::create_exception;
@@ -23,5 +24,6 @@ fn _basalt(m: &Bound<'_, PyModule>) -> PyResult<()> {
     ckks::register(m)?;
     bootstrap::register(m)?;
     tfhe::register(m)?;
+    sim::register(m)?;
     Ok(())
 }

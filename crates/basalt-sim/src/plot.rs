@@ -235,6 +235,16 @@ fn bars(title: &str, ylabel: &str, items: &[(String, f64)], ymax: Option<f64>) -
     s.finish()
 }
 
+/// The three figures of one run, as (file name, SVG): utilisation per unit, HBM traffic by
+/// kind, roofline. One list so the CLI and the Python package write the same set.
+pub fn run_figures(m: &Machine, r: &Report) -> [(&'static str, String); 3] {
+    [
+        ("utilisation.svg", utilisation_svg(r)),
+        ("traffic.svg", traffic_svg(r)),
+        ("roofline.svg", roofline_svg(&m.name, &Roofline::new(m, r))),
+    ]
+}
+
 /// Per-unit-group utilisation (busy / total cycles), in percent.
 pub fn utilisation_svg(r: &Report) -> String {
     let items: Vec<(String, f64)> =

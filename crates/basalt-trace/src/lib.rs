@@ -20,6 +20,6 @@ mod recorder;
 
 pub use kernel::{ElemOp, Kernel, KernelKind, KeyId, TfheKey, TfheStep};
 pub use recorder::{
-    Event, KeyScope, OnChipPlaintexts, RegionGuard, Trace, emit, is_recording, key_scope,
-    plaintexts_on_chip, record, region,
+    Event, KeyScope, OnChipPlaintexts, RegionGuard, Trace, begin, emit, end, is_recording,
+    key_scope, plaintexts_on_chip, record, region,
 };

@@ -62,19 +62,34 @@ thread_local! {
 /// Run `f` with a recorder open on this thread; return its result and what it emitted.
 /// Recorders nest: an inner recording does not leak into the outer one.
 pub fn record<R>(f: impl FnOnce() -> R) -> (R, Trace) {
-    // Pops the recorder even if `f` panics, so the thread stays usable.
-    struct Scope;
+    // Closes the recorder even if `f` panics, so the thread stays usable.
+    struct Scope(bool);
     impl Drop for Scope {
         fn drop(&mut self) {
-            STACK.with(|s| s.borrow_mut().pop());
+            if self.0 {
+                end();
+            }
         }
     }
-    STACK.with(|s| s.borrow_mut().push(Trace::default()));
-    let scope = Scope;
+    begin();
+    let mut scope = Scope(true);
     let r = f();
-    let t = STACK.with(|s| std::mem::take(s.borrow_mut().last_mut().expect("recorder is open")));
-    drop(scope);
+    scope.0 = false;
+    let t = end().expect("the recorder opened above is still open");
     (r, t)
+}
+
+/// Open a recorder on this thread, to be closed by [`end`]. For callers that cannot pass a
+/// closure to [`record`]: a Python `with` block opens and closes the recording in two calls
+/// into the library. Prefer [`record`] in Rust, which cannot leave a recorder open.
+pub fn begin() {
+    STACK.with(|s| s.borrow_mut().push(Trace::default()));
+}
+
+/// Close the innermost recorder opened by [`begin`] and return what it recorded; `None` when
+/// no recorder is open on this thread.
+pub fn end() -> Option<Trace> {
+    STACK.with(|s| s.borrow_mut().pop())
 }
 
 /// True when a recorder is open on this thread.
@@ -183,6 +198,30 @@ pub fn region(name: &str) -> RegionGuard {
 mod tests {
     use super::*;
     use crate::ElemOp;
+
+    #[test]
+    fn begin_and_end_record_as_a_closure_does() {
+        let work = || {
+            emit(Kernel::Ntt { n: 8, limbs: 2 });
+            let _r = region("r");
+            emit(Kernel::BConv { n: 8, from: 2, to: 3 });
+        };
+        let ((), closed) = record(work);
+        begin();
+        work();
+        let opened = end();
+        assert_eq!(opened.as_ref(), Some(&closed));
+        assert_eq!(closed.count(KernelKind::BConv), 48);
+        assert!(end().is_none(), "nothing is left open");
+        assert!(!is_recording());
+    }
+
+    #[test]
+    fn a_panicking_program_leaves_no_recorder_open() {
+        let r = std::panic::catch_unwind(|| record(|| -> u8 { panic!("boom") }));
+        assert!(r.is_err());
+        assert!(!is_recording());
+    }
 
     #[test]
     fn records_only_inside_scope_and_nests() {

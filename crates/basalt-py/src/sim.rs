@@ -1,0 +1,106 @@
+//! Trace recording and the accelerator models for Python: a program written against
+//! `basalt.ckks` / `basalt.bootstrap` runs inside `basalt.sim.record()`, and the kernel stream
+//! it emitted is timed on a machine file (data/machines). Only glue: the recorder is
+//! basalt-trace's, the models are basalt-sim's.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use basalt_sim::Machine;
+use basalt_trace::Trace;
+use pyo3::prelude::*;
+
+use crate::err;
+
+/// A recorded kernel stream (NTT, BConv, element-wise, automorphism, key and plaintext loads,
+/// with their sizes), in program order.
+#[pyclass(module = "basalt._basalt", name = "Trace", frozen)]
+pub struct PyTrace {
+    trace: Trace,
+}
+
+#[pymethods]
+impl PyTrace {
+    /// Work units per kernel kind (limb-NTTs, BConv MACs, element-wise limb ops, words loaded…).
+    fn counts(&self) -> BTreeMap<String, u64> {
+        self.trace.counts().into_iter().map(|(k, v)| (format!("{k:?}"), v)).collect()
+    }
+
+    /// Number of kernels.
+    fn __len__(&self) -> usize {
+        self.trace.kernels().count()
+    }
+
+    /// The trace as JSON, the format `basalt sim run --trace` reads.
+    fn to_json(&self) -> PyResult<String> {
+        serde_json::to_string(&self.trace).map_err(err)
+    }
+
+    /// Parse a trace written by `to_json` or `basalt trace`; anything else raises `BasaltError`.
+    #[staticmethod]
+    fn from_json(text: &str) -> PyResult<PyTrace> {
+        let trace = serde_json::from_str(text).map_err(|e| err(format!("not a trace: {e}")))?;
+        Ok(PyTrace { trace })
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Trace({} kernels)", self.trace.kernels().count())
+    }
+}
+
+/// Open a recorder on this thread (Python's `record()` context manager pairs it with
+/// `trace_end`).
+#[pyfunction]
+fn trace_begin() {
+    basalt_trace::begin();
+}
+
+/// Close the innermost recorder and return its trace.
+#[pyfunction]
+fn trace_end() -> PyResult<PyTrace> {
+    basalt_trace::end()
+        .map(|trace| PyTrace { trace })
+        .ok_or_else(|| err("no recording is open (trace_end without trace_begin)"))
+}
+
+/// Load a machine file with `key=value` overrides, validated (unknown fields, negative
+/// bandwidths… raise `BasaltError`).
+fn machine(path: &str, overrides: &[String]) -> PyResult<Machine> {
+    let sets: Vec<&str> = overrides.iter().map(String::as_str).collect();
+    Machine::load_with(Path::new(path), &sets).map_err(err)
+}
+
+/// Time `trace` on the machine file at `path`; the report (latency, per-unit utilisation,
+/// traffic by kind, stalls, energy) as JSON. With `plot_dir`, also write the run's SVG figures
+/// there and return their paths.
+#[pyfunction]
+#[pyo3(signature = (trace, path, overrides=vec![], plot_dir=None))]
+fn sim_run(
+    py: Python<'_>,
+    trace: &PyTrace,
+    path: &str,
+    overrides: Vec<String>,
+    plot_dir: Option<String>,
+) -> PyResult<(String, Vec<String>)> {
+    let m = machine(path, &overrides)?;
+    let r = py.allow_threads(|| basalt_sim::simulate(&m, &trace.trace)).map_err(err)?;
+    let mut written = Vec::new();
+    if let Some(dir) = plot_dir {
+        let dir = Path::new(&dir);
+        std::fs::create_dir_all(dir).map_err(|e| err(format!("{}: {e}", dir.display())))?;
+        for (name, svg) in basalt_sim::plot::run_figures(&m, &r) {
+            let p = dir.join(name);
+            std::fs::write(&p, svg).map_err(|e| err(format!("{}: {e}", p.display())))?;
+            written.push(p.display().to_string());
+        }
+    }
+    Ok((serde_json::to_string(&r).map_err(err)?, written))
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyTrace>()?;
+    m.add_function(wrap_pyfunction!(trace_begin, m)?)?;
+    m.add_function(wrap_pyfunction!(trace_end, m)?)?;
+    m.add_function(wrap_pyfunction!(sim_run, m)?)?;
+    Ok(())
+}

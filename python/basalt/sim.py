@@ -1,0 +1,98 @@
+"""The accelerator models for Python: record a program's kernel stream, time it on a machine.
+
+One program, two executions. The code below is an ordinary ``basalt.ckks`` program; on a real
+context it computes on ciphertexts, on a symbolic one it only emits the kernels (NTT, BConv,
+element-wise products, automorphisms, key loads…) that :func:`run` times on an accelerator
+model from ``data/machines`` (``osiris``, ``fab``, ``craterlake``, ``f1plus``, ``strix``…).
+
+>>> import basalt
+>>> ctx = basalt.ckks.Context.preset("CRATERLAKE_80_1DIGIT", rotations=[1], symbolic=True)
+>>> x = ctx.encrypt_symbolic(slots=ctx.slots)
+>>> with basalt.sim.record() as rec:
+...     y = (x * x).rescale().rotate(1)
+>>> rec.trace.counts()["Ntt"] > 0
+True
+>>> fast = basalt.sim.run(rec.trace, "craterlake")
+>>> slow = basalt.sim.run(rec.trace, "craterlake", {"memory.hbm_gbps": 100})
+>>> slow["seconds"] > fast["seconds"] > 0
+True
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from . import _basalt
+
+BasaltError = _basalt.BasaltError
+Trace = _basalt.Trace
+
+
+def data_dir() -> Path:
+    """The folder holding ``machines/`` and ``papers/``: ``$BASALT_DATA``, else the
+    repository's ``data/`` (the package is installed from the checkout by ``make setup``)."""
+    env = os.environ.get("BASALT_DATA")
+    return Path(env) if env else Path(__file__).resolve().parents[2] / "data"
+
+
+def machines() -> list:
+    """Names of the machine files in :func:`data_dir`."""
+    return sorted(p.stem for p in (data_dir() / "machines").glob("*.toml"))
+
+
+def _machine_path(machine) -> str:
+    p = Path(machine)
+    if p.suffix == ".toml" or p.exists():
+        return str(p)
+    named = data_dir() / "machines" / f"{machine}.toml"
+    if not named.exists():
+        raise BasaltError(f"unknown machine {machine!r}: a path, or one of {machines()}")
+    return str(named)
+
+
+class record:
+    """Context manager recording the kernels of the operations inside it into ``.trace``.
+
+    Recordings nest: an inner one does not leak into the outer one. Works on real and symbolic
+    contexts alike, so a test can check that both execute the same kernels.
+    """
+
+    def __init__(self):
+        self.trace = None
+
+    def __enter__(self) -> "record":
+        _basalt.trace_begin()
+        return self
+
+    def __exit__(self, *exc):
+        self.trace = _basalt.trace_end()
+        return False
+
+
+def run(trace: Trace, machine="craterlake", overrides=None, *, plot_dir=None) -> dict:
+    """Time ``trace`` on ``machine`` (a name from :func:`machines` or a path to a TOML file),
+    with ``overrides`` of its fields (``{"memory.hbm_gbps": 2000}``). Returns the report:
+    ``seconds``, ``cycles``, ``stall_cycles``, per-unit utilisation, HBM traffic by kind,
+    energy. With ``plot_dir``, also writes utilisation, traffic and roofline SVGs there (their
+    paths are under ``"figures"``). Bad machine files, fields or values raise ``BasaltError``.
+    """
+    sets = [f"{k}={_toml(v)}" for k, v in (overrides or {}).items()]
+    text, figures = _basalt.sim_run(trace, _machine_path(machine), sets,
+                                    None if plot_dir is None else str(plot_dir))
+    report = json.loads(text)
+    if figures:
+        report["figures"] = figures
+    return report
+
+
+def _toml(v) -> str:
+    """An override value as the machine file's TOML spells it (Python's ``False`` is
+    ``false``)."""
+    return str(v).lower() if isinstance(v, bool) else str(v)
+
+
+def sweep(trace: Trace, machine, field: str, values) -> list:
+    """:func:`run` once per value of one machine field; a list of ``(value, report)``."""
+    return [(v, run(trace, machine, {field: v})) for v in values]

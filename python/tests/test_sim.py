@@ -1,0 +1,146 @@
+"""One program, two executions, from Python: the kernels a real run executes equal the ones the
+symbolic (trace-mode) run records, and the accelerator models time those traces."""
+
+import json
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import basalt
+from basalt.ckks import Context
+from basalt.sim import BasaltError, record, run
+
+ROOT = Path(__file__).resolve().parents[2]
+RNG = np.random.default_rng(5)
+TOY = dict(log_n=10, levels=4, rotations=[1, 3], conjugate=True)
+
+
+def program(x, y):
+    """A little of everything: product, relinearisation, rescale, rotations, constants."""
+    z = (x * y).rescale()
+    z = z.rotate(1) + z.rotate(3).conjugate()
+    return (z * 0.5).rescale() + 1.0
+
+
+def test_symbolic_run_records_the_kernels_the_real_run_executes():
+    real = Context.toy_insecure(**TOY)
+    shape = Context.toy_insecure(**TOY, symbolic=True)
+    n = real.slots
+    xs = [real.encrypt(RNG.uniform(-1, 1, n)) for _ in range(2)]
+    ss = [shape.encrypt_symbolic(n) for _ in range(2)]
+    with record() as executed:
+        out = program(*xs)
+    with record() as traced:
+        program(*ss)
+    assert len(executed.trace) > 0
+    assert executed.trace.counts() == traced.trace.counts()
+    assert executed.trace.to_json() == traced.trace.to_json()
+    # The real run did compute.
+    x, y = (real.decrypt(c).real for c in xs)
+    want = 0.5 * (np.roll(x * y, -1) + np.roll(x * y, -3)) + 1.0
+    assert np.abs(real.decrypt(out) - want).max() < 1e-3
+
+
+def test_symbolic_bootstrap_records_the_real_bootstrap_kernels():
+    real = basalt.bootstrap.Context.toy_insecure(log_n=10, log_slots=4)
+    shape = basalt.bootstrap.Context.toy_insecure(log_n=10, log_slots=4, symbolic=True)
+    ct = real.encrypt(np.full(real.slots, 0.25))
+    with record() as executed:
+        real.bootstrap(ct)
+    with record() as traced:
+        shape.bootstrap(shape.encrypt_symbolic())
+    assert executed.trace.counts()["KeyLoad"] > 0
+    assert executed.trace.to_json() == traced.trace.to_json()
+
+
+def test_recordings_nest_and_leave_nothing_open():
+    ctx = Context.toy_insecure(**TOY, symbolic=True)
+    x = ctx.encrypt_symbolic(8)
+    with record() as outer:
+        x.rotate(1)
+        with record() as inner:
+            (x * x).rescale()
+    assert inner.trace.counts()["Ntt"] > 0
+    assert outer.trace.counts() == run_alone(lambda: x.rotate(1))
+    with pytest.raises(BasaltError, match="no recording is open"):
+        basalt._basalt.trace_end()
+
+
+def run_alone(f):
+    with record() as r:
+        f()
+    return r.trace.counts()
+
+
+def test_python_trace_matches_the_cli_and_times_the_same():
+    """`basalt trace` and a Python program on the same preset give the same trace, so the
+    CLI's figures and the Python API's are one model's."""
+    exe = ROOT / "target" / "release" / "basalt"
+    if not exe.exists():
+        pytest.skip("needs `make setup` (builds target/release/basalt)")
+    cli = subprocess.run([str(exe), "trace", "--program", "hmult", "--preset", "LATTIGO_RESIDUAL"],
+                         check=True, capture_output=True, text=True).stdout
+    ctx = Context.preset("LATTIGO_RESIDUAL", symbolic=True)
+    x = ctx.encrypt_symbolic(ctx.slots)
+    with record() as r:
+        (x * x).rescale()
+    assert r.trace.counts() == basalt.sim.Trace.from_json(cli).counts()
+    ours = run(r.trace, "craterlake")
+    theirs = run(basalt.sim.Trace.from_json(cli), "craterlake")
+    assert ours["seconds"] == pytest.approx(theirs["seconds"])
+
+
+def test_full_size_bootstrap_traces_and_runs_on_each_ckks_machine(tmp_path):
+    ctx = basalt.bootstrap.Context.preset("CRATERLAKE_80_BOOT", seeded_keys=True, symbolic=True)
+    with record() as r:
+        out = ctx.bootstrap(ctx.encrypt_symbolic())
+    assert out.level == ctx.output_level
+    lat = {m: run(r.trace, m)["seconds"] for m in ["craterlake", "f1plus", "osiris"]}
+    assert all(s > 0 for s in lat.values()), lat
+    # Removing KSHGen (keys stream from memory in full) cannot make the bootstrap faster.
+    no_kshgen = run(r.trace, "craterlake", {"switches.kshgen": False})["seconds"]
+    assert no_kshgen >= lat["craterlake"]
+    rep = run(r.trace, "craterlake", plot_dir=tmp_path)
+    assert sorted(Path(p).name for p in rep["figures"]) == [
+        "roofline.svg", "traffic.svg", "utilisation.svg"]
+    assert all("<svg" in Path(p).read_text() for p in rep["figures"])
+
+
+def test_sweep_over_bandwidth_is_monotone():
+    ctx = Context.preset("LATTIGO_RESIDUAL", rotations=[1], symbolic=True)
+    x = ctx.encrypt_symbolic(ctx.slots)
+    with record() as r:
+        x.rotate(1)
+    pts = basalt.sim.sweep(r.trace, "craterlake", "memory.hbm_gbps", [100, 400, 1600])
+    secs = [rep["seconds"] for _, rep in pts]
+    assert secs[0] > secs[1] >= secs[2] > 0
+
+
+def test_bad_inputs_raise_named_errors():
+    ctx = Context.toy_insecure(**TOY, symbolic=True)
+    x = ctx.encrypt_symbolic(8)
+    with record() as r:
+        x.rotate(1)
+    with pytest.raises(BasaltError, match="unknown machine"):
+        run(r.trace, "no_such_machine")
+    with pytest.raises(BasaltError, match="no_such_field"):
+        run(r.trace, "craterlake", {"memory.no_such_field": 1})
+    with pytest.raises(BasaltError, match="hbm_gbps"):
+        run(r.trace, "craterlake", {"memory.hbm_gbps": -5})
+    with pytest.raises(BasaltError, match="not a trace"):
+        basalt.sim.Trace.from_json(json.dumps({"events": [{"ev": "Kernel", "what": 1}]}))
+    with pytest.raises(BasaltError, match="symbolic"):
+        ctx.decrypt(x)
+    with pytest.raises(BasaltError, match="symbolic"):
+        ctx.encrypt(np.ones(8))
+    with pytest.raises(BasaltError, match="power of two"):
+        ctx.encrypt_symbolic(6)
+    real = Context.toy_insecure(**TOY)
+    with pytest.raises(BasaltError, match="symbolic context"):
+        real.encrypt_symbolic(8)
+
+
+def test_machines_lists_the_models():
+    assert {"craterlake", "f1plus", "fab", "osiris", "strix"} <= set(basalt.sim.machines())
