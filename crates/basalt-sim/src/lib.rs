@@ -5,6 +5,7 @@
 //! papers' tables (`data/papers/<paper>/*.csv`). Layout (STYLE.md §6):
 //!
 //! * [`machine`] — the machine schema, strict loading with named errors;
+//! * [`fragmentation`] — Strix §III's GPU blind-rotation fragmentation (device-level batching);
 //! * [`units`] — one cost model per unit class (NTT, BConv, automorphism, element-wise, KSHGen,
 //!   TFHE PBS cluster);
 //! * [`memory`] — HBM traffic by kind and the on-chip store (Belady / LRU);
@@ -24,6 +25,7 @@
 //! ```
 
 mod error;
+pub mod fragmentation;
 pub mod machine;
 pub mod memory;
 mod overrides;

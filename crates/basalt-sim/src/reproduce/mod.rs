@@ -11,6 +11,7 @@ mod fab;
 mod mxv;
 mod osiris;
 mod strix;
+mod strix_gpu;
 
 use std::fmt;
 use std::path::Path;
@@ -140,7 +141,11 @@ pub fn reproduce_with(
             "fab" => fab::compute(data_dir, &traces)?,
             "mxv" => mxv::compute(data_dir, &traces)?,
             "craterlake" => craterlake::compute(data_dir, &traces)?,
-            "strix" => strix::compute(data_dir, &traces)?,
+            "strix" => {
+                let mut rows = strix::compute(data_dir, &traces)?;
+                rows.extend(strix_gpu::compute(data_dir)?);
+                rows
+            }
             _ => unreachable!("checked against PAPERS"),
         };
         out.readings.extend(papers::load_readings(data_dir, p, &rows)?);

@@ -1,0 +1,67 @@
+//! Strix §III / Fig. 2 rows: blind-rotation fragmentation of NuFHE on a Titan RTX
+//! ([`crate::fragmentation`]), from `data/machines/gpu/titan_rtx_nufhe.toml`.
+
+use std::path::Path;
+
+use serde::Deserialize;
+
+use crate::SimError;
+use crate::fragmentation::DeviceBatchedGpu;
+use crate::reproduce::{Computed, computed};
+
+/// The GPU file: the SM count and the stream throughput that sets the BR time per SM.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct GpuFile {
+    name: String,
+    sms: u32,
+    stream_pbs_per_s: f64,
+    #[allow(dead_code)] // provenance for the reader; the strict schema still requires it
+    source: String,
+}
+
+fn load(data: &Path) -> Result<(DeviceBatchedGpu, String), SimError> {
+    let path = data.join("machines/gpu/titan_rtx_nufhe.toml");
+    let text = std::fs::read_to_string(&path)
+        .map_err(|source| SimError::Io { path: path.clone(), source })?;
+    let f: GpuFile = toml::from_str(&text)
+        .map_err(|e| SimError::Parse { path: path.clone(), message: e.to_string() })?;
+    if f.sms == 0 || !(f.stream_pbs_per_s.is_finite() && f.stream_pbs_per_s > 0.0) {
+        return Err(SimError::Parse {
+            path,
+            message: "sms and stream_pbs_per_s must be positive".into(),
+        });
+    }
+    let gpu = DeviceBatchedGpu { sms: f.sms, br_seconds: f64::from(f.sms) / f.stream_pbs_per_s };
+    Ok((gpu, f.name))
+}
+
+pub fn compute(data: &Path) -> Result<Vec<Computed>, SimError> {
+    let (gpu, name) = load(data)?;
+    let t = |w, core_batch| gpu.br_time(w, core_batch);
+    let how = format!(
+        "fragmentation model (Eqs. 1-2): {} SMs, one LWE each per fragment, {:.1} ms BR per SM \
+         (Table V's NuFHE I throughput), {name}.toml",
+        gpu.sms,
+        gpu.br_seconds * 1e3
+    );
+    let full = gpu.sms;
+    Ok(vec![
+        computed("fig2", "72 vs 1 ciphertexts", "BR time ratio", t(full, 1) / t(1, 1), &how),
+        computed(
+            "fig2",
+            "144 vs 72 ciphertexts",
+            "BR time ratio",
+            t(2 * full, 1) / t(full, 1),
+            &how,
+        ),
+        computed(
+            "fig2",
+            "core batch 2 vs 1 at 144",
+            "BR time ratio",
+            t(2 * full, 2) / t(2 * full, 1),
+            &format!("{how}; an SM is compute-bound, so 2 LWEs per SM take twice as long"),
+        ),
+        computed("fig2", "NuFHE I", "latency", t(1, 1) * 1e3, &how),
+    ])
+}
