@@ -14,7 +14,7 @@
 //!
 //! HBM is a second, in-order timeline: with `prefetch_windows = p` the loads of window w may
 //! start as soon as window w − p started (double-buffering, CraterLake's decoupled data
-//! orchestration §6, Osiris' next-key fetch under GSC §IV-E, Strix's bsk prefetch §IV-E); a
+//! orchestration §6, Osiris' next-key fetch under GSC §IV-E, Strix's bsk prefetch §IV-C); a
 //! window then ends at max(its start + compute, the end of its loads). With p = 0 loads start
 //! with their window. On-chip capacity does not limit prefetch yet (no operand identities in the
 //! trace), so keep p small. Barriers: with Osiris' `limb_interleaving = false` a BConv cannot overlap

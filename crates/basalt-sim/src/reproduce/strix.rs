@@ -4,7 +4,7 @@
 //!
 //! Throughput of a steady stream of epochs: an epoch of TvLP × core_batch LWEs spends `BR` cycles
 //! in its PBS regions and `KS` cycles in key switching; KS of epoch e overlaps BR of epoch e+1
-//! (Strix §IV-E), so one epoch retires every max(BR, KS) cycles.
+//! (Strix §IV-C), so one epoch retires every max(BR, KS) cycles.
 
 use std::path::Path;
 

@@ -85,7 +85,7 @@ pub fn pbs_epoch(p: PbsParams, batch: u32, accum_depth: u32) -> Trace {
         });
     });
     b.region("KeySwitch", |b| {
-        // The whole ksk streams once per epoch, tile by tile (Strix §IV-E): k·N·l_k LWE rows
+        // The whole ksk streams once per epoch, tile by tile (Strix §IV-C): k·N·l_k LWE rows
         // of n + 1 words, shared by the batch.
         let rows = (k * big_n * l_k) as u64;
         b.k(Kernel::TfheKeyLoad { key: TfheKey::Ksk, size: n + 1, count: rows });
