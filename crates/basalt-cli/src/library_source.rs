@@ -197,7 +197,9 @@ mod tests {
             }
         }
         for row in ["Packed Bootstrapping", "Unpacked Bootstrapping"] {
-            for m in ["speedup vs no KSHGen", "speedup vs no CRB/chaining"] {
+            for m in
+                ["speedup vs no KSHGen", "speedup vs no CRB/chaining", "speedup vs F1+ network"]
+            {
                 modelled_from_library(&r, "craterlake", "4", row, m);
                 // Removing a feature never makes the bootstrap faster.
                 assert!(r.get("craterlake", "4", row, m).unwrap().ours.unwrap() >= 1.0, "{m}");

@@ -126,6 +126,27 @@ pub struct ScheduleCfg {
     /// between (one buffered load ahead, e.g. Osiris' next rotation key). Off: all windows.
     #[serde(default)]
     pub prefetch_loading_windows: bool,
+    /// Crossbar with residue-polynomial tiling (`switches.network = "crossbar"`, CraterLake
+    /// §4.3): the clusters or lane groups that each hold whole residue polynomials, the words
+    /// per cycle the crossbar moves in each direction, and, for a two-level on-chip store
+    /// (F1's per-cluster register files and shared scratchpad), the capacity of one cluster's
+    /// register file. See [`Machine::crossbar`].
+    #[serde(default)]
+    pub clusters: Option<u32>,
+    #[serde(default)]
+    pub network_words_per_cycle: Option<u32>,
+    #[serde(default)]
+    pub cluster_rf_kib: Option<f64>,
+}
+
+/// A crossbar network with residue-polynomial tiling ([`Machine::crossbar`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Crossbar {
+    pub clusters: u32,
+    pub words_per_cycle: u32,
+    /// Bytes of one cluster's register file when operands live in a scratchpad across the
+    /// crossbar; `None` when the register file is the on-chip store itself.
+    pub cluster_rf_bytes: Option<f64>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -363,10 +384,24 @@ impl Machine {
         for (f, v) in [
             ("schedule.rf_ports", self.schedule.rf_ports),
             ("schedule.rf_port_lanes", self.schedule.rf_port_lanes),
+            ("schedule.clusters", self.schedule.clusters),
+            ("schedule.network_words_per_cycle", self.schedule.network_words_per_cycle),
         ] {
             if let Some(v) = v {
                 pos(f, v as f64)?;
             }
+        }
+        if let Some(k) = self.schedule.cluster_rf_kib {
+            pos("schedule.cluster_rf_kib", k)?;
+        }
+        if self.switches.network == Some(Network::Crossbar) && self.crossbar().is_none() {
+            return Err(SimError::BadUnit {
+                machine: self.name.clone(),
+                unit: "-".into(),
+                message: "a crossbar network needs schedule.clusters and \
+                          schedule.network_words_per_cycle"
+                    .into(),
+            });
         }
         if let Some(k) = self.memory.ksk_share {
             pos("memory.ksk_share", k)?;
@@ -516,6 +551,23 @@ impl Machine {
             (Some(false), Some(p), Some(l)) => Some((p, l)),
             _ => None,
         }
+    }
+
+    /// The crossbar of residue-polynomial tiling, when `switches.network = "crossbar"`: each
+    /// cluster holds whole residue polynomials, so NTTs and automorphisms stay local but every
+    /// base conversion sends each input residue to every cluster computing outputs (§4.3: "each
+    /// homomorphic operation transfers 3GNL words among clusters"). The fixed network of
+    /// polynomial tiling is sized to the NTT and automorphism FUs' peak (§4.2) and adds no
+    /// time of its own.
+    pub fn crossbar(&self) -> Option<Crossbar> {
+        if self.switches.network != Some(Network::Crossbar) {
+            return None;
+        }
+        Some(Crossbar {
+            clusters: self.schedule.clusters?,
+            words_per_cycle: self.schedule.network_words_per_cycle?,
+            cluster_rf_bytes: self.schedule.cluster_rf_kib.map(|k| k * 1024.0),
+        })
     }
 
     /// Whether base conversions run on a BConv unit. Without one (F1+, or CraterLake with

@@ -203,6 +203,9 @@ struct State<'m> {
     fill: f64,
     /// Register-file port cycles of the window (unchained machines only).
     rf: f64,
+    /// Words the window moves into and out of the clusters over a residue-tiled crossbar.
+    net_in: f64,
+    net_out: f64,
     key_bytes: f64,
     ksk_bytes: f64,
     other_bytes: f64,
@@ -261,6 +264,8 @@ impl<'m> State<'m> {
             serial: 0.0,
             fill: 0.0,
             rf: 0.0,
+            net_in: 0.0,
+            net_out: 0.0,
             key_bytes: 0.0,
             ksk_bytes: 0.0,
             other_bytes: 0.0,
@@ -326,6 +331,11 @@ impl<'m> State<'m> {
         if let Some((ports, lanes)) = self.m.rf_ports() {
             self.rf += units::rf_port_cycles(k, lanes) / ports as f64;
         }
+        if let Some(x) = self.m.crossbar() {
+            let (i, o) = units::crossbar_words(k, &x, self.m.word_bits as f64 / 8.0);
+            self.net_in += i;
+            self.net_out += o;
+        }
         if let Kernel::BConv { n, from, to } = *k
             && !self.m.has_bconv_unit()
         {
@@ -370,12 +380,17 @@ impl<'m> State<'m> {
             Some(i) => self.ends[i].max(self.starts.last().copied().unwrap_or(0.0)),
             None => self.starts.last().copied().unwrap_or(0.0),
         };
+        // Data movement that bounds compute: register-file ports, crossbar words.
+        let moves = match self.m.crossbar() {
+            Some(x) => self.rf.max(self.net_in.max(self.net_out) / x.words_per_cycle as f64),
+            None => self.rf,
+        };
         let (compute_start, compute_end) = if o == 0 {
             let compute = match self.m.overlap() {
                 Overlap::Serial => self.serial,
                 Overlap::Chained => busiest_pool(&self.m.units, &self.busy) + self.fill,
             }
-            .max(self.rf);
+            .max(moves);
             (start, start + compute)
         } else {
             // Overlapping windows: each unit works through its windows in order; compute ends
@@ -389,7 +404,7 @@ impl<'m> State<'m> {
                     last = last.max(*free);
                 }
             }
-            (first.min(last), (last + self.fill).max(start + self.rf))
+            (first.min(last), (last + self.fill).max(start + moves))
         };
         let p = self.m.schedule.prefetch_windows as usize;
         // Loads of this window may start when the window `p` before it started (or at time 0
@@ -449,6 +464,8 @@ impl<'m> State<'m> {
         self.serial = 0.0;
         self.fill = 0.0;
         self.rf = 0.0;
+        self.net_in = 0.0;
+        self.net_out = 0.0;
         self.key_bytes = 0.0;
         self.ksk_bytes = 0.0;
         self.other_bytes = 0.0;

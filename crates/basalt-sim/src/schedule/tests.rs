@@ -381,3 +381,64 @@ fn energy_uses_unit_power_and_serializes() {
     assert_eq!(csv.lines().count(), 1 + r.units.len() + r.regions.len());
     assert!(csv.contains("region,PBS;BlindRotate,"));
 }
+
+#[test]
+fn residue_tiling_moves_2_4x_the_words_of_polynomial_tiling_per_rotation() {
+    // CraterLake §4.3: with G = 8, residue tiling moves 3·G·N·L words per key switch (every
+    // input residue of the three L → L conversions to every group), "over 2.4x" the fixed
+    // network's traffic for a rotation: one transpose (N words) per NTT residue, two per
+    // automorphism residue (§4.2), 6L NTTs and 2L automorphism residues.
+    use crate::machine::Crossbar;
+    use crate::synth::ckks::{KsShape, hybrid_keyswitch};
+    let l = 60;
+    let t = hybrid_keyswitch(KsShape { n: N, limbs: l, dnum: 1, special: l, seeded: true });
+    let x = Crossbar { clusters: 8, words_per_cycle: 8192, cluster_rf_bytes: None };
+    let mut crossbar = 0.0;
+    let mut fixed = 2.0 * 2.0 * (l * N) as f64; // the rotation's automorphism of 2 polynomials
+    for ev in &t.events {
+        if let Event::Kernel(k) = ev {
+            let (i, o) = units::crossbar_words(k, &x, 3.5);
+            assert_eq!(o, 0.0, "a one-level store writes nothing back over the crossbar");
+            crossbar += i;
+            if let Kernel::Ntt { n, limbs } | Kernel::Intt { n, limbs } = *k {
+                fixed += (n * limbs) as f64;
+            }
+        }
+    }
+    assert_eq!(crossbar, 3.0 * 8.0 * (N * l) as f64);
+    assert!((crossbar / fixed - 2.4).abs() < 1e-12, "{}", crossbar / fixed);
+}
+
+#[test]
+fn a_crossbar_bounds_conversions_and_a_small_cluster_rf_streams_operands() {
+    let mut m = toy(Overlap::Chained);
+    m.units[1].serves = vec!["Elem.Mul".into(), "Elem.Add".into()];
+    m.switches.network = Some(crate::machine::Network::Crossbar);
+    assert!(m.validate().is_err(), "a crossbar needs its clusters and bandwidth");
+    m.schedule.clusters = Some(8);
+    m.schedule.network_words_per_cycle = Some(8192);
+    m.validate().unwrap();
+    let mut b = Builder::new();
+    b.k(Kernel::BConv { n: N, from: 4, to: 16 });
+    let t = b.build();
+    // 4 input residues to each of 8 clusters: 8 · 4 · 2^16 words at 8192 per cycle = 256
+    // cycles, hidden under the 64 products and 64 sums of 32 cycles on the one unit; at 64
+    // words per cycle the crossbar binds.
+    let r = simulate(&m, &t).unwrap();
+    assert_eq!(r.cycles, 2.0 * 64.0 * 32.0);
+    m.schedule.network_words_per_cycle = Some(64);
+    assert_eq!(simulate(&m, &t).unwrap().cycles, 8.0 * 4.0 * N as f64 / 64.0);
+    // A two-level store: a 1 MiB cluster RF holds four 2^16 x 4-byte residues, fewer than a
+    // key switch's five, so an add reads 2 residues over the crossbar (2 · 2^16 words at 2048
+    // per cycle = 64 cycles) and the adder's 32 cycles hide under it.
+    m.schedule.network_words_per_cycle = Some(2048);
+    m.schedule.cluster_rf_kib = Some(1024.0);
+    let mut b = Builder::new();
+    b.k(Kernel::Elem { n: N, limbs: 1, op: ElemOp::Add });
+    let t = b.build();
+    assert_eq!(simulate(&m, &t).unwrap().cycles, 2.0 * N as f64 / 2048.0);
+    // At N = 2^14 the residues fit (16 per RF): only the adder's 8 cycles remain.
+    let mut b = Builder::new();
+    b.k(Kernel::Elem { n: 1 << 14, limbs: 1, op: ElemOp::Add });
+    assert_eq!(simulate(&m, &b.build()).unwrap().cycles, 8.0);
+}

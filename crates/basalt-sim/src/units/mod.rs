@@ -17,7 +17,7 @@ pub mod pbs;
 use basalt_trace::{ElemOp, Kernel, TfheStep};
 
 use crate::SimError;
-use crate::machine::{Machine, Unit, UnitClass};
+use crate::machine::{Crossbar, Machine, Unit, UnitClass};
 
 /// Cycles one kernel occupies its unit group.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -82,30 +82,66 @@ fn alloc_cycles(m: &Machine, k: &Kernel) -> f64 {
     words * ns * m.clock_ghz
 }
 
-/// Cycles one register-file port of `lanes` elements per cycle needs for `k`'s operands when
-/// nothing is chained: every input residue polynomial is read and every output written once
-/// (INTT/NTT/automorphism 1 + 1, add/sub/multiply 2 + 1, multiply-accumulate 3 + 1, scalar
-/// multiply/negate 1 + 1, a regenerated key half 0 + 1). A base conversion without a CRB is
-/// `from · to` products and sums through the file: multiply 1 + 1, accumulate 2 + 1
-/// (CraterLake §3: "an overwhelming amount of register file port pressure").
-pub fn rf_port_cycles(k: &Kernel, lanes: u32) -> f64 {
-    let (n, accesses) = match *k {
+/// Residue polynomials of `n` words that `k` reads and writes when nothing is chained: INTT,
+/// NTT and automorphism 1 + 1, add/sub/multiply 2 + 1, multiply-accumulate 3 + 1, scalar
+/// multiply/negate 1 + 1, a regenerated key half 0 + 1. A base conversion without a CRB is
+/// `from · to` products and sums through the file: each product reads its input residue and
+/// writes the product (1 + 1), each sum reads the product and the partial sum and writes the
+/// partial sum (2 + 1) (CraterLake §3: "an overwhelming amount of register file port
+/// pressure"). `None` for loads, stores and TFHE steps.
+fn operand_polys(k: &Kernel) -> Option<(u32, u64, u64)> {
+    Some(match *k {
         Kernel::Ntt { n, limbs }
         | Kernel::Intt { n, limbs }
-        | Kernel::Automorph { n, limbs, .. } => (n, 2 * limbs as u64),
+        | Kernel::Automorph { n, limbs, .. } => (n, limbs as u64, limbs as u64),
         Kernel::Elem { n, limbs, op } => {
-            let per = match op {
-                ElemOp::Add | ElemOp::Sub | ElemOp::Mul => 3,
-                ElemOp::MulAcc => 4,
-                ElemOp::MulScalar | ElemOp::Neg => 2,
+            let reads = match op {
+                ElemOp::Add | ElemOp::Sub | ElemOp::Mul => 2,
+                ElemOp::MulAcc => 3,
+                ElemOp::MulScalar | ElemOp::Neg => 1,
             };
-            (n, per * limbs as u64)
+            (n, reads * limbs as u64, limbs as u64)
         }
-        Kernel::KeyGen { n, limbs } => (n, limbs as u64),
-        Kernel::BConv { n, from, to } => (n, 5 * from as u64 * to as u64),
-        _ => return 0.0,
-    };
-    accesses as f64 * ceil_div(n as u64, lanes as u64)
+        Kernel::KeyGen { n, limbs } => (n, 0, limbs as u64),
+        Kernel::BConv { n, from, to } => {
+            let pairs = from as u64 * to as u64;
+            (n, 3 * pairs, 2 * pairs)
+        }
+        _ => return None,
+    })
+}
+
+/// Cycles one register-file port of `lanes` elements per cycle needs for `k`'s operands when
+/// nothing is chained ([`operand_polys`]).
+pub fn rf_port_cycles(k: &Kernel, lanes: u32) -> f64 {
+    operand_polys(k).map_or(0.0, |(n, r, w)| (r + w) as f64 * ceil_div(n as u64, lanes as u64))
+}
+
+/// Residue polynomials one key-switch inner product holds per residue (Listing 1: the raised
+/// input, the two hint halves and the two accumulators); a cluster register file that holds
+/// fewer cannot keep a key switch's operands between kernels.
+const KS_WORKING_SET: f64 = 5.0;
+
+/// Words `k` moves over a residue-tiled crossbar, (into the clusters, out of them)
+/// (CraterLake §4.3). A base conversion sends every input residue to each cluster that
+/// computes an output residue: `N · from · min(G, to)` words. With a two-level store whose
+/// cluster register files cannot hold a key switch's working set (F1+ at N = 64K: 1 MB holds
+/// four 256 KB residue polynomials), every other kernel also reads its operands from the
+/// scratchpad and writes its results back across the crossbar ([`operand_polys`]); a base
+/// conversion then writes its `to` results back, its products and partial sums staying in the
+/// cluster.
+pub fn crossbar_words(k: &Kernel, x: &Crossbar, word_bytes: f64) -> (f64, f64) {
+    let Some((n, reads, writes)) = operand_polys(k) else { return (0.0, 0.0) };
+    let n = n as f64;
+    let streams = x.cluster_rf_bytes.is_some_and(|rf| rf < KS_WORKING_SET * n * word_bytes);
+    match *k {
+        Kernel::BConv { from, to, .. } => {
+            let broadcast = n * from as f64 * x.clusters.min(to) as f64;
+            (broadcast, if streams { n * to as f64 } else { 0.0 })
+        }
+        _ if streams => (n * reads as f64, n * writes as f64),
+        _ => (0.0, 0.0),
+    }
 }
 
 /// Reject kernels recorded for parameters the machine cannot hold.
