@@ -24,7 +24,9 @@
 //! (F1+, or `crb_chaining = false`) a base conversion is `N·from·to` products on the
 //! multipliers and as many sums on the adders; with `crb_chaining = false` and
 //! `schedule.rf_ports` every operand also crosses the register file, whose port time bounds
-//! the window's compute (CraterLake §4.1, Table 4).
+//! the window's compute (CraterLake §4.1, Table 4). With a crossbar network (residue-polynomial
+//! tiling, F1+ and CraterLake's Table 4 "network" ablation, §4.3) the words the window moves
+//! across the crossbar bound its compute the same way (`units::crossbar_words`).
 //!
 //! Identified loads and stores (see `memory`) first go through the on-chip store in a pre-pass
 //! over the whole trace (Belady needs the future); a load that hits moves no HBM bytes, a
@@ -394,8 +396,8 @@ impl<'m> State<'m> {
             (start, start + compute)
         } else {
             // Overlapping windows: each unit works through its windows in order; compute ends
-            // when the last unit finishes its share, plus the deepest pipeline fill. (Pools
-            // and register-file ports are not modelled across overlapping windows.)
+            // when the last unit finishes its share, plus the deepest pipeline fill. (Pools,
+            // register-file ports and the crossbar are not shared across overlapping windows.)
             let (mut first, mut last) = (f64::INFINITY, start);
             for (free, &b) in self.unit_free.iter_mut().zip(&self.busy) {
                 if b > 0.0 {
