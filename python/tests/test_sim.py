@@ -144,3 +144,22 @@ def test_bad_inputs_raise_named_errors():
 
 def test_machines_lists_the_models():
     assert {"craterlake", "f1plus", "fab", "osiris", "strix"} <= set(basalt.sim.machines())
+
+
+def test_tfhe_pbs_batches_time_on_strix_and_are_refused_by_ckks_machines():
+    t = basalt.tfhe.Context("TFHERS_2_2_KS_PBS")
+    cts = [t.encrypt(m) for m in range(4)]
+    square = lambda m: (m * m) % t.plaintext_modulus  # noqa: E731
+    with record() as one:
+        t.apply(cts[0], square)
+    with record() as batch:
+        out = t.apply_batch(cts, square)
+    assert [t.decrypt(c) for c in out] == [square(m) for m in range(4)]
+    fft = "Tfhe(Fft)"
+    assert batch.trace.counts()[fft] == 4 * one.trace.counts()[fft]
+    s1 = run(one.trace, "strix")["seconds"]
+    s4 = run(batch.trace, "strix")["seconds"]
+    # The batch shares each iteration's bootstrapping key: four PBS cost less than four alone.
+    assert s1 < s4 < 4 * s1
+    with pytest.raises(BasaltError, match="no unit that executes"):
+        run(one.trace, "craterlake")
