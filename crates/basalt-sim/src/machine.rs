@@ -165,6 +165,10 @@ pub enum Overlap {
 pub struct Switches {
     /// Osiris §IV-B: interleave limbs through the MDC so INTT→BConv→NTT chains.
     pub limb_interleaving: Option<bool>,
+    /// Osiris §IV-E ("Architecting Osiris"): the two MDCs are the INTT and NTT stages of one
+    /// ModChange macro-pipeline with the BConv array, so a base conversion holds every NTT
+    /// instance for as long as it holds the BConv unit (OF-Limb NTTs cannot use them then).
+    pub modchange_lockstep: Option<bool>,
     /// Osiris §IV-E: giant-step-centric BSGS order (consumed by the trace producer).
     pub gsc_order: Option<bool>,
     /// FAB §4.6: reordered KeySwitch datapath (consumed by the trace producer).

@@ -348,11 +348,30 @@ impl<'m> State<'m> {
             }
             return Ok(());
         }
-        self.charge(k)
+        let bconv_busy = self.charge(k)?;
+        if let Kernel::BConv { n, from, to } = *k
+            && self.m.switches.modchange_lockstep == Some(true)
+        {
+            self.hold_ntt_units(n, from, to, bconv_busy)?;
+        }
+        Ok(())
     }
 
-    /// Add `k`'s cost to the unit that executes it.
-    fn charge(&mut self, k: &Kernel) -> Result<(), SimError> {
+    /// Osiris' ModChange macro-pipeline (`switches.modchange_lockstep`): the INTT of the `from`
+    /// limbs and the NTT of the `to` limbs run in lockstep with the BConv array, so the NTT
+    /// units are held for the array's whole `busy` period, not only for the limbs they
+    /// transform (those are charged by their own kernels; this adds the idle remainder, e.g.
+    /// `N/p · (β − α)` of the INTT stage in a ModUp, §IV-B/§IV-C).
+    fn hold_ntt_units(&mut self, n: u32, from: u32, to: u32, busy: f64) -> Result<(), SimError> {
+        let transforms = Kernel::Ntt { n, limbs: from + to };
+        let idx = self.m.unit_index_for(&transforms)?;
+        let charged = units::cost(self.m, &self.m.units[idx], &transforms)?.busy;
+        self.busy[idx] += (busy - charged).max(0.0);
+        Ok(())
+    }
+
+    /// Add `k`'s cost to the unit that executes it; returns that busy time.
+    fn charge(&mut self, k: &Kernel) -> Result<f64, SimError> {
         let idx = match self.route.get(&k.kind()) {
             Some(&i) => i,
             None => {
@@ -365,7 +384,7 @@ impl<'m> State<'m> {
         self.busy[idx] += c.busy;
         self.serial += c.busy + c.fill;
         self.fill = self.fill.max(c.fill);
-        Ok(())
+        Ok(c.busy)
     }
 
     fn flush(&mut self) {

@@ -205,6 +205,31 @@ fn limb_interleaving_off_isolates_bconv() {
 }
 
 #[test]
+fn modchange_lockstep_holds_both_ntt_units_for_the_bconv_period() {
+    // Osiris: two MDCs (INTT and NTT stage of ModChange) and a BConv array. A ModUp-like
+    // 4 → 8 conversion takes the array 32 · 8 = 256 cycles; its INTT (4 limbs) and NTT
+    // (8 limbs) cost the two NTT units 12 · 16 = 192 cycles. An independent 8-limb NTT
+    // (OF-Limb, 128 cycles) then overlaps the array's idle remainder, unless the pipeline
+    // holds the NTT units for the whole period: 256 + 128.
+    let mut m = toy(Overlap::Chained);
+    m.units[0].count = 2;
+    let mut bc = unit(UnitClass::Bconv, 1, 2048);
+    bc.style = Some(crate::machine::Style::Streaming);
+    m.units.push(bc);
+    let mut b = Builder::new();
+    b.k(Kernel::Intt { n: N, limbs: 4 });
+    b.k(Kernel::BConv { n: N, from: 4, to: 8 });
+    b.k(Kernel::Ntt { n: N, limbs: 8 });
+    b.k(Kernel::Ntt { n: N, limbs: 8 });
+    let t = b.build();
+    assert_eq!(simulate(&m, &t).unwrap().cycles, 320.0);
+    m.switches.modchange_lockstep = Some(true);
+    let r = simulate(&m, &t).unwrap();
+    assert_eq!(r.cycles, 384.0);
+    assert_eq!(r.unit("ntt").unwrap().busy_cycles, 384.0);
+}
+
+#[test]
 fn identified_operands_go_through_the_onchip_store() {
     use basalt_trace::{KeyId, TfheKey};
     // Two loads of one named key, a result stored and reloaded, a fresh input, a TFHE key
