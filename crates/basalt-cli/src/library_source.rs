@@ -108,18 +108,21 @@ pub fn record_program(p: &Program) -> Result<Trace, String> {
             r.map_err(|e| e.to_string())?;
             Ok(t)
         }
-        Program::Helr { preset, level, step } => record_helr(preset, *level as usize, *step),
+        Program::Helr { preset, level, step, seeded } => {
+            record_helr(preset, *level as usize, *step, *seeded)
+        }
     }
 }
 
 /// One HELR step ([`basalt_circuits::helr`], FAB's packing) on shape-only ciphertexts whose
 /// iteration starts at `level`: the gradient of one data ciphertext, or the master's update of
-/// `cts` gradients (their inputs are built unrecorded, so the trace holds the step alone).
-fn record_helr(preset: &str, level: usize, step: HelrStep) -> Result<Trace, String> {
+/// `cts` gradients (their inputs are built unrecorded, so the trace holds the step alone);
+/// `seeded` keys for machines with a key generator (Osiris).
+fn record_helr(preset: &str, level: usize, step: HelrStep, seeded: bool) -> Result<Trace, String> {
     let params = Parameters::preset(preset).map_err(|e| e.to_string())?;
     let h = Helr::fab();
     let keys =
-        KeyGenerator::new(&params).gen_symbolic_evaluation_keys(&h.rotations(), false, false);
+        KeyGenerator::new(&params).gen_symbolic_evaluation_keys(&h.rotations(), false, seeded);
     let eval = Evaluator::new(&params, keys).map_err(|e| e.to_string())?;
     let fresh = || Ciphertext::symbolic(&params, level).map_err(|e| e.to_string());
     let (z, v) = (fresh()?, fresh()?);

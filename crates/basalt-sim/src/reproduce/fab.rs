@@ -155,7 +155,8 @@ struct HelrTimes {
 
 impl HelrTimes {
     fn record(m: &Machine, traces: &Traces) -> Result<Option<HelrTimes>, SimError> {
-        let fab = |step| Program::Helr { preset: "FAB".into(), level: LEVELS_LEFT, step };
+        let fab =
+            |step| Program::Helr { preset: "FAB".into(), level: LEVELS_LEFT, step, seeded: false };
         let boot = Program::Bootstrap {
             preset: "FAB".into(),
             log_slots: Some(8),

@@ -12,7 +12,7 @@ use basalt_trace::{ElemOp, Kernel, Trace};
 use crate::machine::Machine;
 use crate::reproduce::{Computed, Traces, computed, machine};
 use crate::synth::lintrans::BsgsShape;
-use crate::synth::{DftHoisting, DftPlan, Program, Workload};
+use crate::synth::{DftHoisting, DftPlan, HelrStep, Program, Workload};
 use crate::{SimError, simulate};
 
 /// Modular multipliers on chip (Table IV).
@@ -81,7 +81,10 @@ pub fn compute(data: &Path, traces: &Traces) -> Result<Vec<Computed>, SimError> 
         computed("fig11", "n2=4 vs n2=1", "modmult ratio", r4.modmults / r64.modmults, &how),
     ];
 
-    out.extend(bootstrap(data, traces)?);
+    let (rows, boot_s) = bootstrap(data, traces)?;
+    out.extend(rows);
+    out.extend(t_mult(data, traces, boot_s)?);
+    out.extend(helr(data, traces)?);
 
     let area: f64 = m.units.iter().map(|u| u.area_mm2.unwrap_or(0.0) * u.count as f64).sum::<f64>()
         + m.components.iter().filter_map(|c| c.area_mm2).sum::<f64>();
@@ -109,23 +112,15 @@ const DFT_N1: u32 = 4;
 /// by the library with every DFT in the giant-step-centric order and the column's hoisting;
 /// seeded keys (Osiris' PRNG generates half of every key). 1 TB/s rows are targets; the same
 /// traces at `memory.hbm_gbps = 2000` give the validation rows, with nothing else changed.
-fn bootstrap(data: &Path, traces: &Traces) -> Result<Vec<Computed>, SimError> {
-    let path = data.join("machines").join("osiris.toml");
-    let m1 = Machine::load(&path)?;
-    let m2 = Machine::load_with(&path, &["memory.hbm_gbps=2000"])?;
+fn bootstrap(data: &Path, traces: &Traces) -> Result<(Vec<Computed>, Option<[f64; 3]>), SimError> {
+    let (m1, m2) = machines(data)?;
     let mut out = Vec::new();
     let mut ms = [[0.0; 3]; 2];
     let mut dh_stall_2tb = 0.0;
-    let cols =
-        [("NH", DftHoisting::None), ("SH", DftHoisting::Single), ("DH", DftHoisting::Double)];
-    for (c, (col, hoisting)) in cols.into_iter().enumerate() {
-        let p = Program::Bootstrap {
-            preset: "OSIRIS_SET_III_BOOT".into(),
-            log_slots: None,
-            dft: Some(DftPlan { n1: DFT_N1, hoisting, max_partials: 4 }),
-            seeded: true,
+    for (c, (col, hoisting)) in COLUMNS.into_iter().enumerate() {
+        let Some(t) = traces.program(&bootstrap_program(hoisting, None))? else {
+            return Ok((Vec::new(), None));
         };
-        let Some(t) = traces.program(&p)? else { return Ok(Vec::new()) };
         for (b, (table, m)) in [("III(a)", &m1), ("III(b)", &m2)].into_iter().enumerate() {
             let r = simulate(m, &t)?;
             ms[b][c] = r.seconds * 1e3;
@@ -175,5 +170,122 @@ fn bootstrap(data: &Path, traces: &Traces) -> Result<Vec<Computed>, SimError> {
         ms[1][0] / ms[1][2],
         "our NH / DH latency at 2 TB/s",
     ));
+    Ok((out, Some(ms[0].map(|x| x / 1e3))))
+}
+
+/// Table III's hoisting columns: the DFTs' baby steps without, with single and with double
+/// hoisting.
+const COLUMNS: [(&str, DftHoisting); 3] =
+    [("NH", DftHoisting::None), ("SH", DftHoisting::Single), ("DH", DftHoisting::Double)];
+
+/// `osiris.toml` at 1 TB/s (Table III(a)) and at 2 TB/s (III(b), validation).
+fn machines(data: &Path) -> Result<(Machine, Machine), SimError> {
+    let path = data.join("machines").join("osiris.toml");
+    Ok((Machine::load(&path)?, Machine::load_with(&path, &["memory.hbm_gbps=2000"])?))
+}
+
+/// A bootstrap on the reconstructed Set III chain with every DFT in the GSC order, seeded keys;
+/// `log_slots = None` is fully packed.
+fn bootstrap_program(hoisting: DftHoisting, log_slots: Option<u32>) -> Program {
+    Program::Bootstrap {
+        preset: "OSIRIS_SET_III_BOOT".into(),
+        log_slots,
+        dft: Some(DftPlan { n1: DFT_N1, hoisting, max_partials: 4 }),
+        seeded: true,
+    }
+}
+
+/// Set III's levels left after bootstrapping (Table II: L_eff = 8) and its slots (n = 2^15).
+const L_EFF: u32 = 8;
+/// `OSIRIS_SET_III`'s top level in the library's numbering (limbs − 1: q_0 is two primes, so
+/// level 1 is q_0 alone and the 8 multiplicative levels are 2..=9).
+const SET_III_TOP: u32 = 9;
+const SET_III_SLOTS: f64 = 32_768.0;
+/// Lattigo's CPU times as Table III quotes them, for the improvement rows (68 µs, 15.9 s).
+const CPU_T_MULT_NS: f64 = 68_000.0;
+const CPU_HELR_MS: f64 = 15_900.0;
+
+/// Table III(a) T_mult,a/s = (T_boot + Σ_{ℓ=1}^{L_eff} T_HMult(ℓ)) / (L_eff · n) (100x's
+/// definition, [34]): each column's fully packed bootstrap (the III(a) rows' traces) plus one
+/// HMult (tensor, relinearise, rescale; seeded keys) at each of Set III's 8 levels (10 down to
+/// 3 limbs), at 1 TB/s.
+fn t_mult(
+    data: &Path,
+    traces: &Traces,
+    boot_s: Option<[f64; 3]>,
+) -> Result<Vec<Computed>, SimError> {
+    let Some(boot_s) = boot_s else { return Ok(Vec::new()) };
+    let (m1, _) = machines(data)?;
+    let mut hmults = 0.0;
+    for level in SET_III_TOP + 1 - L_EFF..=SET_III_TOP {
+        let p = Program::HMult { preset: "OSIRIS_SET_III".into(), level, seeded: true };
+        let Some(t) = traces.program(&p)? else { return Ok(Vec::new()) };
+        hmults += simulate(&m1, &t)?.seconds;
+    }
+    let mut out = Vec::new();
+    let mut dh = 0.0;
+    for (c, (col, _)) in COLUMNS.into_iter().enumerate() {
+        let ns = (boot_s[c] + hmults) / (f64::from(L_EFF) * SET_III_SLOTS) * 1e9;
+        let how = format!(
+            "library traces at 1 TB/s: {col} bootstrap {:.3} ms (the Bootstrap row's) + HMult at \
+             OSIRIS_SET_III's 8 levels {:.3} ms, over 8 x 2^15 slots",
+            boot_s[c] * 1e3,
+            hmults * 1e3
+        );
+        out.push(computed("III(a)", "T_mult,a/s", &format!("{col} latency"), ns, &how));
+        dh = ns;
+    }
+    let imp = "quoted CPU 68 us / our DH T_mult,a/s";
+    out.push(computed("III(a)", "T_mult,a/s", "improvement vs CPU", CPU_T_MULT_NS / dh, imp));
+    Ok(out)
+}
+
+/// Data ciphertexts of one HELR-1024 mini-batch: 1024 images / (2^15 slots / 256 features).
+const HELR_CTS: u32 = 8;
+
+/// Table III HELR-1024: one training iteration (forward and backward pass over one mini-batch
+/// of 1024 14 x 14 images, [29]) on one chip: the gradients of the 8 data ciphertexts, their
+/// sum and the NAG update (`basalt_circuits::helr`, fresh inputs at Set III's top level (10 limbs),
+/// seeded keys), and one sparse bootstrap of the 256-slot weights in each column's hoisting.
+/// The circuit has no BSGS product of its own, so the columns differ in the bootstrap only.
+fn helr(data: &Path, traces: &Traces) -> Result<Vec<Computed>, SimError> {
+    let (m1, m2) = machines(data)?;
+    let step = |step| Program::Helr {
+        preset: "OSIRIS_SET_III".into(),
+        level: SET_III_TOP,
+        step,
+        seeded: true,
+    };
+    let Some(grad) = traces.program(&step(HelrStep::Gradient))? else { return Ok(Vec::new()) };
+    let Some(update) = traces.program(&step(HelrStep::Update { cts: HELR_CTS }))? else {
+        return Ok(Vec::new());
+    };
+    let mut out = Vec::new();
+    for (col, hoisting) in COLUMNS {
+        let Some(boot) = traces.program(&bootstrap_program(hoisting, Some(8)))? else {
+            return Ok(Vec::new());
+        };
+        for (table, m, bw) in [("III(a)", &m1, 1), ("III(b)", &m2, 2)] {
+            let (b, g, u) = (
+                simulate(m, &boot)?.seconds,
+                simulate(m, &grad)?.seconds,
+                simulate(m, &update)?.seconds,
+            );
+            let ms = (b + f64::from(HELR_CTS) * g + u) * 1e3;
+            let how = format!(
+                "library traces at {bw} TB/s: {col} 256-slot bootstrap {:.3} ms + 8 x gradient \
+                 {:.3} ms + sum and NAG update {:.3} ms (basalt_circuits::helr, OSIRIS_SET_III \
+                 top level, seeded keys)",
+                b * 1e3,
+                g * 1e3,
+                u * 1e3
+            );
+            out.push(computed(table, "HELR-1024", &format!("{col} latency"), ms, &how));
+            if col == "DH" {
+                let imp = "quoted CPU 15.9 s / our DH latency";
+                out.push(computed(table, "HELR-1024", "improvement vs CPU", CPU_HELR_MS / ms, imp));
+            }
+        }
+    }
     Ok(out)
 }

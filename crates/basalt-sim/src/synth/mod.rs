@@ -121,8 +121,8 @@ pub enum Program {
     /// hmult --level`.
     HMult { preset: String, level: u32, seeded: bool },
     /// One step of a HELR training iteration (`basalt_circuits::helr`, FAB's packing) whose
-    /// inputs start at `level` of `preset`.
-    Helr { preset: String, level: u32, step: HelrStep },
+    /// inputs start at `level` of `preset`, with seeded keys or not.
+    Helr { preset: String, level: u32, step: HelrStep, seeded: bool },
 }
 
 /// The two halves of a HELR iteration: what FAB-2 spreads over its FPGAs and what it does not.
