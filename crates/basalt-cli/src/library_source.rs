@@ -189,6 +189,16 @@ mod tests {
         }
         modelled_from_library(&r, "osiris", "III(b)", "Bootstrap", "DH vs NH speedup");
         assert!(r.to_string().contains("Bootstrap"));
+        // T_mult,a/s adds Set III's HMults to the bootstrap (ms → ns over 8 × 2^15 slots);
+        // HELR-1024 adds its gradients and update to a (sparse, so cheaper) bootstrap.
+        for col in ["NH latency", "SH latency", "DH latency"] {
+            let boot_ns = a("III(a)", col).ours.unwrap() * 1e6 / (8.0 * 32768.0);
+            let t_mult = r.get("osiris", "III(a)", "T_mult,a/s", col).unwrap().ours.unwrap();
+            assert!(t_mult > boot_ns && t_mult < 1.1 * boot_ns, "{col}: {t_mult} vs {boot_ns}");
+            let helr = |t: &str| r.get("osiris", t, "HELR-1024", col).unwrap().ours.unwrap();
+            assert!(helr("III(b)") < helr("III(a)"), "{col}");
+        }
+        modelled_from_library(&r, "osiris", "III(b)", "HELR-1024", "improvement vs CPU");
     }
 
     #[test]
