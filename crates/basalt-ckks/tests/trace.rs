@@ -129,6 +129,11 @@ fn key_loads_name_their_keys() {
     let loads = t.kernels().filter(|k| matches!(k, Kernel::KeyLoad { .. })).count();
     let names = t.events.iter().filter(|e| matches!(e, Event::Key { .. })).count();
     assert_eq!((loads, names), (3, 3));
+    // Double hoisting's giant step (a rotation of a `Q ∪ P` sum) names its key too.
+    let d = c.eval.decompose(&sym).unwrap();
+    let lazy = c.eval.rotate_hoisted_lazy(&sym, &d, &[1]).unwrap();
+    let (_, t) = record(|| c.eval.rotate_lazy_qp(&lazy[0], 2).unwrap());
+    assert_eq!(keys_before_loads(&t), [g(2)]);
 }
 
 #[test]

@@ -117,6 +117,8 @@ impl Evaluator {
             return Ok(ct.clone());
         }
         let gk = self.galois_key(g, Some(k))?;
+        // Name the key for the simulator's on-chip store, as `rotate` does.
+        let _k = basalt_trace::key_scope(basalt_trace::KeyId::Galois { element: g });
         Ok(hoisted::automorphism_lazy_qp(&self.params, ct, g, &gk.key))
     }
 }
