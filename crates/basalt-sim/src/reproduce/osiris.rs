@@ -2,8 +2,10 @@
 //! 2 TB/s, validation) from the library's trace of a fully packed bootstrap on the
 //! reconstructed `OSIRIS_SET_III_BOOT` chain; the Fig. 11(b) statements of §VI-C (one
 //! double-hoisted BSGS product with 64 diagonals at ℓ = 12, Set IV, 1 TB/s, in the GSC order);
-//! and the Table V column sums as bookkeeping of `osiris.toml`. The other Table III rows need
-//! application traces (HELR, ResNet-20, …) the libraries do not record yet.
+//! Table III's T_mult,a/s (those bootstraps plus Set III's HMults) and HELR-1024 (the
+//! library's HELR iteration plus a 256-slot bootstrap, both bandwidths); and the Table V column
+//! sums as bookkeeping of `osiris.toml`. The other Table III rows need application traces
+//! (ResNet-20, sorting, …) the libraries do not record yet.
 
 use std::path::Path;
 
@@ -103,9 +105,10 @@ const CPU_BOOTSTRAP_MS: f64 = 17_300.0;
 /// paper gives no split; Osiris keeps at most four giant-step partial sums on chip and reduces
 /// n2 rather than spilling (§IV-E), so the circuit doubles n1 per matrix until n2 ≤ 4: n1 = 4
 /// for CoeffToSlot's 15/16-diagonal factors, 8 for its 31-diagonal ones, 16 for SlotToCoeff's
-/// 63-diagonal ones. That is the split with the fewest rotation keys under the cap, the
-/// cheapest at 1 TB/s, where key loads dominate (§VI-A: "the optimal ratios" are lower at
-/// 1 TB/s than at 2 TB/s; the 2 TB/s rows reuse these traces, not re-optimised).
+/// 63-diagonal ones. That is the split with the fewest rotation keys under the cap, and in our
+/// model the cheapest at both bandwidths (n1 ≥ 8 or 16 is slower in every column at 1 and
+/// 2 TB/s), so re-optimising per bandwidth as §VI-A does would keep it; the paper finds higher
+/// ratios optimal at 2 TB/s (docs/simulator.md, "Bootstrapping rows").
 const DFT_N1: u32 = 4;
 
 /// Table III "Bootstrap": one fully packed bootstrap of a level-0 Set III ciphertext, recorded
