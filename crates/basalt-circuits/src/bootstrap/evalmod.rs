@@ -37,7 +37,9 @@ pub struct EvalModConfig {
     pub degree: usize,
     /// Number `r` of double-angle steps.
     pub double_angle: usize,
-    /// log2 of the scale during EvalMod (≈ the bits of its primes).
+    /// log2 of the scale during EvalMod (≈ the bits of its primes). Nominal for a
+    /// [`super::Bootstrapper`], which uses the exact product of the primes EvalMod's first
+    /// rescale drops (a scale off the primes drifts through the Chebyshev powers).
     pub log_scale: f64,
     /// Odd degree of the arcsine correction (Taylor series of `arcsin`); 0: none.
     #[serde(default)]

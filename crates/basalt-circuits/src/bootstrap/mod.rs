@@ -97,11 +97,26 @@ pub struct Bootstrapper {
     a0: f64,
     /// SlotToCoeff's output scale over its input scale.
     stc_scale: f64,
+    /// EvalMod's scale `S_e`: see [`evalmod_scale`].
+    s_e: f64,
 }
 
 /// `Q_0`: the product of the base primes (ModRaise's modulus).
 fn base_modulus(params: &Parameters) -> f64 {
     params.q()[..params.base_primes()].iter().map(|&q| q as f64).product()
+}
+
+/// EvalMod's scale `S_e`: the product of the primes its first rescale drops (at `level`), not
+/// the nominal `2^evalmod.log_scale`. The Chebyshev powers square their scale at every level
+/// (`S_{2k} = S_k²/D`), so an input scale off by `2^δ` from the dropped primes `D` puts `T_16`
+/// off by `2^{16δ}`, and the giant-step quotients are then asked for scales `2^{16δ}` below
+/// `S_e`, where the rescale noise is that much larger relative to their values. CraterLake's
+/// two-residue levels (primes of 27.67–28 bits) are `2^{−0.56}` below `2^56` at the top of
+/// EvalMod: `T_16` sat at `2^{64.3}` and the bootstrap lost 7 bits at N = 2^12, 10 at 2^16
+/// (`examples/btp_stages.rs`, docs/bootstrapping.md).
+fn evalmod_scale(params: &Parameters, level: usize) -> f64 {
+    let c = params.primes_per_rescale();
+    params.q()[level + 1 - c..=level].iter().map(|&q| q as f64).product()
 }
 
 /// log2 `Q_0/Δ` for `slots` slots: the config's ratio (meant for full packing) plus half of
@@ -236,7 +251,7 @@ impl Bootstrapper {
         let subsum = (params.max_slots() / slots) as f64;
         // CoeffToSlot maps decode(t)/S_e to t/(K·Q_0): the factor S_e/(K·Q_0), divided by the
         // SubSum's N/2n and by the 2 of `ct ± conj(ct)`.
-        let s_e = 2f64.powf(cfg.evalmod.log_scale);
+        let s_e = evalmod_scale(params, top - (skip + cts_levels) * c);
         let c_cts = s_e / (cfg.evalmod.k * q0 * subsum * 2.0);
         let mut cts_m = dft::coeff_to_slot(slots, cts_levels, c_cts);
         // SlotToCoeff multiplies by the sine's nominal Q_0/(2π·Δ_m) = 2^ratio/2π and brings
@@ -344,6 +359,7 @@ impl Bootstrapper {
             cts_level,
             a0,
             stc_scale,
+            s_e,
         })
     }
 
@@ -356,6 +372,12 @@ impl Bootstrapper {
     /// The largest power-of-two input scale the message ratio allows at level 0.
     pub fn max_input_scale(&self) -> f64 {
         max_input_scale(&self.params, self.message_ratio())
+    }
+
+    /// EvalMod's scale: the product of the primes its first rescale drops (the config's
+    /// `evalmod.log_scale` is only nominal).
+    pub fn evalmod_scale(&self) -> f64 {
+        self.s_e
     }
 
     pub fn config(&self) -> &BootstrapConfig {
@@ -470,8 +492,8 @@ impl Bootstrapper {
     }
 
     /// Steps 1–3: scale to the message ratio, encapsulate, ModRaise (and switch back). The
-    /// result is at the top level with scale `2^evalmod.log_scale` (the label CoeffToSlot's
-    /// constant expects); also returns the message scale `Δ_m` (input scale × the integer
+    /// result is at the top level with scale [`Bootstrapper::evalmod_scale`] (the label
+    /// CoeffToSlot's constant expects); also returns the message scale `Δ_m` (input scale × the integer
     /// factor).
     ///
     /// # Errors
@@ -525,7 +547,7 @@ impl Bootstrapper {
         if let Some(e) = enc {
             x = eval.switch_key(&x, &e.to_dense)?;
         }
-        x.set_scale(2f64.powf(self.cfg.evalmod.log_scale));
+        x.set_scale(self.s_e);
         Ok((x, msg_scale))
     }
 
@@ -595,10 +617,11 @@ impl Bootstrapper {
         // a/a0 (≈ 1: Δ_m is not exactly Q_0/2^ratio) is exact relabelling.
         let a = self.q0() / (2.0 * std::f64::consts::PI * msg_scale);
         let target = out_scale * a / (self.a0 * self.stc_scale);
+        let cfg = EvalModConfig { log_scale: self.s_e.log2(), ..self.cfg.evalmod };
         halves
             .iter()
             .map(|h| {
-                let mut y = evalmod::eval_mod(eval, h, &self.cfg.evalmod, &self.sine, target)?;
+                let mut y = evalmod::eval_mod(eval, h, &cfg, &self.sine, target)?;
                 y.set_scale(out_scale / self.stc_scale);
                 Ok(y)
             })
