@@ -31,6 +31,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let name = std::env::var("PRESET").unwrap_or_else(|_| "CRATERLAKE_80_BOOT".into());
     let log_n: u32 = env("LOGN", 14);
     let preset = Parameters::preset(&name)?;
+    if std::env::var("SE_ONLY").is_ok() {
+        // EvalMod's scale on the full preset against the config's nominal one (shapes only).
+        let cfg = for_preset(&name, None, preset.log_n()).ok_or("no circuit")?;
+        let bt = Bootstrapper::symbolic(&preset, cfg)?;
+        println!(
+            "{name}: S_e 2^{:.3}, nominal 2^{}",
+            bt.evalmod_scale().log2(),
+            cfg.evalmod.log_scale
+        );
+        return Ok(());
+    }
     let mut lit = preset.literal().clone();
     lit.q = preset.q().to_vec();
     lit.p = preset.p().to_vec();
@@ -95,10 +106,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let imax = ints.iter().map(|x| x.abs()).fold(0.0, f64::max);
     println!("ModRaise: max |I| = {imax} (K = {k})");
     // The message in coefficients: the input's decryption times the integer factor.
-    let m_in: Vec<f64> = coeffs(&ct)
-        .iter()
-        .map(|c| c.to_f64().unwrap() / ct.scale())
-        .collect();
+    let m_in: Vec<f64> = coeffs(&ct).iter().map(|c| c.to_f64().unwrap() / ct.scale()).collect();
     let m_raise: Vec<f64> = frac.iter().map(|f| f / msg_scale).collect();
     let e: Vec<f64> = m_in.iter().zip(&m_raise).map(|(a, b)| (a - b).abs()).collect();
     let mag: Vec<f64> = m_in.iter().map(|x| x.abs()).collect();
@@ -110,7 +118,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut cts_out = Vec::new();
     for (h, half) in halves.iter().enumerate() {
         let got: Vec<f64> = dec(half).iter().map(|z| z.re).collect();
-        let mut want: Vec<f64> = (0..n).map(|j| (ints[j + h * n] * q0 + frac[j + h * n]) / (k * q0)).collect();
+        let mut want: Vec<f64> =
+            (0..n).map(|j| (ints[j + h * n] * q0 + frac[j + h * n]) / (k * q0)).collect();
         bit_reverse(&mut want);
         let e: Vec<f64> =
             want.iter().zip(&got).map(|(a, b)| (a - b).abs() * k * q0 / msg_scale).collect();
@@ -133,7 +142,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let p = em.polynomial()?;
         let c = params.primes_per_rescale();
         let pl = polynomial::eval::plan(&params, halves[0].level(), &p)?;
-        let dropped = |l: usize| -> f64 { params.q()[l + 1 - c..=l].iter().map(|&q| q as f64).product() };
+        let dropped =
+            |l: usize| -> f64 { params.q()[l + 1 - c..=l].iter().map(|&q| q as f64).product() };
         let mut sc = bt.evalmod_scale();
         for i in (0..em.double_angle).rev() {
             sc = (sc * dropped(pl.out_level - i * c)).sqrt();
@@ -151,7 +161,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             tw.iter_mut().for_each(|w| *w = 2.0 * *w * *w - 1.0);
             let got: Vec<f64> = dec(&t).iter().map(|z| z.re).collect();
             let e: Vec<f64> = tw.iter().zip(&got).map(|(a, b)| (a - b).abs()).collect();
-            let e_sq: Vec<f64> = before.iter().zip(&fresh).map(|(a, b)| (a * a - b).abs()).collect();
+            let e_sq: Vec<f64> =
+                before.iter().zip(&fresh).map(|(a, b)| (a * a - b).abs()).collect();
             println!(
                 "  T_{k}: level {}, scale 2^{:.3}, error {} (of which the product before rescale {}); rms |T| {:.3}",
                 t.level(),
@@ -161,7 +172,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 (tw.iter().map(|x| x * x).sum::<f64>() / n as f64).sqrt()
             );
         }
-        println!("  plan {pl:?}; coeffs {:?}", p.coeffs.iter().map(|c| format!("{c:.2e}")).collect::<Vec<_>>());
+        println!(
+            "  plan {pl:?}; coeffs {:?}",
+            p.coeffs.iter().map(|c| format!("{c:.2e}")).collect::<Vec<_>>()
+        );
         let mut y = polynomial::evaluate(&eval, &halves[0], &p, Some(sc))?;
         let mut want: Vec<f64> = cts_out[0].iter().map(|&x| p.evaluate_plain(x)).collect();
         for step in 0..=em.double_angle {
@@ -179,7 +193,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 y.level(),
                 y.scale().log2(),
                 rms_max(&e),
-                rms_max(&e.iter().map(|x| x * 4f64.powi((em.double_angle - step) as i32)).collect::<Vec<_>>())
+                rms_max(
+                    &e.iter()
+                        .map(|x| x * 4f64.powi((em.double_angle - step) as i32))
+                        .collect::<Vec<_>>()
+                )
             );
         }
     }
@@ -191,10 +209,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut em_out = Vec::new();
     for (h, half) in reduced.iter().enumerate() {
         let got: Vec<f64> = dec(half).iter().map(|z| z.re * a0).collect();
-        let ideal: Vec<f64> = cts_out[h]
-            .iter()
-            .map(|&x| (2.0 * std::f64::consts::PI * k * x).sin() * a)
-            .collect();
+        let ideal: Vec<f64> =
+            cts_out[h].iter().map(|&x| (2.0 * std::f64::consts::PI * k * x).sin() * a).collect();
         let e: Vec<f64> = ideal.iter().zip(&got).map(|(a, b)| (a - b).abs()).collect();
         let mut exact: Vec<f64> = (0..n).map(|j| m_raise[j + h * n]).collect();
         bit_reverse(&mut exact);

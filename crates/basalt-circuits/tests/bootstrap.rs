@@ -485,3 +485,37 @@ fn arcsine_correction_improves_a_cubic_limited_bootstrap() {
     );
     assert!(asin.mean.l2 > plain.mean.l2 + 2.0, "{plain:?} vs {asin:?}");
 }
+
+/// EvalMod's scale must follow its primes: CraterLake's chain (28-bit words, two per level)
+/// has EvalMod primes of ~27.7 bits, so its levels drop `2^55.44`, not the nominal `2^56`. A
+/// bootstrapper that labelled EvalMod's input `2^56` let the offset double through the
+/// Chebyshev powers (`T_16` at `2^64.3`) and lost 7 bits at N = 2^12. The chain here is the
+/// preset's own primes (q_0 and its top 14 levels) on a toy ring.
+#[test]
+fn evalmod_scale_follows_off_nominal_primes() {
+    use basalt_circuits::bootstrap::config::for_preset;
+    let preset = Parameters::preset("CRATERLAKE_80_BOOT").unwrap();
+    let mut lit = preset.literal().clone();
+    let q = preset.q();
+    lit.q = q[..2].iter().chain(&q[q.len() - 28..]).copied().collect();
+    lit.p = preset.p()[..lit.q.len()].to_vec();
+    (lit.log_q, lit.log_p, lit.aliases) = (vec![], vec![], vec![]);
+    (lit.log_n, lit.name, lit.allow_insecure) = (11, "TOY_CRATERLAKE_TOP".into(), true);
+    let params = Parameters::new(lit).unwrap();
+    let cfg = BootstrapConfig {
+        cts_levels: 2,
+        stc_levels: 2,
+        ..for_preset("CRATERLAKE_80_BOOT", None, 11).unwrap()
+    };
+    let s = setup(params, cfg);
+    let em = s.bt.evalmod_scale().log2();
+    assert!((em - 56.0).abs() > 0.3, "the test needs primes off the nominal scale: 2^{em}");
+    let v = random_values(1 << 10, 3, false);
+    let scale = s.params.default_scale().min(s.bt.max_input_scale());
+    let pt = s.enc.encode(&v, 1 << 10, 1, scale).unwrap();
+    let ct = encrypt_sk(&s.params, &pt, &s.sk).unwrap();
+    let p = PrecisionStats::new(&v, &s.decrypt(&s.bootstrap(&ct)));
+    eprintln!("CraterLake primes at N=2^11: mean {:.2} bits, min {:.2}", p.mean.l2, p.min.l2);
+    // 23.8 / 22.0 bits when written; 18.1 / 16.2 with the nominal 2^56.
+    assert!(p.mean.l2 > 22.0 && p.min.l2 > 19.5, "{p:?}");
+}
