@@ -130,3 +130,15 @@ pub fn precision_bits_real(want: &[f64], have: &[f64]) -> f64 {
     let e = want.iter().zip(have).map(|(a, b)| (a - b).abs()).fold(0.0f64, f64::max);
     -(e.max(f64::MIN_POSITIVE)).log2()
 }
+
+/// A shape-only ciphertext with `ct`'s level, slots and scale: what trace mode runs on, for
+/// tests that compare a real run's trace with a symbolic one.
+///
+/// # Errors
+/// A level above the parameters' top.
+pub fn symbolic_like(params: &Parameters, ct: &Ciphertext) -> Result<Ciphertext> {
+    let mut sym = Ciphertext::symbolic(params, ct.level())?;
+    sym.set_slots(ct.slots());
+    sym.set_scale(ct.scale());
+    Ok(sym)
+}

@@ -5,7 +5,9 @@ use basalt_circuits::accounting::measure;
 use basalt_circuits::lintrans::{
     Diagonals, GscOrder, Hoisting, LinearTransform, Strategy, dense_matvec, rotations_for,
 };
-use basalt_circuits::testing::{Ctx, precision_bits, random_matrix, random_values, toy_params};
+use basalt_circuits::testing::{
+    Ctx, precision_bits, random_matrix, random_values, symbolic_like, toy_params,
+};
 use basalt_circuits::{CircuitError, Result};
 use basalt_ckks::CkksError;
 use num_complex::Complex64;
@@ -154,17 +156,6 @@ fn missing_key_and_bad_inputs_are_named() -> Result<()> {
     let too_big = Diagonals::from_dense_real(&random_matrix(4, 8, 1.0, 2), 1024)?;
     assert!(LinearTransform::new(&params, too_big, s, 2).is_err(), "1024 slots > N/2 = 512");
     Ok(())
-}
-
-/// A shape-only ciphertext with `ct`'s level, slots and scale (what trace mode runs on).
-fn symbolic_like(
-    params: &basalt_ckks::Parameters,
-    ct: &basalt_ckks::Ciphertext,
-) -> Result<basalt_ckks::Ciphertext> {
-    let mut sym = basalt_ckks::Ciphertext::symbolic(params, ct.level())?;
-    sym.set_slots(ct.slots());
-    sym.set_scale(ct.scale());
-    Ok(sym)
 }
 
 #[test]

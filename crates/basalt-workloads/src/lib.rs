@@ -1,0 +1,25 @@
+//! The papers' benchmark applications as encrypted CKKS programs.
+//!
+//! Layering: `basalt-ckks` (scheme) ← `basalt-circuits` (linear transforms) ← this crate ←
+//! `basalt-cli` (which records the networks' traces for `basalt sim reproduce`). Nothing below
+//! depends on it.
+//!
+//! - [`network`]: a small feed-forward network as a list of [`network::Layer`]s (LoLa's
+//!   convolution-representation convolution, dense layers as hybrid-diagonal BSGS products,
+//!   square activations), its cleartext twin, and [`network::Model`], the same network
+//!   prepared for one parameter set and strategy — with encoded weights (real run) or shapes
+//!   only (trace mode). One `evaluate` serves both: the trace of a symbolic run equals the
+//!   real run's.
+//! - [`mnist`]: the MNIST networks of Osiris Table III(a) and CraterLake Table 3 (SecureML's
+//!   MLP, LoLa-CryptoNets), with seeded pseudo-random weights (no trained model is available
+//!   offline; the rows are about time, the tests about the encrypted result equalling the
+//!   cleartext network's).
+//! - [`trace`]: record one inference at a preset in trace mode.
+//!
+//! See `docs/workloads.md` for packing, depth and parameters.
+
+pub mod mnist;
+pub mod network;
+pub mod trace;
+
+pub use basalt_circuits::{CircuitError, Result};
