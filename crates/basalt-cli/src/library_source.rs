@@ -12,8 +12,11 @@ use basalt_circuits::bootstrap::{Bootstrapper, Encapsulation, config::for_preset
 use basalt_circuits::helr::{self, Helr};
 use basalt_circuits::lintrans::{GscOrder, Hoisting, Strategy};
 use basalt_ckks::{Ciphertext, Evaluator, KeyGenerator, Parameters};
-use basalt_sim::{DftHoisting, HelrStep, Program, TraceSource, Workload};
+use basalt_sim::{DftHoisting, HelrStep, MnistNet, Program, TraceSource, Workload};
 use basalt_trace::{Trace, record};
+use basalt_workloads::mnist;
+use basalt_workloads::network::StrategyRule;
+use basalt_workloads::trace::record_inference;
 
 /// Records [`Program`]s with basalt-ckks / basalt-circuits and keeps each trace: a reproduction
 /// times the same bootstrap on several machines and ablations, and recording one at N = 2^16
@@ -53,12 +56,8 @@ pub fn record_program(p: &Program) -> Result<Trace, String> {
                      CRATERLAKE_128_BOOT)"
             ))?;
             if let Some(d) = dft {
-                let hoisting = match d.hoisting {
-                    DftHoisting::None => Hoisting::None,
-                    DftHoisting::Single => Hoisting::Single,
-                    DftHoisting::Double => Hoisting::Double,
-                };
                 let order = GscOrder::GiantStepCentric { max_partials: d.max_partials as usize };
+                let hoisting = hoisting_of(d.hoisting);
                 cfg.strategy = Some(Strategy::Bsgs { n1: d.n1 as usize, hoisting, order });
             }
             let bt = Bootstrapper::symbolic(&params, cfg).map_err(|e| e.to_string())?;
@@ -111,6 +110,24 @@ pub fn record_program(p: &Program) -> Result<Trace, String> {
         Program::Helr { preset, level, step, seeded } => {
             record_helr(preset, *level as usize, *step, *seeded)
         }
+        Program::Mnist { net, preset, hoisting, gsc, seeded } => {
+            let params = Parameters::preset(preset).map_err(|e| e.to_string())?;
+            let net = match net {
+                MnistNet::Mlp => mnist::Net::Mlp,
+                MnistNet::Lola => mnist::Net::Lola,
+            };
+            let rule =
+                StrategyRule { hoisting: hoisting_of(*hoisting), gsc: *gsc, max_partials: 4 };
+            record_inference(&params, net, rule, *seeded).map_err(|e| e.to_string())
+        }
+    }
+}
+
+fn hoisting_of(h: DftHoisting) -> Hoisting {
+    match h {
+        DftHoisting::None => Hoisting::None,
+        DftHoisting::Single => Hoisting::Single,
+        DftHoisting::Double => Hoisting::Double,
     }
 }
 

@@ -43,4 +43,6 @@ pub use machine::Machine;
 pub use report::Report;
 pub use reproduce::{ReproReport, reproduce, reproduce_with};
 pub use schedule::simulate;
-pub use synth::{ClosedForm, DftHoisting, DftPlan, HelrStep, Program, TraceSource, Workload};
+pub use synth::{
+    ClosedForm, DftHoisting, DftPlan, HelrStep, MnistNet, Program, TraceSource, Workload,
+};

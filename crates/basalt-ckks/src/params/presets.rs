@@ -43,6 +43,10 @@ const FILES: &[(&str, &str)] = &[
         "craterlake_80_boot_unpacked.toml",
         include_str!("../../../../data/params/ckks/craterlake_80_boot_unpacked.toml"),
     ),
+    (
+        "craterlake_80_mnist.toml",
+        include_str!("../../../../data/params/ckks/craterlake_80_mnist.toml"),
+    ),
     ("fab.toml", include_str!("../../../../data/params/ckks/fab.toml")),
     (
         "lattigo_n16qp1546h192.toml",

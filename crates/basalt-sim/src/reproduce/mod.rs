@@ -8,6 +8,7 @@
 
 mod craterlake;
 mod fab;
+mod mnist;
 mod mxv;
 mod osiris;
 mod strix;
@@ -136,7 +137,7 @@ pub fn reproduce_with(
     let mut out = ReproReport::default();
     for p in list {
         let rows = papers::load_paper(data_dir, p)?;
-        let comp = match p {
+        let mut comp = match p {
             "osiris" => osiris::compute(data_dir, &traces)?,
             "fab" => fab::compute(data_dir, &traces)?,
             "mxv" => mxv::compute(data_dir, &traces)?,
@@ -148,6 +149,7 @@ pub fn reproduce_with(
             }
             _ => unreachable!("checked against PAPERS"),
         };
+        comp.extend(mnist::compute(p, data_dir, &traces)?);
         out.readings.extend(papers::load_readings(data_dir, p, &rows)?);
         out.rows.extend(join(p, &rows, comp)?);
     }

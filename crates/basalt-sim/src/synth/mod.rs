@@ -91,7 +91,8 @@ impl Workload {
     }
 }
 
-/// Hoisting of the bootstrapping DFTs' baby steps (Osiris Table III's NH / SH / DH columns).
+/// Hoisting of BSGS baby steps (bootstrapping DFTs, network layers): Osiris Table III's NH / SH /
+/// DH columns.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum DftHoisting {
     None,
@@ -123,6 +124,19 @@ pub enum Program {
     /// One step of a HELR training iteration (`basalt_circuits::helr`, FAB's packing) whose
     /// inputs start at `level` of `preset`, with seeded keys or not.
     Helr { preset: String, level: u32, step: HelrStep, seeded: bool },
+    /// One inference of an MNIST network (`basalt_workloads::mnist`) on one encrypted image at
+    /// `preset`'s top level; its dense layers are BSGS products with `hoisting`, in Osiris'
+    /// giant-step-centric order (`gsc`) or Lattigo's, with seeded keys or not.
+    Mnist { net: MnistNet, preset: String, hoisting: DftHoisting, gsc: bool, seeded: bool },
+}
+
+/// The MNIST networks of Osiris Table III(a) and CraterLake Table 3.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MnistNet {
+    /// SecureML's three fully connected layers.
+    Mlp,
+    /// LoLa-CryptoNets (convolution, two dense layers).
+    Lola,
 }
 
 /// The two halves of a HELR iteration: what FAB-2 spreads over its FPGAs and what it does not.
