@@ -205,6 +205,14 @@ mod tests {
             assert!(a("III(b)", col).ours <= a("III(a)", col).ours, "{col}");
         }
         modelled_from_library(&r, "osiris", "III(b)", "Bootstrap", "DH vs NH speedup");
+        // The MNIST networks (basalt_workloads): every column, and the larger MLP is slower.
+        for row in ["MLP", "LoLA"] {
+            for m in ["NH latency", "SH latency", "DH latency", "improvement vs CPU"] {
+                modelled_from_library(&r, "osiris", "III(a)", row, m);
+            }
+        }
+        let nh = |row: &str| r.get("osiris", "III(a)", row, "NH latency").unwrap().ours.unwrap();
+        assert!(nh("MLP") > nh("LoLA"));
         assert!(r.to_string().contains("Bootstrap"));
         // T_mult,a/s adds Set III's HMults to the bootstrap (ms → ns over 8 × 2^15 slots);
         // HELR-1024 adds its gradients and update to a (sparse, so cheaper) bootstrap.
@@ -236,6 +244,16 @@ mod tests {
             }
         }
         modelled_from_library(&r, "craterlake", "5", "Packed Bootstrapping", "128-bit time");
+        for m in ["CraterLake time", "F1+ time", "speedup vs F1+", "speedup vs CPU"] {
+            modelled_from_library(&r, "craterlake", "3", "MNIST Unencryp. Wghts.", m);
+        }
+        modelled_from_library(
+            &r,
+            "craterlake",
+            "4",
+            "MNIST Unencrypt. Wghts.",
+            "speedup vs no KSHGen",
+        );
         // One slot is cheaper than 2^15 on the same machine.
         let t = |row: &str| r.get("craterlake", "3", row, "CraterLake time").unwrap().ours.unwrap();
         assert!(t("Unpacked bootstrapping") < t("Packed Bootstrapping"));

@@ -19,7 +19,7 @@ fn main() -> basalt_workloads::Result<()> {
         (Net::Lola, "CRATERLAKE_MNIST", false),
     ];
     for (net, preset, gsc) in runs {
-        let params = Parameters::preset(preset)?;
+        let params = Parameters::preset(preset).expect("a stored preset");
         let rule = StrategyRule { hoisting: Hoisting::Double, gsc, max_partials: 4 };
         let network = net.build(1);
         let model = Model::prepare(&params, &network, rule, false)?;
@@ -34,8 +34,7 @@ fn main() -> basalt_workloads::Result<()> {
         let out = model.evaluate(&ctx.eval, &cts)?;
         let secs = t0.elapsed().as_secs_f64();
         let want = network.evaluate_plain(&xs);
-        let have: Vec<f64> =
-            ctx.decrypt(&out)?.iter().take(want.len()).map(|c| c.re).collect();
+        let have: Vec<f64> = ctx.decrypt(&out)?.iter().take(want.len()).map(|c| c.re).collect();
         let bits = precision_bits_real(&want, &have);
         println!(
             "{:<24} {preset:<18} precision {bits:5.1} bits  inference {secs:6.3} s  ({} rotation keys)",

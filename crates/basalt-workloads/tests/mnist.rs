@@ -88,3 +88,23 @@ fn a_chain_shorter_than_the_network_is_an_error() {
     let e = Model::prepare(&params, &mnist::mlp(0), GSC_DH, true).unwrap_err();
     assert!(e.to_string().contains("level"), "{e}");
 }
+
+/// Key switches of a trace (one key load each).
+fn key_loads(t: &basalt_trace::Trace) -> usize {
+    use basalt_trace::{Event, Kernel};
+    t.events.iter().filter(|e| matches!(e, Event::Kernel(Kernel::KeyLoad { .. }))).count()
+}
+
+#[test]
+fn lola_at_osiris_set_i_switches_keys_as_the_packing_says() -> Result<()> {
+    // Two squares; 845->100: 128 diagonals, n1 = 32 (31 baby + 3 giant rotations) and 3
+    // rotate-and-sum steps (1024 -> 128 slots); 100->10: 16 diagonals, n1 = 4 (3 + 3) and 3
+    // steps (128 -> 16). Hoisting shares decompositions, never key loads.
+    let params = Parameters::preset("OSIRIS_SET_I").expect("preset");
+    for hoisting in [Hoisting::None, Hoisting::Single, Hoisting::Double] {
+        let rule = StrategyRule { hoisting, gsc: true, max_partials: 4 };
+        let t = basalt_workloads::trace::record_inference(&params, Net::Lola, rule, true)?;
+        assert_eq!(key_loads(&t), 2 + (31 + 3 + 3) + (3 + 3 + 3), "{hoisting:?}");
+    }
+    Ok(())
+}
