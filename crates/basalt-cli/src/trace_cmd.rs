@@ -23,6 +23,11 @@ pub enum Program {
     Hoisted8,
     /// A full bootstrap of a level-0 ciphertext with the preset's circuit (`--log-slots`).
     Bootstrap,
+    /// One LoLa-CryptoNets MNIST inference (`basalt_workloads::mnist`; `--dft-hoisting` for its
+    /// dense layers, `--plain-order` for Lattigo's loop order), as `sim reproduce` times it.
+    MnistLola,
+    /// One SecureML MLP MNIST inference, as `mnist-lola`.
+    MnistMlp,
 }
 
 #[derive(Args)]
@@ -49,9 +54,12 @@ pub struct TraceArgs {
     /// order with at most 4 partial sums (default: the circuit's automatic plan).
     #[arg(long)]
     pub dft_n1: Option<u32>,
-    /// Bootstrap only, with `--dft-n1`: hoisting of the baby steps.
+    /// Bootstrap (with `--dft-n1`) and networks: hoisting of the BSGS baby steps.
     #[arg(long, value_enum, default_value = "double")]
     pub dft_hoisting: DftHoistingArg,
+    /// Networks only: Lattigo's baby-step-centric BSGS order instead of Osiris' giant-step-centric one.
+    #[arg(long)]
+    pub plain_order: bool,
 }
 
 impl TraceArgs {
@@ -67,6 +75,7 @@ impl TraceArgs {
             log_slots: None,
             dft_n1: None,
             dft_hoisting: DftHoistingArg::Double,
+            plain_order: false,
         }
     }
 }
@@ -76,6 +85,16 @@ pub enum DftHoistingArg {
     None,
     Single,
     Double,
+}
+
+impl From<DftHoistingArg> for basalt_sim::DftHoisting {
+    fn from(h: DftHoistingArg) -> Self {
+        match h {
+            DftHoistingArg::None => basalt_sim::DftHoisting::None,
+            DftHoistingArg::Single => basalt_sim::DftHoisting::Single,
+            DftHoistingArg::Double => basalt_sim::DftHoisting::Double,
+        }
+    }
 }
 
 /// Record `program` on `params`. Ciphertexts and keys are symbolic (shape only), so nothing is
@@ -89,13 +108,22 @@ pub fn record_program(params: &Parameters, a: &TraceArgs) -> Result<Trace, Strin
             log_slots: a.log_slots,
             dft: a.dft_n1.map(|n1| basalt_sim::DftPlan {
                 n1,
-                hoisting: match a.dft_hoisting {
-                    DftHoistingArg::None => basalt_sim::DftHoisting::None,
-                    DftHoistingArg::Single => basalt_sim::DftHoisting::Single,
-                    DftHoistingArg::Double => basalt_sim::DftHoisting::Double,
-                },
+                hoisting: a.dft_hoisting.into(),
                 max_partials: 4,
             }),
+            seeded: a.seeded,
+        });
+    }
+    if let Some(net) = match a.program {
+        Program::MnistLola => Some(basalt_sim::MnistNet::Lola),
+        Program::MnistMlp => Some(basalt_sim::MnistNet::Mlp),
+        _ => None,
+    } {
+        return crate::library_source::record_program(&basalt_sim::Program::Mnist {
+            net,
+            preset: a.preset.clone(),
+            hoisting: a.dft_hoisting.into(),
+            gsc: !a.plain_order,
             seeded: a.seeded,
         });
     }
@@ -105,7 +133,9 @@ pub fn record_program(params: &Parameters, a: &TraceArgs) -> Result<Trace, Strin
         Program::Hmult | Program::MulRelin | Program::Rescale => vec![],
         Program::Rotate | Program::RotateTwice => vec![1],
         Program::Hoisted8 => (1..=8).collect(),
-        Program::Bootstrap => unreachable!("handled above"),
+        Program::Bootstrap | Program::MnistLola | Program::MnistMlp => {
+            unreachable!("handled above")
+        }
     };
     let keys = kg.gen_symbolic_evaluation_keys(&rotations, false, a.seeded);
     let variant = if a.reordered { KsVariant::Reordered } else { KsVariant::Hybrid };
@@ -133,7 +163,9 @@ pub fn record_program(params: &Parameters, a: &TraceArgs) -> Result<Trace, Strin
             Program::Hoisted8 => {
                 eval.rotate_hoisted(&ct, &rotations)?;
             }
-            Program::Bootstrap => unreachable!("handled above"),
+            Program::Bootstrap | Program::MnistLola | Program::MnistMlp => {
+                unreachable!("handled above")
+            }
         }
         Ok(())
     });

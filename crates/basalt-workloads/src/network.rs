@@ -243,8 +243,20 @@ impl Model {
     ///
     /// # Errors
     /// A wrong number of inputs; missing keys; level, scale or slot mismatches.
+    ///
+    /// The inference reads its input ciphertexts from off-chip memory and writes its result
+    /// there (`CtLoad` / `CtStore`, ids 0.. for the inputs and the next one for the output): the
+    /// client's ciphertexts arrive in memory, and LoLa's 25 are as many bytes as its weights.
     pub fn evaluate(&self, eval: &Evaluator, inputs: &[Ciphertext]) -> Result<Ciphertext> {
         let mut x = inputs.first().ok_or(CircuitError::EmptyMatrix)?.clone();
+        let n = eval.params().n() as u32;
+        let object = |ct: &Ciphertext, id: usize| {
+            (n, ct.level() as u32 + 1, ct.degree() as u32 + 1, id as u64)
+        };
+        for (id, ct) in inputs.iter().enumerate() {
+            let (n, limbs, polys, id) = object(ct, id);
+            basalt_trace::emit(basalt_trace::Kernel::CtLoad { n, limbs, polys, id });
+        }
         for stage in &self.stages {
             x = match stage {
                 Stage::Pointwise { w, b } => {
@@ -271,6 +283,8 @@ impl Model {
                 Stage::Square => eval.rescale(&eval.mul_relin(&x, &x)?)?,
             };
         }
+        let (n, limbs, polys, id) = object(&x, inputs.len());
+        basalt_trace::emit(basalt_trace::Kernel::CtStore { n, limbs, polys, id });
         Ok(x)
     }
 }

@@ -97,6 +97,7 @@ fn key_loads(t: &basalt_trace::Trace) -> usize {
 
 #[test]
 fn lola_at_osiris_set_i_switches_keys_as_the_packing_says() -> Result<()> {
+    use basalt_trace::Kernel;
     // Two squares; 845->100: 128 diagonals, n1 = 32 (31 baby + 3 giant rotations) and 3
     // rotate-and-sum steps (1024 -> 128 slots); 100->10: 16 diagonals, n1 = 4 (3 + 3) and 3
     // steps (128 -> 16). Hoisting shares decompositions, never key loads.
@@ -105,6 +106,18 @@ fn lola_at_osiris_set_i_switches_keys_as_the_packing_says() -> Result<()> {
         let rule = StrategyRule { hoisting, gsc: true, max_partials: 4 };
         let t = basalt_workloads::trace::record_inference(&params, Net::Lola, rule, true)?;
         assert_eq!(key_loads(&t), 2 + (31 + 3 + 3) + (3 + 3 + 3), "{hoisting:?}");
+        // The client's 25 ciphertexts are read at the top level (6 limbs), the result written.
+        let io: Vec<_> = t
+            .kernels()
+            .filter_map(|k| match *k {
+                Kernel::CtLoad { limbs, .. } => Some(("load", limbs)),
+                Kernel::CtStore { limbs, .. } => Some(("store", limbs)),
+                _ => None,
+            })
+            .collect();
+        let mut want = vec![("load", 6); 25];
+        want.push(("store", 1));
+        assert_eq!(io, want);
     }
     Ok(())
 }
