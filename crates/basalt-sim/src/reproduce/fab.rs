@@ -10,9 +10,10 @@
 //! schedule of these algorithms on the stated datapath reaches those rows: they stay misses
 //! (docs/simulator.md, "FAB").
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
-use basalt_trace::Kernel;
+use basalt_trace::{Event, Kernel, Trace};
 
 use crate::machine::Machine;
 use crate::reproduce::{Computed, Traces, computed, machine};
@@ -97,6 +98,12 @@ fn table7(m: &Machine, traces: &Traces) -> Result<Vec<Computed>, SimError> {
     let Some(t) = traces.program(&boot)? else { return Ok(Vec::new()) };
     let r = simulate(m, &t)?;
     let (t_boot, boot_mults) = (r.seconds, multiplier_seconds(m, &r));
+    let ms = |parts: BTreeMap<String, f64>| {
+        let v: Vec<String> = parts.iter().map(|(k, s)| format!("{k} {:.1}", s * 1e3)).collect();
+        v.join(", ")
+    };
+    let by_stage = ms(multiplier_split(m, &t, boot_stage)?);
+    let by_step = ms(multiplier_split(m, &t, boot_step)?);
     let mut t_mults = 0.0;
     for level in 1..=LEVELS_LEFT {
         let p = Program::HMult { preset: "FAB".into(), level, seeded: false };
@@ -105,7 +112,7 @@ fn table7(m: &Machine, traces: &Traces) -> Result<Vec<Computed>, SimError> {
     }
     let us = (t_boot + t_mults) / (LEVELS_LEFT as f64 * SLOTS) * 1e6;
     let how = format!(
-        "library traces on fab.toml: bootstrap (FAB circuit, 2^15 slots) {:.1} ms (multipliers alone {:.1} ms) + HMult at levels 1..6 {:.2} ms, over 6 x 2^15",
+        "library traces on fab.toml: bootstrap (FAB circuit, 2^15 slots) {:.1} ms (multipliers alone {:.1} ms; by stage: {by_stage}; by step: {by_step}) + HMult at levels 1..6 {:.2} ms, over 6 x 2^15",
         t_boot * 1e3,
         boot_mults * 1e3,
         t_mults * 1e3
@@ -121,6 +128,58 @@ fn table7(m: &Machine, traces: &Traces) -> Result<Vec<Computed>, SimError> {
     ];
     out.extend(speedups("7", us, "our FAB T_mult a/slot", &others));
     Ok(out)
+}
+
+/// Seconds the modular multipliers spend on each part of `t`: every kernel goes to the part
+/// `label` names from its enclosing scopes (outermost first), and each part is timed alone
+/// on `m` (kernels `label` leaves out are dropped). The parts sum to `t`'s multiplier time,
+/// since a kernel's multiplier cycles do not depend on its neighbours.
+fn multiplier_split(
+    m: &Machine,
+    t: &Trace,
+    label: fn(&[String]) -> Option<String>,
+) -> Result<BTreeMap<String, f64>, SimError> {
+    let mut parts: BTreeMap<String, Trace> = BTreeMap::new();
+    let mut scopes = Vec::new();
+    for e in &t.events {
+        match e {
+            Event::Enter { name } => scopes.push(name.clone()),
+            Event::Exit => {
+                scopes.pop();
+            }
+            Event::Kernel(k) => {
+                if let Some(l) = label(&scopes) {
+                    parts.entry(l).or_default().events.push(Event::Kernel(k.clone()));
+                }
+            }
+            Event::Key { .. } => {}
+        }
+    }
+    parts.into_iter().map(|(l, p)| Ok((l, multiplier_seconds(m, &simulate(m, &p)?)))).collect()
+}
+
+/// The bootstrap stage a kernel belongs to: the scope directly under `Bootstrap` (CoeffToSlot,
+/// EvalMod, SlotToCoeff; ModRaise and the encapsulation's key switches go to "rest").
+fn boot_stage(scopes: &[String]) -> Option<String> {
+    let stage = scopes.get(1).map_or("rest", String::as_str);
+    let named = ["CoeffToSlot", "EvalMod", "SlotToCoeff"];
+    Some(if named.contains(&stage) { stage } else { "rest" }.to_string())
+}
+
+/// What a kernel computes: part of a key switch (decomposition, ModUp, key inner product,
+/// ModDown, whether hoisted or not), a rescale, or anything else (tensor products, plaintext
+/// and constant products, ModRaise). FAB's reference [15] merges each rescale that follows a
+/// key switch into its ModDown (docs/simulator.md, "FAB"); this split bounds what that saves.
+fn boot_step(scopes: &[String]) -> Option<String> {
+    let in_any = |names: &[&str]| scopes.iter().any(|s| names.contains(&s.as_str()));
+    Some(if in_any(&["Decompose", "ModUp", "InnerProduct", "ModDown"]) {
+        "key switching"
+    } else if in_any(&["Rescale"]) {
+        "rescaling"
+    } else {
+        "other"
+    }
+    .to_string())
 }
 
 /// The speedup rows of Tables 7 and 8: each work's time over `ours` (FAB's), and in cycles
@@ -246,6 +305,37 @@ mod tests {
             let bound = multiplier_seconds(&m, &r);
             assert!(bound > paper && r.seconds >= bound, "{w:?}: {bound} vs {paper}");
         }
+    }
+
+    #[test]
+    fn multiplier_split_charges_each_kernel_to_its_stage_and_step() {
+        // Bootstrap { CoeffToSlot { Rotate { KeySwitch { ModUp: 2 NTTs } } Rescale: 1 NTT }
+        // EvalMod: 4 products }: at N = 2^16 an NTT limb is 2048 multiplier cycles, a product
+        // limb 256.
+        let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data");
+        let m = machine(&data, "fab").unwrap();
+        let n = 1 << 16;
+        let enter = |name: &str| Event::Enter { name: name.into() };
+        let mut t = Trace::default();
+        t.events.extend(["Bootstrap", "CoeffToSlot", "Rotate", "KeySwitch", "ModUp"].map(enter));
+        t.events.push(Event::Kernel(Kernel::Ntt { n, limbs: 2 }));
+        t.events.extend([Event::Exit, Event::Exit, Event::Exit, enter("Rescale")]);
+        t.events.push(Event::Kernel(Kernel::Ntt { n, limbs: 1 }));
+        t.events.extend([Event::Exit, Event::Exit, enter("EvalMod")]);
+        let op = basalt_trace::ElemOp::Mul;
+        t.events.push(Event::Kernel(Kernel::Elem { n, limbs: 4, op }));
+        t.events.extend([Event::Exit, Event::Exit]);
+        let cycles = |c: f64| c / m.hz();
+        let stages = multiplier_split(&m, &t, boot_stage).unwrap();
+        assert_eq!(stages.len(), 2, "{stages:?}");
+        assert!((stages["CoeffToSlot"] - cycles(3.0 * 2048.0)).abs() < 1e-12, "{stages:?}");
+        assert!((stages["EvalMod"] - cycles(4.0 * 256.0)).abs() < 1e-12, "{stages:?}");
+        let steps = multiplier_split(&m, &t, boot_step).unwrap();
+        assert!((steps["key switching"] - cycles(2.0 * 2048.0)).abs() < 1e-12, "{steps:?}");
+        assert!((steps["rescaling"] - cycles(2048.0)).abs() < 1e-12, "{steps:?}");
+        assert!((steps["other"] - cycles(4.0 * 256.0)).abs() < 1e-12, "{steps:?}");
+        let whole = multiplier_seconds(&m, &simulate(&m, &t).unwrap());
+        assert!((stages.values().sum::<f64>() - whole).abs() < 1e-12);
     }
 
     #[test]
