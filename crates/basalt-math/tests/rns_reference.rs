@@ -6,7 +6,7 @@
 #![allow(clippy::needless_range_loop)] // references index by coefficient, as the maths does
 
 use basalt_math::bench::random_poly;
-use basalt_math::rns::{BConv, BConvMode, mod_down, mod_up, rescale};
+use basalt_math::rns::{BConv, BConvMode, mod_down, mod_down_rescale, mod_up, rescale};
 use basalt_math::{Domain, RingContext, primes::ntt_primes};
 use num_bigint::{BigInt, BigUint};
 use num_traits::{ToPrimitive, Zero};
@@ -117,13 +117,20 @@ proptest! {
     #[test]
     fn mod_down_and_rescale_match_exact_rounded_division(seed in any::<u64>(), bits in prop::sample::select(vec![28u32, 45, 61])) {
         let c = ctx(bits, 4, 2);
-        for (q_limbs, p_limbs, keep) in [(4usize, 2usize, 4usize), (3, 2, 3), (4, 0, 3), (4, 0, 2)] {
+        // (Q limbs, P limbs, Q limbs kept): ModDown, Rescale, and both merged (P and top Q limbs).
+        let cases = [(4usize, 2usize, 4usize), (3, 2, 3), (4, 0, 3), (4, 0, 2), (4, 2, 3), (4, 2, 2)];
+        for (q_limbs, p_limbs, keep) in cases {
             let x = random_poly(&c, q_limbs, p_limbs, seed);
-            let got = if p_limbs > 0 { mod_down(&c, &x) } else { rescale(&c, &x, q_limbs - keep) };
+            let change = |x| match (p_limbs, q_limbs - keep) {
+                (0, drop) => rescale(&c, x, drop),
+                (_, 0) => mod_down(&c, x),
+                (_, drop) => mod_down_rescale(&c, x, drop),
+            };
+            let got = change(&x);
             // Same result through the NTT domain.
             let mut xn = x.clone();
             c.ntt_assign(&mut xn);
-            let mut got_n = if p_limbs > 0 { mod_down(&c, &xn) } else { rescale(&c, &xn, q_limbs - keep) };
+            let mut got_n = change(&xn);
             c.intt_assign(&mut got_n);
             prop_assert_eq!(&got_n, &got);
             // Reference: X + H − y divided exactly by D.

@@ -35,6 +35,11 @@ pub struct BootstrapConfig {
     /// ModDown per transform) or single hoisting (every key switch ends in `Q`, as in
     /// CraterLake's Listing 1, with diagonals over `Q` only).
     pub hoisting: Hoisting,
+    /// Merge the rescale after each of EvalMod's relinearised products into the key switch's
+    /// ModDown (one division by `P·q_top`: de Castro et al.'s "ModDown merge", FAB's reference
+    /// [15], `Evaluator::mul_relin_rescale`). Off: relinearise, then rescale.
+    #[serde(default)]
+    pub merge_rescale: bool,
 }
 
 impl BootstrapConfig {
@@ -52,6 +57,7 @@ impl BootstrapConfig {
             strategy: None,
             max_giant_steps: 16,
             hoisting: Hoisting::Double,
+            merge_rescale: false,
         }
     }
 }
@@ -102,6 +108,9 @@ pub fn for_preset(name: &str, log_slots: Option<u32>, log_n: u32) -> Option<Boot
                 log_scale: 54.0,
                 arcsine_degree: 0,
             },
+            // FAB defers its bootstrapping algorithm to [15], whose cost model merges every
+            // rescale that follows a key switch into the ModDown (data/papers/fab/readings.toml).
+            merge_rescale: true,
             ..BootstrapConfig::lattigo_default(ls)
         }),
         "OSIRIS_SET_III_BOOT" | "N16_L19_A14_W40_H1024_BOOT" => Some(BootstrapConfig {

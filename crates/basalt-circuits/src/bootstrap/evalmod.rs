@@ -213,6 +213,7 @@ pub fn eval_mod(
     cfg: &EvalModConfig,
     p: &Chebyshev,
     target_scale: f64,
+    merge_rescale: bool,
 ) -> Result<Ciphertext> {
     let params = eval.params();
     let c = params.primes_per_rescale();
@@ -235,12 +236,17 @@ pub fn eval_mod(
     for i in (0..r).rev() {
         scale = (scale * dropped(params, plan.out_level - i * c)).sqrt();
     }
-    let mut y = polynomial::evaluate(eval, ct, p, Some(scale))?;
+    let mut y = polynomial::evaluate_with(eval, ct, p, Some(scale), merge_rescale)?;
     for _ in 0..r {
-        let sq = eval.mul_relin(&y, &y)?;
-        let two = eval.add(&sq, &sq)?;
-        let two = eval.add_const(&two, (-1.0).into())?;
-        y = eval.rescale(&two)?;
+        // cos(2θ) = 2·cos²θ − 1
+        y = if merge_rescale {
+            eval.mul_relin_rescale(&y, &y, true, None, -1.0)?
+        } else {
+            let sq = eval.mul_relin(&y, &y)?;
+            let two = eval.add(&sq, &sq)?;
+            let two = eval.add_const(&two, (-1.0).into())?;
+            eval.rescale(&two)?
+        };
     }
     let rel = (y.scale() - sine_target).abs() / sine_target;
     debug_assert!(rel < 1e-9, "EvalMod output scale off by {rel}");

@@ -179,6 +179,8 @@ pub struct PolyEvaluator<'a> {
     c: usize,
     powers: BTreeMap<usize, Ciphertext>,
     planner: Option<Planner>,
+    /// Rescale each relinearised product inside its ModDown ([`Evaluator::mul_relin_rescale`]).
+    merge: bool,
 }
 
 impl<'a> PolyEvaluator<'a> {
@@ -189,7 +191,7 @@ impl<'a> PolyEvaluator<'a> {
     /// Scheme errors (no level left for the map).
     pub fn new(eval: &'a Evaluator, ct: &Ciphertext, a: f64, b: f64) -> Result<Self> {
         let c = eval.params().primes_per_rescale();
-        let mut pe = PolyEvaluator { eval, c, powers: BTreeMap::new(), planner: None };
+        let mut pe = PolyEvaluator { eval, c, powers: BTreeMap::new(), planner: None, merge: false };
         let t1 = if a == -1.0 && b == 1.0 {
             ct.clone()
         } else {
@@ -231,21 +233,37 @@ impl<'a> PolyEvaluator<'a> {
         if a != b {
             self.ensure_power(a - b)?;
         }
+        // T_k = 2·T_a·T_b − T_{a−b} (T_0 = 1).
         let lp = self.powers[&a].level().min(self.powers[&b].level());
-        let prod = {
+        let out = if self.merge {
             let (ta, tb) = (self.power_at(a, lp)?, self.power_at(b, lp)?);
-            self.eval.mul_relin(&ta, &tb)?
-        };
-        let mut two = self.eval.add(&prod, &prod)?;
-        if a == b {
-            two = self.eval.add_const(&two, (-1.0).into())?;
+            let scale = ta.scale() * tb.scale();
+            let neg = if a == b {
+                None
+            } else {
+                let tc = self.power_at(a - b, lp)?;
+                let mut neg = self.eval.mul_const_scaled(&tc, -1.0, scale / tc.scale())?;
+                neg.set_scale(scale);
+                Some(neg)
+            };
+            let one = if a == b { -1.0 } else { 0.0 };
+            self.eval.mul_relin_rescale(&ta, &tb, true, neg.as_ref(), one)?
         } else {
-            let tc = self.power_at(a - b, lp)?;
-            let mut neg = self.eval.mul_const_scaled(&tc, -1.0, two.scale() / tc.scale())?;
-            neg.set_scale(two.scale());
-            self.eval.add_assign(&mut two, &neg)?;
-        }
-        let out = self.eval.rescale(&two)?;
+            let prod = {
+                let (ta, tb) = (self.power_at(a, lp)?, self.power_at(b, lp)?);
+                self.eval.mul_relin(&ta, &tb)?
+            };
+            let mut two = self.eval.add(&prod, &prod)?;
+            if a == b {
+                two = self.eval.add_const(&two, (-1.0).into())?;
+            } else {
+                let tc = self.power_at(a - b, lp)?;
+                let mut neg = self.eval.mul_const_scaled(&tc, -1.0, two.scale() / tc.scale())?;
+                neg.set_scale(two.scale());
+                self.eval.add_assign(&mut two, &neg)?;
+            }
+            self.eval.rescale(&two)?
+        };
         self.powers.insert(k, out);
         Ok(())
     }
@@ -291,8 +309,13 @@ impl<'a> PolyEvaluator<'a> {
         let tm_scale = self.powers[&m].scale();
         let up = level + self.c;
         let q_ct = self.node(&q, up, scale * self.drop_factor(up) / tm_scale)?;
-        let prod = self.eval.mul_relin(&q_ct, &*self.power_at(m, up)?)?;
-        let mut out = self.eval.rescale(&prod)?;
+        let tm = self.power_at(m, up)?;
+        let mut out = if self.merge {
+            self.eval.mul_relin_rescale(&q_ct, &tm, false, None, 0.0)?
+        } else {
+            self.eval.rescale(&self.eval.mul_relin(&q_ct, &tm)?)?
+        };
+        drop(tm);
         out.set_scale(scale);
         if degree(&r).is_some() {
             let r_ct = self.node(&r, level, scale)?;
@@ -329,8 +352,25 @@ pub fn evaluate(
     p: &Chebyshev,
     target_scale: Option<f64>,
 ) -> Result<Ciphertext> {
+    evaluate_with(eval, ct, p, target_scale, false)
+}
+
+/// [`evaluate`], with each relinearised product's rescale merged into its ModDown when
+/// `merge_rescale` ([`Evaluator::mul_relin_rescale`]; same levels and scales, the result
+/// within rounding of the unmerged one).
+///
+/// # Errors
+/// As [`evaluate`].
+pub fn evaluate_with(
+    eval: &Evaluator,
+    ct: &Ciphertext,
+    p: &Chebyshev,
+    target_scale: Option<f64>,
+    merge_rescale: bool,
+) -> Result<Ciphertext> {
     let pl = plan(eval.params(), ct.level(), p)?;
     let mut pe = PolyEvaluator::new(eval, ct, p.a, p.b)?;
+    pe.merge = merge_rescale;
     let c = eval.params().primes_per_rescale();
     pe.planner = Some(Planner { c, top: ct.level() - c * map_levels(p), s: pl.log_split });
     let scale = target_scale.unwrap_or(ct.scale());

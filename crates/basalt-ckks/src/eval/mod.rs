@@ -109,6 +109,16 @@ impl Evaluator {
         }
     }
 
+    /// Key switching of `d` with the evaluator's variant, left in `Q_l ∪ P` (no ModDown).
+    pub(crate) fn keyswitch_lazy(&self, d: &RnsPoly, key: &KeyMaterial) -> (RnsPoly, RnsPoly) {
+        match self.variant {
+            KsVariant::Hybrid => keyswitch::keyswitch_lazy(&self.params, d, key),
+            KsVariant::Reordered => {
+                keyswitch::reordered::keyswitch_reordered_lazy(&self.params, d, key, self.block)
+            }
+        }
+    }
+
     /// Key switching of `d` plus `adds[i]` (when given) on result `i`, the additions done in
     /// ModDown's last pass: no copy of the addend, no separate pass. Reports the same trace as
     /// [`Evaluator::keyswitch`] followed by `add_assign` of each addend.
@@ -121,12 +131,7 @@ impl Evaluator {
         let ring = self.params.ring();
         let out = {
             let _r = basalt_trace::region("KeySwitch");
-            let (v0, v1) = match self.variant {
-                KsVariant::Hybrid => keyswitch::keyswitch_lazy(&self.params, d, key),
-                KsVariant::Reordered => {
-                    keyswitch::reordered::keyswitch_reordered_lazy(&self.params, d, key, self.block)
-                }
-            };
+            let (v0, v1) = self.keyswitch_lazy(d, key);
             let down = |v: &RnsPoly, add: Option<&RnsPoly>| match add {
                 Some(c) => basalt_math::rns::mod_down_add(ring, v, c),
                 None => basalt_math::rns::mod_down(ring, v),

@@ -1,11 +1,13 @@
 //! Ciphertext × ciphertext products and relinearization.
 
+use basalt_math::rns;
 use basalt_trace::region;
 
 use super::Evaluator;
 use crate::ciphertext::Ciphertext;
 use crate::error::{CkksError, Result};
 use crate::keys::KeyTag;
+use crate::util::lift_times_p;
 
 impl Evaluator {
     /// Tensor product of two degree-1 ciphertexts: `(a_0b_0, a_0b_1 + a_1b_0, a_1b_1)`, a
@@ -48,13 +50,7 @@ impl Evaluator {
         if ct.degree() != 2 {
             return Err(CkksError::Degree { degree: ct.degree(), expected: 2 });
         }
-        let rlk = self.keys.relin.as_ref().ok_or(CkksError::MissingRelinKey)?;
-        if rlk.key.tag() != KeyTag::Relin {
-            return Err(CkksError::WrongKey {
-                expected: KeyTag::Relin.to_string(),
-                found: rlk.key.tag().to_string(),
-            });
-        }
+        let rlk = self.relin_key()?;
         let _r = region("Relinearize");
         let _k = basalt_trace::key_scope(basalt_trace::KeyId::Relin);
         let (c0, c1) =
@@ -72,5 +68,78 @@ impl Evaluator {
         let _r = region("HMult");
         let t = self.mul(a, b)?;
         self.relinearize(&t)
+    }
+
+    /// `rescale(k·relinearize(mul(a, b)) + add + constant)` with `k = 2` if `double`, else 1,
+    /// where the rescale is merged into relinearisation's ModDown: de Castro et al.'s "ModDown
+    /// merge" (FAB's reference [15]; `rescale_fusion` in their SimFHE cost model). The key
+    /// switch of `c_2` stays in `Q_l ∪ P`, `P·(k·c_0 + add_0 + constant, k·c_1 + add_1)` joins
+    /// it there, and one exact division by `P·q_top` ([`rns::mod_down_rescale`]) replaces
+    /// ModDown's and the rescale's INTT/BConv/NTT chains. The result equals the unmerged one
+    /// up to one unit of rounding per coefficient. `add` must be at the product's scale and
+    /// level; `constant` is added at that scale (as [`Evaluator::add_const`]).
+    ///
+    /// # Errors
+    /// As [`Evaluator::mul`], [`Evaluator::relinearize`] and [`Evaluator::rescale`].
+    pub fn mul_relin_rescale(
+        &self,
+        a: &Ciphertext,
+        b: &Ciphertext,
+        double: bool,
+        add: Option<&Ciphertext>,
+        constant: f64,
+    ) -> Result<Ciphertext> {
+        let _r = region("HMult");
+        let count = self.params.primes_per_rescale();
+        if a.level() + 1 < count + self.params.base_primes() {
+            return Err(CkksError::LevelBelowZero { level: a.level(), drop: count });
+        }
+        let rlk = self.relin_key()?;
+        let mut t = self.mul(a, b)?;
+        let d2 = t.polys.pop().expect("a tensor product has three polynomials");
+        // The tail on Q_l, at the product's scale: k·(c_0, c_1) + add + constant.
+        if double {
+            t = self.add(&t, &t)?;
+        }
+        if let Some(x) = add {
+            self.add_assign(&mut t, x)?;
+        }
+        if constant != 0.0 {
+            t = self.add_const(&t, constant.into())?;
+        }
+        let _r = region("Relinearize");
+        let _k = basalt_trace::key_scope(basalt_trace::KeyId::Relin);
+        let _s = region("KeySwitch");
+        let ring = self.params.ring();
+        let (mut v0, mut v1) = self.keyswitch_lazy(&d2, &rlk.key);
+        let k = self.params.k();
+        let polys = [(&mut v0, &t.polys[0]), (&mut v1, &t.polys[1])].map(|(v, c)| {
+            if double {
+                let w = v.clone();
+                ring.add_assign(v, &w);
+            }
+            ring.add_assign(v, &lift_times_p(ring, c, k, &self.p_mod_q));
+            rns::mod_down_rescale(ring, v, count)
+        });
+        let limbs = a.level() + 1;
+        let dropped: f64 = self.params.q()[limbs - count..limbs].iter().map(|&q| q as f64).product();
+        Ok(Ciphertext {
+            polys: polys.into(),
+            scale: t.scale / dropped,
+            slots: t.slots,
+            params_id: t.params_id,
+        })
+    }
+
+    /// The relinearisation key, checked.
+    fn relin_key(&self) -> Result<&crate::keys::RelinKey> {
+        let rlk = self.keys.relin.as_ref().ok_or(CkksError::MissingRelinKey)?;
+        if rlk.key.tag() != KeyTag::Relin {
+            return Err(CkksError::WrongKey {
+                expected: KeyTag::Relin.to_string(),
+                found: rlk.key.tag().to_string(),
+            });
+        }
+        Ok(rlk)
     }
 }

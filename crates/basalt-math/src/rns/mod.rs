@@ -8,4 +8,4 @@ mod mod_change;
 mod simd;
 
 pub use bconv::{BConv, BConvMode};
-pub use mod_change::{mod_down, mod_down_add, mod_up, mod_up_with, rescale};
+pub use mod_change::{mod_down, mod_down_add, mod_down_rescale, mod_up, mod_up_with, rescale};

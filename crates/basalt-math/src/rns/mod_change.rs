@@ -124,6 +124,26 @@ pub fn mod_down_add(ctx: &RingContext, x: &RnsPoly, c: &RnsPoly) -> RnsPoly {
     divide_round(ctx, x, x.q_limbs(), Some(c))
 }
 
+/// ModDown and Rescale in one pass: `Q_l ∪ P → Q_{l−count}`, `round(x / (P·q_{l−count+1}⋯q_l))`
+/// with one exact BConv from every dropped limb (the top `count` Q limbs and the P limbs).
+/// This is de Castro et al.'s "ModDown merge" (FAB's reference [15]; `rescale_fusion` in their
+/// SimFHE cost model): a key switch followed by a rescale pays one INTT/BConv/NTT chain, not
+/// two. Domain in = domain out.
+///
+/// # Cost
+/// In the NTT domain: `k + count` INTTs, BConv `n · (k + count) · (l + 1 − count)`,
+/// `l + 1 − count` NTTs.
+pub fn mod_down_rescale(ctx: &RingContext, x: &RnsPoly, count: usize) -> RnsPoly {
+    assert!(x.p_limbs() > 0, "mod_down_rescale: input has no P limbs");
+    assert!(
+        count >= 1 && count < x.q_limbs(),
+        "mod_down_rescale: cannot drop {count} of {} Q limbs",
+        x.q_limbs()
+    );
+    let _region = basalt_trace::region("ModDown");
+    divide_round(ctx, x, x.q_limbs() - count, None)
+}
+
 /// Rescale: divide by the top `count` Q limbs with rounding (`count = 2` is Osiris's double-prime
 /// scaling). The input must have no P limbs. Domain in = domain out.
 ///
