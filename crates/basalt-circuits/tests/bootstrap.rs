@@ -75,6 +75,37 @@ fn fully_packed_bootstrap_restores_the_slots() {
 }
 
 #[test]
+fn merging_evalmods_rescales_into_moddown_keeps_precision_and_saves_ntts() {
+    // FAB's circuit (`merge_rescale`, de Castro et al.'s ModDown merge): same levels, the
+    // same precision within a bit, and every relinearised product of EvalMod without its own
+    // rescale (INTT + NTTs), on a toy ring.
+    let params = chain(11, 2, 2, 3, SecretDistribution::Hamming { h: 64 });
+    let v = random_values(1 << 10, 1, false);
+    let run = |merge_rescale: bool| {
+        let s = setup(params.clone(), BootstrapConfig { merge_rescale, ..cfg(10, 3, 2) });
+        let ct = s.encrypt(&v, 0);
+        let (out, t) = basalt_trace::record(|| s.bootstrap(&ct));
+        let ntts: u32 = t
+            .events
+            .iter()
+            .map(|e| match e {
+                basalt_trace::Event::Kernel(
+                    basalt_trace::Kernel::Ntt { limbs, .. } | basalt_trace::Kernel::Intt { limbs, .. },
+                ) => *limbs,
+                _ => 0,
+            })
+            .sum();
+        (out.level(), PrecisionStats::new(&v, &s.decrypt(&out)), ntts)
+    };
+    let (level, p, ntts) = run(false);
+    let (level_m, p_m, ntts_m) = run(true);
+    eprintln!("merged: {:.1} bits, {ntts_m} limb-NTTs; unmerged: {:.1}, {ntts}", p_m.mean.l2, p.mean.l2);
+    assert_eq!(level_m, level);
+    assert!(p_m.mean.l2 > p.mean.l2 - 1.0 && p_m.min.l2 > 15.0, "{p_m:?} vs {p:?}");
+    assert!(ntts_m < ntts, "{ntts_m} vs {ntts}");
+}
+
+#[test]
 fn sparse_and_single_slot_bootstraps_restore_the_slots() {
     let params = chain(11, 1, 2, 3, SecretDistribution::DenseTernary);
     for (log_slots, cts, stc) in [(4, 3, 2), (0, 3, 2), (9, 3, 2)] {

@@ -12,7 +12,7 @@ pub mod approx;
 pub mod eval;
 pub mod minimax;
 
-pub use eval::{PolyEvaluator, evaluate};
+pub use eval::{PolyEvaluator, evaluate, evaluate_with};
 
 use crate::error::{CircuitError, Result};
 
