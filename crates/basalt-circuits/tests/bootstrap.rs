@@ -90,7 +90,8 @@ fn merging_evalmods_rescales_into_moddown_keeps_precision_and_saves_ntts() {
             .iter()
             .map(|e| match e {
                 basalt_trace::Event::Kernel(
-                    basalt_trace::Kernel::Ntt { limbs, .. } | basalt_trace::Kernel::Intt { limbs, .. },
+                    basalt_trace::Kernel::Ntt { limbs, .. }
+                    | basalt_trace::Kernel::Intt { limbs, .. },
                 ) => *limbs,
                 _ => 0,
             })
@@ -99,7 +100,10 @@ fn merging_evalmods_rescales_into_moddown_keeps_precision_and_saves_ntts() {
     };
     let (level, p, ntts) = run(false);
     let (level_m, p_m, ntts_m) = run(true);
-    eprintln!("merged: {:.1} bits, {ntts_m} limb-NTTs; unmerged: {:.1}, {ntts}", p_m.mean.l2, p.mean.l2);
+    eprintln!(
+        "merged: {:.1} bits, {ntts_m} limb-NTTs; unmerged: {:.1}, {ntts}",
+        p_m.mean.l2, p.mean.l2
+    );
     assert_eq!(level_m, level);
     assert!(p_m.mean.l2 > p.mean.l2 - 1.0 && p_m.min.l2 > 15.0, "{p_m:?} vs {p:?}");
     assert!(ntts_m < ntts, "{ntts_m} vs {ntts}");

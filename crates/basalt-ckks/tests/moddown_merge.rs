@@ -45,7 +45,10 @@ fn merged_rescale_matches_relinearise_then_rescale_with_fewer_ntts() {
         let (bits, bits_plain) =
             (c.precision(&want, &merged).min.l2, c.precision(&want, &plain).min.l2);
         println!("dnum {dnum}: merged {bits:.1} bits, unmerged {bits_plain:.1} bits");
-        assert!(bits > 20.0 && bits > bits_plain - 1.0, "dnum {dnum}: {bits:.1} vs {bits_plain:.1}");
+        assert!(
+            bits > 20.0 && bits > bits_plain - 1.0,
+            "dnum {dnum}: {bits:.1} vs {bits_plain:.1}"
+        );
         // Per polynomial the rescale's INTT and `level` NTTs are gone, and the merged ModDown
         // transforms one more limb in and one fewer out: `level + 1` limb-NTTs fewer.
         let (m, p) = (ntt_limbs(&t_merged.events), ntt_limbs(&t_plain.events));

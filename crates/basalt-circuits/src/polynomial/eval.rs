@@ -191,7 +191,8 @@ impl<'a> PolyEvaluator<'a> {
     /// Scheme errors (no level left for the map).
     pub fn new(eval: &'a Evaluator, ct: &Ciphertext, a: f64, b: f64) -> Result<Self> {
         let c = eval.params().primes_per_rescale();
-        let mut pe = PolyEvaluator { eval, c, powers: BTreeMap::new(), planner: None, merge: false };
+        let mut pe =
+            PolyEvaluator { eval, c, powers: BTreeMap::new(), planner: None, merge: false };
         let t1 = if a == -1.0 && b == 1.0 {
             ct.clone()
         } else {

@@ -122,7 +122,8 @@ impl Evaluator {
             rns::mod_down_rescale(ring, v, count)
         });
         let limbs = a.level() + 1;
-        let dropped: f64 = self.params.q()[limbs - count..limbs].iter().map(|&q| q as f64).product();
+        let dropped: f64 =
+            self.params.q()[limbs - count..limbs].iter().map(|&q| q as f64).product();
         Ok(Ciphertext {
             polys: polys.into(),
             scale: t.scale / dropped,

@@ -174,14 +174,16 @@ fn boot_stage(scopes: &[String]) -> Option<String> {
 /// that, or fewer products, could save.
 fn boot_step(scopes: &[String]) -> Option<String> {
     let within = |names: &[&str]| scopes.iter().any(|s| names.contains(&s.as_str()));
-    Some(if within(&["Decompose", "ModUp", "InnerProduct", "ModDown"]) {
-        if within(&["Relinearize"]) { "relinearise" } else { "rotate" }
-    } else if within(&["Rescale"]) {
-        "rescale"
-    } else {
-        "other"
-    }
-    .to_string())
+    Some(
+        if within(&["Decompose", "ModUp", "InnerProduct", "ModDown"]) {
+            if within(&["Relinearize"]) { "relinearise" } else { "rotate" }
+        } else if within(&["Rescale"]) {
+            "rescale"
+        } else {
+            "other"
+        }
+        .to_string(),
+    )
 }
 
 /// The speedup rows of Tables 7 and 8: each work's time over `ours` (FAB's), and in cycles
