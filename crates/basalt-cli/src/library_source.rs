@@ -87,7 +87,7 @@ pub fn record_program(p: &Program) -> Result<Trace, String> {
             out.map_err(|e| e.to_string())?;
             Ok(t)
         }
-        Program::HMult { preset, level, seeded } => {
+        Program::HMult { preset, level, seeded, merged } => {
             let params = Parameters::preset(preset).map_err(|e| e.to_string())?;
             let level = *level as usize;
             if level == 0 || level > params.max_level() {
@@ -100,8 +100,11 @@ pub fn record_program(p: &Program) -> Result<Trace, String> {
             let eval = Evaluator::new(&params, keys).map_err(|e| e.to_string())?;
             let ct = Ciphertext::symbolic(&params, level).map_err(|e| e.to_string())?;
             let (r, t) = record(|| -> Result<(), basalt_ckks::CkksError> {
-                let m = eval.mul_relin(&ct, &ct)?;
-                eval.rescale(&m)?;
+                if *merged {
+                    eval.mul_relin_rescale(&ct, &ct, false, None, 0.0)?;
+                } else {
+                    eval.rescale(&eval.mul_relin(&ct, &ct)?)?;
+                }
                 Ok(())
             });
             r.map_err(|e| e.to_string())?;
@@ -290,7 +293,7 @@ mod tests {
         let unknown =
             Program::Bootstrap { preset: "NOPE".into(), log_slots: None, dft: None, seeded: false };
         assert!(record_program(&unknown).is_err());
-        let level0 = Program::HMult { preset: "FAB".into(), level: 0, seeded: false };
+        let level0 = Program::HMult { preset: "FAB".into(), level: 0, seeded: false, merged: true };
         assert!(record_program(&level0).unwrap_err().contains("level"));
         let bad_n1 = Program::Bootstrap {
             preset: "CRATERLAKE_80_BOOT_UNPACKED".into(),
