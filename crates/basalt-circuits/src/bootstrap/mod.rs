@@ -621,14 +621,8 @@ impl Bootstrapper {
         halves
             .iter()
             .map(|h| {
-                let mut y = evalmod::eval_mod(
-                    eval,
-                    h,
-                    &cfg,
-                    &self.sine,
-                    target,
-                    self.cfg.merge_rescale,
-                )?;
+                let mut y =
+                    evalmod::eval_mod(eval, h, &cfg, &self.sine, target, self.cfg.merge_rescale)?;
                 y.set_scale(out_scale / self.stc_scale);
                 Ok(y)
             })

@@ -221,7 +221,8 @@ fn t_mult(
     let (m1, _) = machines(data)?;
     let mut hmults = 0.0;
     for level in SET_III_TOP + 1 - L_EFF..=SET_III_TOP {
-        let p = Program::HMult { preset: "OSIRIS_SET_III".into(), level, seeded: true };
+        let p =
+            Program::HMult { preset: "OSIRIS_SET_III".into(), level, seeded: true, merged: false };
         let Some(t) = traces.program(&p)? else { return Ok(Vec::new()) };
         hmults += simulate(&m1, &t)?.seconds;
     }
