@@ -49,6 +49,7 @@ fn check(label: &str, want: &[Complex64], have: &[Complex64], min_bits: f64) -> 
 pub fn run(a: &TourArgs) -> Result<(), String> {
     let params = ckks(a.quick).map_err(|e| format!("CKKS step failed: {e}"))?;
     bootstrap(a.quick).map_err(|e| format!("bootstrapping step failed: {e}"))?;
+    mnist(a.quick).map_err(|e| format!("MNIST step failed: {e}"))?;
     let pbs_trace = tfhe(a.quick).map_err(|e| format!("TFHE step failed: {e}"))?;
     accelerators(&params, &pbs_trace).map_err(|e| format!("simulator step failed: {e}"))?;
     eprintln!("\nTour complete.");
@@ -170,6 +171,78 @@ fn bootstrap(quick: bool) -> Result<(), String> {
     let sq = sq.map_err(|e| e.to_string())?;
     let want: Vec<Complex64> = x.iter().map(|v| v * v).collect();
     check("x² after bootstrapping", &want, &decrypt(&sq)?, 16.0)?;
+    Ok(())
+}
+
+/// A workload: LoLa-CryptoNets on an encrypted MNIST-sized image (Osiris Set I, the paper's
+/// LoLA row), checked against the same network in cleartext, then the same inference traced
+/// and timed on the accelerator models that report it. Weights are seeded pseudo-random (no
+/// trained model ships with Basalt): the step is about the encrypted computation.
+fn mnist(quick: bool) -> Result<(), String> {
+    use basalt_circuits::lintrans::Hoisting;
+    use basalt_workloads::mnist::{self, Net};
+    use basalt_workloads::network::{Model, StrategyRule};
+    let params = if quick {
+        basalt_circuits::testing::toy_params(11, 6, 40, 2)
+    } else {
+        Parameters::preset("OSIRIS_SET_I").map_err(|e| e.to_string())?
+    };
+    let err = |e: basalt_circuits::CircuitError| e.to_string();
+    let net = Net::Lola;
+    let network = net.build(1);
+    step(&format!(
+        "An encrypted MNIST inference: {} on {} (N = 2^{}, depth {}, weights pseudo-random)",
+        network.name,
+        params.name(),
+        params.log_n(),
+        network.depth()
+    ));
+    let rule = StrategyRule { hoisting: Hoisting::Double, gsc: true, max_partials: 4 };
+    let model = Model::prepare(&params, &network, rule, false).map_err(err)?;
+    let kg = KeyGenerator::new(&params);
+    let sk = kg.gen_secret_key();
+    let keys = timed(&format!("{} rotation keys", model.rotations().len()), || {
+        kg.gen_evaluation_keys(&sk, &model.rotations(), false, false)
+    });
+    let eval = Evaluator::new(&params, keys).map_err(|e| e.to_string())?;
+    let enc = Encoder::new(&params);
+    let xs = net.inputs(&mnist::test_image(5));
+    let slots = model.input_slots();
+    let cts = xs
+        .iter()
+        .map(|x| {
+            let v: Vec<Complex64> = x.iter().map(|&r| Complex64::new(r, 0.0)).collect();
+            let pt = enc.encode(&v, slots, model.input_level(), params.default_scale())?;
+            encryptor::encrypt_sk(&params, &pt, &sk)
+        })
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| e.to_string())?;
+    let out = timed(&format!("inference on {} input ciphertexts", cts.len()), || {
+        model.evaluate(&eval, &cts)
+    })
+    .map_err(err)?;
+    let have = encryptor::decrypt(&params, &out, &sk)
+        .and_then(|pt| enc.decode(&pt))
+        .map_err(|e| e.to_string())?;
+    let want: Vec<Complex64> =
+        network.evaluate_plain(&xs).into_iter().map(|r| Complex64::new(r, 0.0)).collect();
+    check("10 class scores vs the cleartext network", &want, &have[..want.len()], 12.0)?;
+    let data = std::path::Path::new("data");
+    if quick || !data.join("machines").exists() {
+        return Ok(());
+    }
+    let t = basalt_workloads::trace::record_inference(&params, net, rule, true).map_err(err)?;
+    for m in ["osiris", "craterlake", "basalt_cpu"] {
+        let machine = basalt_sim::Machine::load(crate::sim::machine_path(data, m))
+            .map_err(|e| e.to_string())?;
+        match basalt_sim::simulate(&machine, &t) {
+            Ok(r) => eprintln!("   the same inference on {m:<12} {:>10.1} us", r.seconds * 1e6),
+            Err(e) => eprintln!("   the same inference on {m:<12} cannot run: {e}"),
+        }
+    }
+    eprintln!(
+        "   (the papers' figures beside ours: `basalt sim reproduce osiris`, `… craterlake`)"
+    );
     Ok(())
 }
 
