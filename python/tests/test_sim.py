@@ -2,6 +2,7 @@
 symbolic (trace-mode) run records, and the accelerator models time those traces."""
 
 import json
+import os
 import subprocess
 from pathlib import Path
 
@@ -77,7 +78,7 @@ def run_alone(f):
 def test_python_trace_matches_the_cli_and_times_the_same():
     """`basalt trace` and a Python program on the same preset give the same trace, so the
     CLI's figures and the Python API's are one model's."""
-    exe = ROOT / "target" / "release" / "basalt"
+    exe = ROOT / os.environ.get("CARGO_TARGET_DIR", "target") / "release" / "basalt"
     if not exe.exists():
         pytest.skip("needs `make setup` (builds target/release/basalt)")
     cli = subprocess.run([str(exe), "trace", "--program", "hmult", "--preset", "LATTIGO_RESIDUAL"],
