@@ -74,6 +74,30 @@ pub fn compute(data: &Path, traces: &Traces) -> Result<Vec<Computed>, SimError> 
 const CPU_PACKED_MS: f64 = 17_200.0;
 const CPU_UNPACKED_MS: f64 = 877.0;
 
+/// CraterLake, F1+ and Table 4's three ablations of CraterLake (KSHGen off, CRB/chaining off,
+/// F1+'s crossbar network): every Table 3/4 row times one trace on these five machines.
+pub(crate) struct Ablations {
+    pub cl: Machine,
+    pub f1: Machine,
+    pub no_kshgen: Machine,
+    pub no_crb: Machine,
+    pub network: Machine,
+}
+
+impl Ablations {
+    pub(crate) fn load(data: &Path) -> Result<Ablations, SimError> {
+        let cl = data.join("machines/craterlake.toml");
+        let off = |set: &str| Machine::load_with(&cl, &[set]);
+        Ok(Ablations {
+            f1: Machine::load(data.join("machines/f1plus.toml"))?,
+            no_kshgen: off("switches.kshgen=false")?,
+            no_crb: off("switches.crb_chaining=false")?,
+            network: off("switches.network=crossbar")?,
+            cl: Machine::load(&cl)?,
+        })
+    }
+}
+
 fn boot(preset: &str, seeded: bool) -> Program {
     Program::Bootstrap { preset: preset.into(), log_slots: None, dft: None, seeded }
 }
@@ -84,12 +108,7 @@ fn boot(preset: &str, seeded: bool) -> Program {
 /// keys, so that a machine with an enabled KSHGen loads half of each key and one without (F1+,
 /// or CraterLake with `switches.kshgen=false`) loads all of it.
 fn bootstrap(data: &Path, traces: &Traces) -> Result<Vec<Computed>, SimError> {
-    let dir = data.join("machines");
-    let cl = Machine::load(dir.join("craterlake.toml"))?;
-    let f1 = Machine::load(dir.join("f1plus.toml"))?;
-    let no_kshgen = Machine::load_with(dir.join("craterlake.toml"), &["switches.kshgen=false"])?;
-    let no_crb = Machine::load_with(dir.join("craterlake.toml"), &["switches.crb_chaining=false"])?;
-    let network = Machine::load_with(dir.join("craterlake.toml"), &["switches.network=crossbar"])?;
+    let Ablations { cl, f1, no_kshgen, no_crb, network } = Ablations::load(data)?;
     let ms =
         |m: &Machine, t: &Trace| -> Result<f64, SimError> { Ok(simulate(m, t)?.seconds * 1e3) };
     let mut out = Vec::new();

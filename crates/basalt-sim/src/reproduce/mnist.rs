@@ -7,6 +7,7 @@
 use std::path::Path;
 
 use crate::machine::Machine;
+use crate::reproduce::craterlake::Ablations;
 use crate::reproduce::{Computed, Traces, computed};
 use crate::synth::{DftHoisting, MnistNet, Program};
 use crate::{SimError, simulate};
@@ -70,12 +71,7 @@ fn osiris(data: &Path, traces: &Traces) -> Result<Vec<Computed>, SimError> {
 /// (the reading the bootstrap rows follow) and seeded keys, so that KSHGen halves key loads on
 /// CraterLake and F1+ loads whole keys.
 fn craterlake(data: &Path, traces: &Traces) -> Result<Vec<Computed>, SimError> {
-    let dir = data.join("machines");
-    let cl = Machine::load(dir.join("craterlake.toml"))?;
-    let f1 = Machine::load(dir.join("f1plus.toml"))?;
-    let no_kshgen = Machine::load_with(dir.join("craterlake.toml"), &["switches.kshgen=false"])?;
-    let no_crb = Machine::load_with(dir.join("craterlake.toml"), &["switches.crb_chaining=false"])?;
-    let network = Machine::load_with(dir.join("craterlake.toml"), &["switches.network=crossbar"])?;
+    let Ablations { cl, f1, no_kshgen, no_crb, network } = Ablations::load(data)?;
     let p = Program::Mnist {
         net: MnistNet::Lola,
         preset: "CRATERLAKE_MNIST".into(),
