@@ -93,6 +93,15 @@ def _toml(v) -> str:
     return str(v).lower() if isinstance(v, bool) else str(v)
 
 
+def reproduce(paper=None) -> dict:
+    """The papers' rows beside the models' figures, as ``basalt sim reproduce`` prints them:
+    ``{"rows": [...], "readings": [...]}``, each row with ``paper``, ``table``, ``row``,
+    ``metric``, ``theirs``, ``ours`` (``None`` when not yet modelled), ``ratio``, ``tolerance``,
+    ``within``, ``role`` (target or validation) and ``how``. ``paper`` is one of osiris, fab,
+    mxv, craterlake, strix (all when omitted; about half a minute)."""
+    return json.loads(_basalt.sim_reproduce(str(data_dir()), paper))
+
+
 def sweep(trace: Trace, machine, field: str, values) -> list:
     """:func:`run` once per value of one machine field; a list of ``(value, report)``."""
     return [(v, run(trace, machine, {field: v})) for v in values]

@@ -166,3 +166,15 @@ def test_tfhe_pbs_batches_time_on_strix_and_are_refused_by_ckks_machines():
     assert s1 < s4 < 4 * s1
     with pytest.raises(BasaltError, match="no unit that executes"):
         run(one.trace, "craterlake")
+
+
+def test_reproduce_reports_the_papers_rows_with_provenance():
+    rep = basalt.sim.reproduce("strix")
+    rows = {(r["table"], r["row"], r["metric"]): r for r in rep["rows"]}
+    thr = rows[("V", "Strix I", "throughput")]
+    assert thr["ours"] > 0 and thr["ratio"] == pytest.approx(thr["ours"] / thr["theirs"])
+    assert {r["role"] for r in rep["rows"]} == {"target", "validation"}
+    assert any(r["ours"] is None for r in rep["rows"])  # "not yet modelled" is reported, not faked
+    assert rep["readings"]
+    with pytest.raises(BasaltError, match="paper"):
+        basalt.sim.reproduce("no_such_paper")

@@ -280,7 +280,7 @@ pub fn validate_bootstrap(
         let stats = measure(Duration::ZERO, || drop(bt.bootstrap(&eval, encaps.as_ref(), &ct)));
         Ok(cpu_s(stats))
     })?;
-    let trace = crate::library_source::record_program(&basalt_sim::Program::Bootstrap {
+    let trace = basalt_workloads::sim_source::record_program(&basalt_sim::Program::Bootstrap {
         preset: preset.to_string(),
         log_slots: Some(log_slots),
         dft: None,

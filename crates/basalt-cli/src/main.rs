@@ -3,7 +3,6 @@
 mod bench;
 mod bench_bootstrap;
 mod calibrate;
-mod library_source;
 mod sim;
 mod tour;
 mod trace_cmd;

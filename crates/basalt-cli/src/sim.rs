@@ -114,7 +114,7 @@ pub fn run(a: &SimArgs) -> Result<(), String> {
     match &a.cmd {
         SimCmd::Reproduce { paper, json, data, plot } => {
             // Bootstrapping rows need whole programs: the libraries record them here.
-            let src = crate::library_source::LibrarySource::default();
+            let src = basalt_workloads::sim_source::LibrarySource::default();
             let r = basalt_sim::reproduce_with(paper.as_deref(), data, &src)
                 .map_err(|e| e.to_string())?;
             if let Some(p) = plot {

@@ -103,7 +103,7 @@ pub fn record_program(params: &Parameters, a: &TraceArgs) -> Result<Trace, Strin
     if a.program == Program::Bootstrap {
         // The recorder `sim reproduce` uses (seeded keys on request, input scale within the
         // circuit's message ratio), so a printed trace is the one a reproduction row timed.
-        return crate::library_source::record_program(&basalt_sim::Program::Bootstrap {
+        return basalt_workloads::sim_source::record_program(&basalt_sim::Program::Bootstrap {
             preset: a.preset.clone(),
             log_slots: a.log_slots,
             dft: a.dft_n1.map(|n1| basalt_sim::DftPlan {
@@ -119,7 +119,7 @@ pub fn record_program(params: &Parameters, a: &TraceArgs) -> Result<Trace, Strin
         Program::MnistMlp => Some(basalt_sim::MnistNet::Mlp),
         _ => None,
     } {
-        return crate::library_source::record_program(&basalt_sim::Program::Mnist {
+        return basalt_workloads::sim_source::record_program(&basalt_sim::Program::Mnist {
             net,
             preset: a.preset.clone(),
             hoisting: a.dft_hoisting.into(),

@@ -97,10 +97,26 @@ fn sim_run(
     Ok((serde_json::to_string(&r).map_err(err)?, written))
 }
 
+/// The reproduction report (`basalt sim reproduce`) for one paper or all, with the libraries'
+/// own traces for the whole-program rows, as JSON: every row (ours, theirs, ratio, tolerance,
+/// role, how) and the readings where a paper contradicts itself.
+#[pyfunction]
+#[pyo3(signature = (data, paper=None))]
+fn sim_reproduce(py: Python<'_>, data: &str, paper: Option<String>) -> PyResult<String> {
+    let r = py
+        .allow_threads(|| {
+            let src = basalt_workloads::sim_source::LibrarySource::default();
+            basalt_sim::reproduce_with(paper.as_deref(), Path::new(data), &src)
+        })
+        .map_err(err)?;
+    serde_json::to_string(&r).map_err(err)
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyTrace>()?;
     m.add_function(wrap_pyfunction!(trace_begin, m)?)?;
     m.add_function(wrap_pyfunction!(trace_end, m)?)?;
     m.add_function(wrap_pyfunction!(sim_run, m)?)?;
+    m.add_function(wrap_pyfunction!(sim_reproduce, m)?)?;
     Ok(())
 }

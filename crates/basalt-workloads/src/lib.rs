@@ -1,8 +1,8 @@
 //! The papers' benchmark applications as encrypted CKKS programs.
 //!
 //! Layering: `basalt-ckks` (scheme) ← `basalt-circuits` (linear transforms) ← this crate ←
-//! `basalt-cli` (which records the networks' traces for `basalt sim reproduce`). Nothing below
-//! depends on it.
+//! `basalt-cli` and `basalt-py` (which use [`sim_source`] for the reproduction report). Nothing
+//! below depends on it; it uses `basalt-sim` only for the program names of the report.
 //!
 //! - [`network`]: a small feed-forward network as a list of [`network::Layer`]s (LoLa's
 //!   convolution-representation convolution, dense layers as hybrid-diagonal BSGS products,
@@ -15,11 +15,14 @@
 //!   offline; the rows are about time, the tests about the encrypted result equalling the
 //!   cleartext network's).
 //! - [`trace`]: record one inference at a preset in trace mode.
+//! - [`sim_source`]: every library program as a `basalt_sim::TraceSource`, for the
+//!   reproduction report (CLI and Python).
 //!
 //! See `docs/workloads.md` for packing, depth and parameters.
 
 pub mod mnist;
 pub mod network;
+pub mod sim_source;
 pub mod trace;
 
 pub use basalt_circuits::{CircuitError, Result};

@@ -1,6 +1,8 @@
-//! The libraries as a [`TraceSource`] for `basalt sim reproduce`: whole programs
-//! (bootstraps, HMult at a level) are recorded by the code that computes them, in shape-only
-//! mode, so the bootstrapping rows never come from a hand-written stream.
+//! The libraries as a [`TraceSource`] for the simulator's reproductions (`basalt sim
+//! reproduce`, Python's `basalt.sim.reproduce`): whole programs (bootstraps, HMult at a level,
+//! HELR steps, the MNIST networks) are recorded by the code that computes them, in shape-only
+//! mode, so those rows never come from a hand-written stream. It lives in the top layer because
+//! it needs every library below (ckks, circuits, these workloads) and the simulator's `Program`.
 //!
 //! Closed-form workloads (`Workload`) are left to their generators: the existing rows were
 //! checked against those streams, and switching them is a separate change.
@@ -8,15 +10,15 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 
+use crate::mnist;
+use crate::network::StrategyRule;
+use crate::trace::record_inference;
 use basalt_circuits::bootstrap::{Bootstrapper, Encapsulation, config::for_preset};
 use basalt_circuits::helr::{self, Helr};
 use basalt_circuits::lintrans::{GscOrder, Hoisting, Strategy};
 use basalt_ckks::{Ciphertext, Evaluator, KeyGenerator, Parameters};
 use basalt_sim::{DftHoisting, HelrStep, MnistNet, Program, TraceSource, Workload};
 use basalt_trace::{Trace, record};
-use basalt_workloads::mnist;
-use basalt_workloads::network::StrategyRule;
-use basalt_workloads::trace::record_inference;
 
 /// Records [`Program`]s with basalt-ckks / basalt-circuits and keeps each trace: a reproduction
 /// times the same bootstrap on several machines and ablations, and recording one at N = 2^16
