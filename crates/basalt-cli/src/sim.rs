@@ -107,7 +107,24 @@ enum SimCmd {
 /// A machine name from data/machines, or a path.
 pub fn machine_path(data: &Path, name: &str) -> PathBuf {
     let p = PathBuf::from(name);
-    if p.exists() { p } else { data.join("machines").join(format!("{name}.toml")) }
+    if p.is_file() { p } else { resolve_data(data).join("machines").join(format!("{name}.toml")) }
+}
+
+/// The data folder (papers, machines, parameter presets): `data` as given if it exists;
+/// otherwise, for the default relative `data`, `$BASALT_DATA` or the repository this binary was
+/// built from, so that `basalt sim …` works from any directory. A path that resolves nowhere is
+/// returned unchanged and the caller's error names it.
+pub fn resolve_data(data: &Path) -> PathBuf {
+    if data.exists() || data != Path::new("data") {
+        return data.to_path_buf();
+    }
+    let from_env = std::env::var_os("BASALT_DATA").map(PathBuf::from);
+    let built = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data");
+    from_env
+        .into_iter()
+        .chain([built])
+        .find(|d| d.join("machines").exists())
+        .unwrap_or_else(|| data.to_path_buf())
 }
 
 pub fn run(a: &SimArgs) -> Result<(), String> {
@@ -115,7 +132,7 @@ pub fn run(a: &SimArgs) -> Result<(), String> {
         SimCmd::Reproduce { paper, json, data, plot } => {
             // Bootstrapping rows need whole programs: the libraries record them here.
             let src = basalt_workloads::sim_source::LibrarySource::default();
-            let r = basalt_sim::reproduce_with(paper.as_deref(), data, &src)
+            let r = basalt_sim::reproduce_with(paper.as_deref(), &resolve_data(data), &src)
                 .map_err(|e| e.to_string())?;
             if let Some(p) = plot {
                 write_file(p, &basalt_sim::plot::reproduce_svg(&r))?;

@@ -227,7 +227,7 @@ fn mnist(quick: bool) -> Result<(), String> {
     let want: Vec<Complex64> =
         network.evaluate_plain(&xs).into_iter().map(|r| Complex64::new(r, 0.0)).collect();
     check("10 class scores vs the cleartext network", &want, &have[..want.len()], 12.0)?;
-    let data = std::path::Path::new("data");
+    let data = &crate::sim::resolve_data(std::path::Path::new("data"));
     if quick || !data.join("machines").exists() {
         return Ok(());
     }
@@ -253,9 +253,11 @@ fn accelerators(params: &Parameters, pbs_trace: &basalt_trace::Trace) -> Result<
         "The same programs on the accelerator models ({}; traces recorded from the library)",
         params.name()
     ));
-    let data = std::path::Path::new("data");
+    let data = &crate::sim::resolve_data(std::path::Path::new("data"));
     if !data.join("machines").exists() {
-        eprintln!("   (skipped: run from the repository root, where data/machines lives)");
+        eprintln!(
+            "   (skipped: data/machines not found; set BASALT_DATA to the repository's data)"
+        );
         return Ok(());
     }
     let programs = [(Program::Hmult, "HMult+relin+rescale"), (Program::Rotate, "rotation")];

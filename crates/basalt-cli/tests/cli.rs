@@ -33,10 +33,24 @@ fn a_recorded_trace_runs_on_a_machine_model() {
         .arg(&file)
         .output()
         .unwrap();
+    // Machine names also resolve from outside the repository (the data folder the binary was
+    // built from), and a named machine is not mistaken for a directory of that name there.
+    let elsewhere = std::env::temp_dir().join(format!("basalt-cli-cwd-{}", std::process::id()));
+    std::fs::create_dir_all(elsewhere.join("craterlake")).unwrap();
+    let outside = Command::new(env!("CARGO_BIN_EXE_basalt"))
+        .current_dir(&elsewhere)
+        .env_remove("BASALT_DATA")
+        .args(["sim", "run", "--machine", "craterlake", "--json", "--trace"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    std::fs::remove_dir_all(&elsewhere).ok();
     std::fs::remove_file(&file).ok();
     assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
     let report: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
     assert!(report["seconds"].as_f64().unwrap() > 0.0);
+    assert!(outside.status.success(), "{}", String::from_utf8_lossy(&outside.stderr));
+    assert_eq!(outside.stdout, run.stdout, "the same machine file from any directory");
 }
 
 #[test]
