@@ -125,6 +125,15 @@ pub fn record_program(p: &Program) -> Result<Trace, String> {
                 StrategyRule { hoisting: hoisting_of(*hoisting), gsc: *gsc, max_partials: 4 };
             record_inference(&params, net, rule, *seeded).map_err(|e| e.to_string())
         }
+        Program::Resnet20 { preset, seeded } => {
+            let params = Parameters::preset(preset).map_err(|e| e.to_string())?;
+            let cfg = for_preset(preset, None, params.log_n())
+                .ok_or(format!("preset {preset:?} has no bootstrapping circuit"))?;
+            let bt = Bootstrapper::symbolic(&params, cfg).map_err(|e| e.to_string())?;
+            let (t, _) =
+                crate::resnet::record_resnet20(&params, &bt, *seeded).map_err(|e| e.to_string())?;
+            Ok(t)
+        }
     }
 }
 
