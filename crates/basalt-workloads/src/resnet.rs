@@ -39,9 +39,9 @@
 //!
 //! Weights are seeded pseudo-random (no trained model offline); the time does not depend on them.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
-use basalt_circuits::bootstrap::{Bootstrapper, Encapsulation};
+use basalt_circuits::bootstrap::{BootstrapConfig, Bootstrapper, Encapsulation};
 use basalt_circuits::lintrans::{Diagonals, GscOrder, Hoisting, LinearTransform, Split, Strategy};
 use basalt_circuits::polynomial::Chebyshev;
 use basalt_circuits::polynomial::eval::{evaluate, plan};
@@ -422,8 +422,9 @@ impl Exec for Levels<'_> {
         let c = self.params.primes_per_rescale();
         let x = self.ensure(x, 1);
         let mut s = x;
-        let (&last, first) = self.sign_depths.split_last().expect("a sign has stages");
-        for d in first.to_vec() {
+        let depths = self.sign_depths.clone();
+        let (&last, first) = depths.split_last().expect("a sign has stages");
+        for &d in first {
             s = self.ensure(s, d) - c * d;
         }
         // The last stage leaves a level for the product.
@@ -660,8 +661,9 @@ fn prepare(
     let diagonal = |o: usize, i: usize| (i + slots - o) % slots;
     let bias_level = level - params.primes_per_rescale();
     if symbolic {
-        let indices: BTreeSet<usize> = entries.map(|(o, i, _)| diagonal(o, i)).collect();
-        let indices: Vec<usize> = indices.into_iter().collect();
+        let mut present = vec![false; slots];
+        entries.for_each(|(o, i, _)| present[diagonal(o, i)] = true);
+        let indices: Vec<usize> = (0..slots).filter(|&k| present[k]).collect();
         let strategy = fewest_rotations(&indices, slots)?;
         let lt = LinearTransform::shapes(params, indices, slots, strategy, level, 1.0)?;
         let mut bias = Plaintext::symbolic(params, bias_level)?;
@@ -795,23 +797,23 @@ pub const SIGN_DEGREES: [usize; 3] = [15, 15, 27];
 pub const SIGN_EPS: f64 = 1.0 / 8192.0;
 
 /// Record one ResNet-20 inference at `params` in trace mode: the image at the top level, every
-/// bootstrap of `bt`'s circuit a [`BootstrapMarker`] (time it from one bootstrap trace per
-/// marker: recording 38 full bootstraps inline would repeat one identical kernel stream), seeded
-/// keys or not. Returns the trace and the number of bootstraps.
+/// bootstrap of circuit `cfg` a [`BootstrapMarker`] (time it from one bootstrap trace per
+/// marker: recording the dozens of full bootstraps inline would repeat one identical kernel
+/// stream), seeded keys or not. Returns the trace and the number of bootstraps.
 ///
 /// # Errors
 /// A chain whose bootstrap leaves fewer levels than a sign stage; scheme errors.
 pub fn record_resnet20(
     params: &Parameters,
-    bt: &Bootstrapper,
+    cfg: &BootstrapConfig,
     seeded: bool,
 ) -> Result<(basalt_trace::Trace, usize)> {
-    let arch = Arch { slots: bt.slots(), ..Arch::RESNET20 };
+    let arch = Arch { slots: 1 << cfg.log_slots, ..Arch::RESNET20 };
     let net = Network::build(arch, 0, &test_image(&arch, 0))?;
     let sign = basalt_circuits::polynomial::minimax::sign(&SIGN_DEGREES, SIGN_EPS)?;
     let scale = params.default_scale();
-    let scales = (scale, scale.min(bt.max_input_scale()));
-    let refreshed = bt.budget().output_level;
+    let scales = (scale, scale.min(cfg.max_input_scale(params)));
+    let refreshed = cfg.budget(params)?.output_level;
     let model = Model::prepare(params, &net, &sign, params.max_level(), refreshed, scales, true)?;
     let keys = basalt_ckks::KeyGenerator::new(params).gen_symbolic_evaluation_keys(
         &model.rotations(),

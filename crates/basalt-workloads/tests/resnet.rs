@@ -39,6 +39,8 @@ fn config() -> BootstrapConfig {
 fn scales(params: &Parameters, bt: &Bootstrapper) -> (f64, f64) {
     let s = params.default_scale();
     assert!(bt.max_input_scale() < s);
+    // The trace recorder reads it from the config, without building the circuit.
+    assert_eq!(config().max_input_scale(params), bt.max_input_scale());
     (s, bt.max_input_scale())
 }
 
@@ -131,4 +133,18 @@ fn bootstrap_markers_count_the_inline_bootstraps() -> Result<()> {
         assert_eq!(n, want, "{kind:?}");
     }
     Ok(())
+}
+
+/// [48]'s composite sign: degrees 15, 15, 27 on [2^−13, 1], depth 4 + 4 + 5, and it separates
+/// the signs there (the ReLU of the full-size trace).
+#[test]
+fn resnet20_sign_is_lee_et_al_composite() {
+    use basalt_workloads::resnet::{SIGN_DEGREES, SIGN_EPS};
+    let s = minimax::sign(&SIGN_DEGREES, SIGN_EPS).unwrap();
+    assert_eq!(s.degrees(), vec![15, 15, 27]);
+    assert_eq!(s.depth(), 13);
+    eprintln!("composite (15, 15, 27) error {:.2e} (log2 {:.1})", s.error(), s.error().log2());
+    for x in [SIGN_EPS, 0.01, 0.3, 1.0] {
+        assert!(s.evaluate_plain(x) > 0.99 && s.evaluate_plain(-x) < -0.99, "{x}");
+    }
 }
