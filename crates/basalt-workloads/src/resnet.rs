@@ -117,6 +117,21 @@ impl Arch {
         v
     }
 
+    /// Bootstraps one inference takes under [`Model::prepare`]'s rule, without weights.
+    ///
+    /// # Errors
+    /// As [`Model::prepare`].
+    pub fn bootstraps(
+        &self,
+        params: &Parameters,
+        sign: &CompositeSign,
+        input_level: usize,
+        refreshed: usize,
+        scales: (f64, f64),
+    ) -> Result<usize> {
+        Ok(Levels::walk(params, self, sign, input_level, refreshed, scales)?.bootstraps)
+    }
+
     /// The network, written once: `x` through every layer to the class scores.
     ///
     /// # Errors
@@ -410,6 +425,50 @@ impl Levels<'_> {
     }
 }
 
+impl<'a> Levels<'a> {
+    /// Walk `arch` from `input_level` (checks the scales and that every sign stage fits the
+    /// levels a bootstrap leaves).
+    fn walk(
+        params: &'a Parameters,
+        arch: &Arch,
+        sign: &CompositeSign,
+        input_level: usize,
+        refreshed: usize,
+        (scale, boot_scale): (f64, f64),
+    ) -> Result<Levels<'a>> {
+        let ratio = scale / boot_scale;
+        if ratio < 1.0 || ratio.fract() != 0.0 || ratio > i64::MAX as f64 {
+            return Err(CircuitError::Invalid(format!(
+                "the network scale 2^{:.2} must be an integer multiple of the bootstrap's 2^{:.2}",
+                scale.log2(),
+                boot_scale.log2()
+            )));
+        }
+        let reserve = usize::from(ratio > 1.0);
+        let depths: Vec<usize> = sign.stages.iter().map(Chebyshev::depth).collect();
+        let left = levels_left(params, refreshed, reserve);
+        let last = depths.last().map_or(0, |d| d + 1);
+        if let Some(&d) = depths.iter().chain([&last]).find(|&&d| d > left) {
+            return Err(CircuitError::NotEnoughLevels {
+                needed: d,
+                available: left,
+                level: refreshed,
+            });
+        }
+        let mut walk = Levels {
+            params,
+            refreshed,
+            reserve,
+            sign_depths: depths,
+            conv_levels: Vec::new(),
+            dense_level: None,
+            bootstraps: 0,
+        };
+        arch.run(&mut walk, input_level)?;
+        Ok(walk)
+    }
+}
+
 impl Exec for Levels<'_> {
     type V = usize;
     fn conv(&mut self, layer: usize, &x: &usize) -> Result<usize> {
@@ -529,35 +588,8 @@ impl Model {
         (scale, boot_scale): (f64, f64),
         symbolic: bool,
     ) -> Result<Model> {
-        let ratio = scale / boot_scale;
-        if ratio < 1.0 || ratio.fract() != 0.0 || ratio > i64::MAX as f64 {
-            return Err(CircuitError::Invalid(format!(
-                "the network scale 2^{:.2} must be an integer multiple of the bootstrap's 2^{:.2}",
-                scale.log2(),
-                boot_scale.log2()
-            )));
-        }
-        let reserve = usize::from(ratio > 1.0);
-        let depths: Vec<usize> = sign.stages.iter().map(Chebyshev::depth).collect();
-        let left = levels_left(params, refreshed, reserve);
-        let last = depths.last().map_or(0, |d| d + 1);
-        if let Some(&d) = depths.iter().chain([&last]).find(|&&d| d > left) {
-            return Err(CircuitError::NotEnoughLevels {
-                needed: d,
-                available: left,
-                level: refreshed,
-            });
-        }
-        let mut walk = Levels {
-            params,
-            refreshed,
-            reserve,
-            sign_depths: depths,
-            conv_levels: Vec::new(),
-            dense_level: None,
-            bootstraps: 0,
-        };
-        net.arch.run(&mut walk, input_level)?;
+        let walk =
+            Levels::walk(params, &net.arch, sign, input_level, refreshed, (scale, boot_scale))?;
         let slots = net.arch.slots;
         let convs = net
             .convs

@@ -53,6 +53,7 @@ fn tiny_resnet_matches_its_cleartext_twin() -> Result<()> {
     let out_level = bt.budget().output_level;
     let model = Model::prepare(&params, &net, &sign, out_level, out_level, delta, false)?;
     assert!(model.bootstraps() >= 7, "at least one per ReLU: {}", model.bootstraps());
+    assert_eq!(TINY.bootstraps(&params, &sign, out_level, out_level, delta)?, model.bootstraps());
     eprintln!("tiny ResNet: {} bootstraps", model.bootstraps());
 
     let kg = KeyGenerator::new(&params);
@@ -151,4 +152,29 @@ fn resnet20_sign_is_lee_et_al_composite() {
         assert!((s.evaluate_plain(x) - 1.0).abs() <= 2f64.powi(-13), "{x}");
         assert!((s.evaluate_plain(-x) + 1.0).abs() <= 2f64.powi(-13), "{x}");
     }
+}
+
+/// Full size on CraterLake's reconstructed chains: the bootstrap count of the reproduced rows
+/// (docs/simulator.md "ResNet-20 rows"), and what entering at the bootstrap's output level
+/// instead of the top would cost.
+#[test]
+fn resnet20_bootstrap_counts_on_craterlake_chains() -> Result<()> {
+    use basalt_circuits::bootstrap::config::for_preset;
+    use basalt_workloads::resnet::{SIGN_DEGREES, SIGN_EPS};
+    let sign = minimax::sign(&SIGN_DEGREES, SIGN_EPS)?;
+    let mut counts = Vec::new();
+    for preset in ["CRATERLAKE_80_BOOT", "CRATERLAKE_128_BOOT"] {
+        let params = Parameters::preset(preset).unwrap();
+        let cfg = for_preset(preset, None, params.log_n()).unwrap();
+        let arch = Arch { slots: 1 << cfg.log_slots, ..Arch::RESNET20 };
+        let s = params.default_scale();
+        let scales = (s, s.min(cfg.max_input_scale(&params)));
+        let out = cfg.budget(&params)?.output_level;
+        for input in [params.max_level(), out] {
+            counts.push(arch.bootstraps(&params, &sign, input, out, scales)?);
+        }
+    }
+    eprintln!("bootstraps (80 top, 80 refreshed, 128 top, 128 refreshed): {counts:?}");
+    assert_eq!(counts, vec![35, 37, 62, 66]);
+    Ok(())
 }
