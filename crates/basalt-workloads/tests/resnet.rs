@@ -74,7 +74,15 @@ fn tiny_resnet_matches_its_cleartext_twin() -> Result<()> {
         .collect();
     let ct = encrypt_sk(&params, &enc.encode(&x, TINY.slots, model.input_level(), delta.0)?, &sk)?;
     let refresh = Bootstrap { bt: &bt, encaps: encaps.as_ref() };
-    let out = model.evaluate(&eval, &refresh, &ct)?;
+    let (out, real) = record(|| model.evaluate(&eval, &refresh, &ct));
+    let out = out?;
+    // One evaluate for both: trace mode (with inline symbolic bootstraps) records the real run's
+    // kernel stream, event for event.
+    let sym = symbolic(&params, &sign)?;
+    let inline = Bootstrap { bt: &sym.bt, encaps: Some(&sym.encaps) };
+    let (r, traced) = record(|| sym.model.evaluate(&sym.eval, &inline, &sym.ct));
+    r?;
+    assert!(real.events == traced.events, "trace mode differs from the real run");
     let have: Vec<f64> =
         enc.decode(&decrypt(&params, &out, &sk)?)?.iter().take(4).map(|c| c.re).collect();
 
@@ -91,26 +99,45 @@ fn tiny_resnet_matches_its_cleartext_twin() -> Result<()> {
     Ok(())
 }
 
+/// The tiny network in trace mode: its model, keys, circuit, encapsulation and input, all
+/// shape-only.
+struct Symbolic {
+    model: Model,
+    eval: Evaluator,
+    bt: Bootstrapper,
+    encaps: Encapsulation,
+    ct: Ciphertext,
+    out_level: usize,
+}
+
+fn symbolic(params: &Parameters, sign: &CompositeSign) -> Result<Symbolic> {
+    let bt = Bootstrapper::symbolic(params, config())?;
+    let net = Network::build(TINY, 11, &test_image(&TINY, 5))?;
+    let delta = scales(params, &bt);
+    let out_level = bt.budget().output_level;
+    let model = Model::prepare(params, &net, sign, out_level, out_level, delta, true)?;
+    let mut rot = model.rotations();
+    rot.extend(bt.rotations());
+    rot.sort_unstable();
+    rot.dedup();
+    let eval = Evaluator::new(
+        params,
+        KeyGenerator::new(params).gen_symbolic_evaluation_keys(&rot, true, false),
+    )?;
+    let encaps = Encapsulation::symbolic(params, 32)?;
+    let mut ct = Ciphertext::symbolic(params, model.input_level())?;
+    ct.set_slots(TINY.slots);
+    ct.set_scale(delta.0);
+    Ok(Symbolic { model, eval, bt, encaps, ct, out_level })
+}
+
 /// Trace mode: the markers stand for exactly the bootstraps an inline (symbolic) bootstrap run
 /// records, and the rest of the kernel stream is the same.
 #[test]
 fn bootstrap_markers_count_the_inline_bootstraps() -> Result<()> {
     let (params, _, sign) = setup();
-    let bt = Bootstrapper::symbolic(&params, config())?;
-    let net = Network::build(TINY, 11, &test_image(&TINY, 5))?;
+    let Symbolic { model, eval, bt, encaps, ct, out_level } = symbolic(&params, &sign)?;
     let delta = scales(&params, &bt);
-    let out_level = bt.budget().output_level;
-    let model = Model::prepare(&params, &net, &sign, out_level, out_level, delta, true)?;
-    let mut rot = model.rotations();
-    rot.extend(bt.rotations());
-    let eval = Evaluator::new(
-        &params,
-        KeyGenerator::new(&params).gen_symbolic_evaluation_keys(&rot, true, false),
-    )?;
-    let encaps = Encapsulation::symbolic(&params, 32)?;
-    let mut ct = Ciphertext::symbolic(&params, model.input_level())?;
-    ct.set_slots(TINY.slots);
-    ct.set_scale(delta.0);
     let marker = BootstrapMarker { level: out_level };
     let (r, marked) = record(|| model.evaluate(&eval, &marker, &ct));
     r?;
