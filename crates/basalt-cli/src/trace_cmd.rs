@@ -28,6 +28,10 @@ pub enum Program {
     MnistLola,
     /// One SecureML MLP MNIST inference, as `mnist-lola`.
     MnistMlp,
+    /// One ResNet-20 inference (`basalt_workloads::resnet`) on a bootstrapping preset, each
+    /// bootstrap an empty marker region, as `sim reproduce` times it (add the preset's
+    /// `bootstrap` trace once per marker).
+    Resnet20,
 }
 
 #[derive(Args)]
@@ -114,6 +118,10 @@ pub fn record_program(params: &Parameters, a: &TraceArgs) -> Result<Trace, Strin
             seeded: a.seeded,
         });
     }
+    if a.program == Program::Resnet20 {
+        let p = basalt_sim::Program::Resnet20 { preset: a.preset.clone(), seeded: a.seeded };
+        return basalt_workloads::sim_source::record_program(&p);
+    }
     if let Some(net) = match a.program {
         Program::MnistLola => Some(basalt_sim::MnistNet::Lola),
         Program::MnistMlp => Some(basalt_sim::MnistNet::Mlp),
@@ -133,7 +141,7 @@ pub fn record_program(params: &Parameters, a: &TraceArgs) -> Result<Trace, Strin
         Program::Hmult | Program::MulRelin | Program::Rescale => vec![],
         Program::Rotate | Program::RotateTwice => vec![1],
         Program::Hoisted8 => (1..=8).collect(),
-        Program::Bootstrap | Program::MnistLola | Program::MnistMlp => {
+        Program::Bootstrap | Program::MnistLola | Program::MnistMlp | Program::Resnet20 => {
             unreachable!("handled above")
         }
     };
@@ -163,7 +171,7 @@ pub fn record_program(params: &Parameters, a: &TraceArgs) -> Result<Trace, Strin
             Program::Hoisted8 => {
                 eval.rotate_hoisted(&ct, &rotations)?;
             }
-            Program::Bootstrap | Program::MnistLola | Program::MnistMlp => {
+            Program::Bootstrap | Program::MnistLola | Program::MnistMlp | Program::Resnet20 => {
                 unreachable!("handled above")
             }
         }

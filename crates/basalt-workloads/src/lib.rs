@@ -14,6 +14,9 @@
 //!   MLP, LoLa-CryptoNets), with seeded pseudo-random weights (no trained model is available
 //!   offline; the rows are about time, the tests about the encrypted result equalling the
 //!   cleartext network's).
+//! - [`resnet`]: ResNet-20 for CIFAR-10 (CraterLake Table 3), all channels in one ciphertext,
+//!   convolutions as BSGS matrix-vector products, composite minimax ReLU, bootstraps where the
+//!   levels run out; its cleartext twin.
 //! - [`trace`]: record one inference at a preset in trace mode.
 //! - [`sim_source`]: every library program as a `basalt_sim::TraceSource`, for the
 //!   reproduction report (CLI and Python).
@@ -22,6 +25,7 @@
 
 pub mod mnist;
 pub mod network;
+pub mod resnet;
 pub mod sim_source;
 pub mod trace;
 

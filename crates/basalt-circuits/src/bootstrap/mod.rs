@@ -167,6 +167,12 @@ fn layout(params: &Parameters, cfg: &BootstrapConfig) -> Result<Layout> {
 }
 
 impl BootstrapConfig {
+    /// [`Bootstrapper::max_input_scale`] without building the circuit (a program that only
+    /// places bootstraps needs it, not the DFT matrices).
+    pub fn max_input_scale(&self, params: &Parameters) -> f64 {
+        max_input_scale(params, message_ratio(params, self, 1 << self.log_slots))
+    }
+
     /// The levels each stage takes on `params` and the output level, without building the
     /// circuit.
     ///

@@ -7,6 +7,7 @@
 //! only sum numbers transcribed into a machine file: they check the transcription, not a model.
 
 mod craterlake;
+mod craterlake_resnet;
 mod fab;
 mod mnist;
 mod mxv;
@@ -150,6 +151,7 @@ pub fn reproduce_with(
             _ => unreachable!("checked against PAPERS"),
         };
         comp.extend(mnist::compute(p, data_dir, &traces)?);
+        comp.extend(craterlake_resnet::compute(p, data_dir, &traces)?);
         out.readings.extend(papers::load_readings(data_dir, p, &rows)?);
         out.rows.extend(join(p, &rows, comp)?);
     }

@@ -129,7 +129,16 @@ pub enum Program {
     /// `preset`'s top level; its dense layers are BSGS products with `hoisting`, in Osiris'
     /// giant-step-centric order (`gsc`) or Lattigo's, with seeded keys or not.
     Mnist { net: MnistNet, preset: String, hoisting: DftHoisting, gsc: bool, seeded: bool },
+    /// One ResNet-20 inference (`basalt_workloads::resnet`) on one encrypted CIFAR-10 image
+    /// at `preset`'s top level, bootstrapping with `preset`'s circuit where the levels run out.
+    /// Each bootstrap is an empty region named [`BOOTSTRAP_REGION`] (a reproduction times it
+    /// from the [`Program::Bootstrap`] trace of the same preset, once per region); seeded keys
+    /// or not.
+    Resnet20 { preset: String, seeded: bool },
 }
+
+/// Name of the empty region that stands for one bootstrap in a [`Program::Resnet20`] trace.
+pub const BOOTSTRAP_REGION: &str = "bootstrap (timed from the Bootstrap program)";
 
 /// The MNIST networks of Osiris Table III(a) and CraterLake Table 3.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

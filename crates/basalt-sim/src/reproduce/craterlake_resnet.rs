@@ -1,0 +1,108 @@
+//! CraterLake's ResNet-20 rows: Table 3 (CraterLake and F1+ times, speedups; target), Table 4
+//! (feature ablations; validation) and Table 5 (128-bit; validation), from the library's trace
+//! of one inference (`basalt_workloads::resnet`, [`Program::Resnet20`]) plus one packed
+//! bootstrap per [`BOOTSTRAP_REGION`] in it, timed from the same chain's [`Program::Bootstrap`]
+//! trace (the packed-bootstrapping row's). Nothing here is fitted to these rows.
+
+use std::path::Path;
+
+use basalt_trace::{Event, Trace};
+
+use crate::machine::Machine;
+use crate::reproduce::craterlake::Ablations;
+use crate::reproduce::{Computed, Traces, computed};
+use crate::synth::{BOOTSTRAP_REGION, Program};
+use crate::{SimError, simulate};
+
+/// CraterLake's quoted CPU time for ResNet-20 (Table 3: 23 min).
+const CPU_MS: f64 = 1_380_000.0;
+const ROW: &str = "ResNet-20";
+
+/// One inference: the network's trace and its bootstrap's, and how many bootstraps.
+struct Inference {
+    net: Trace,
+    boot: Trace,
+    bootstraps: usize,
+}
+
+impl Inference {
+    fn load(traces: &Traces, preset: &str) -> Result<Option<Inference>, SimError> {
+        let p = Program::Resnet20 { preset: preset.into(), seeded: true };
+        let b =
+            Program::Bootstrap { preset: preset.into(), log_slots: None, dft: None, seeded: true };
+        let (Some(net), Some(boot)) = (traces.program(&p)?, traces.program(&b)?) else {
+            return Ok(None);
+        };
+        let bootstraps = net
+            .events
+            .iter()
+            .filter(|e| matches!(e, Event::Enter { name } if name == BOOTSTRAP_REGION))
+            .count();
+        Ok(Some(Inference { net, boot, bootstraps }))
+    }
+
+    /// Milliseconds on `m`: the network's kernels plus `bootstraps` packed bootstraps.
+    fn ms(&self, m: &Machine) -> Result<f64, SimError> {
+        let net = simulate(m, &self.net)?.seconds;
+        let boot = simulate(m, &self.boot)?.seconds;
+        Ok((net + self.bootstraps as f64 * boot) * 1e3)
+    }
+}
+
+/// The rows, for CraterLake only.
+pub fn compute(paper: &str, data: &Path, traces: &Traces) -> Result<Vec<Computed>, SimError> {
+    if paper != "craterlake" {
+        return Ok(Vec::new());
+    }
+    let Some(r80) = Inference::load(traces, "CRATERLAKE_80_BOOT")? else { return Ok(Vec::new()) };
+    let Ablations { cl, f1, no_kshgen, no_crb, network } = Ablations::load(data)?;
+    let how = |inf: &Inference, preset: &str, m: &str| {
+        format!(
+            "library trace: ResNet-20 inference (basalt_workloads::resnet: multiplexed packing, \
+             convolutions as single-hoisted BSGS products, composite minimax ReLU (15, 15, 27), \
+             pseudo-random weights), {preset} (reconstructed) from the top level, plus {} packed \
+             bootstraps of that chain (its Bootstrap trace, once per bootstrap region), seeded \
+             keys, {m}",
+            inf.bootstraps
+        )
+    };
+    let t_cl = r80.ms(&cl)?;
+    let t_f1 = r80.ms(&f1)?;
+    let h = |m: &str| how(&r80, "CRATERLAKE_80_BOOT", m);
+    let over = |m: &Machine, what: &str| -> Result<Computed, SimError> {
+        let how = h(&format!("craterlake.toml with {what}, over the baseline"));
+        Ok(computed("4", ROW, &format!("speedup vs {}", label(what)), r80.ms(m)? / t_cl, &how))
+    };
+    let mut out = vec![
+        computed("3", ROW, "CraterLake time", t_cl, &h("craterlake.toml")),
+        computed("3", ROW, "F1+ time", t_f1, &h("f1plus.toml")),
+        computed("3", ROW, "speedup vs F1+", t_f1 / t_cl, "our F1+ / our CraterLake time"),
+        computed(
+            "3",
+            ROW,
+            "speedup vs CPU",
+            CPU_MS / t_cl,
+            "quoted CPU time / our CraterLake time",
+        ),
+        over(&no_kshgen, "switches.kshgen=false")?,
+        over(&no_crb, "switches.crb_chaining=false")?,
+        over(&network, "switches.network=crossbar")?,
+    ];
+    if let Some(r128) = Inference::load(traces, "CRATERLAKE_128_BOOT")? {
+        let t128 = r128.ms(&cl)?;
+        let how = how(&r128, "CRATERLAKE_128_BOOT", "craterlake.toml");
+        out.push(computed("5", ROW, "128-bit time", t128, &how));
+        let ratio = "our 128-bit / our 80-bit ResNet-20";
+        out.push(computed("5", ROW, "128-bit slowdown vs 80-bit", t128 / t_cl, ratio));
+    }
+    Ok(out)
+}
+
+/// Table 4's column for a machine switch.
+fn label(switch: &str) -> &'static str {
+    match switch {
+        "switches.kshgen=false" => "no KSHGen",
+        "switches.crb_chaining=false" => "no CRB/chaining",
+        _ => "F1+ network",
+    }
+}

@@ -1,0 +1,508 @@
+//! ResNet-20 for CIFAR-10 as one encrypted CKKS program: CraterLake Table 3/4/5's "ResNet-20"
+//! (§8: Lee et al.'s FHE ResNet-20 \[48\], one inference on one image, all channels packed in one
+//! ciphertext before bootstrapping).
+//!
+//! # Network (He et al. 2016, §4.2; \[48\] keeps it unchanged)
+//! conv 3×3 3→16 → ReLU → 3 stages × 3 basic blocks (16, 32, 64 channels on 32×32, 16×16,
+//! 8×8; the first block of stages 2 and 3 convolves with stride 2 and its shortcut is a 1×1
+//! stride-2 convolution \[GAP: He et al.'s option B\]) → global average pool → dense 64→10. A
+//! basic block is `ReLU(conv(ReLU(conv(x))) + shortcut(x))`; batch normalisation is folded into
+//! each convolution's weights and bias. 19 ReLUs, 21 convolutions, one dense layer.
+//!
+//! The structure is written once ([`Arch::run`]) against [`Exec`], which three executors
+//! implement: the cleartext twin, the level walk that places bootstraps and fixes each layer's
+//! level, and the encrypted run (real ciphertexts, or shapes in trace mode).
+//!
+//! # Packing \[GAP\]
+//! One ciphertext of `slots` slots holds every channel (CraterLake's modification of \[48\]).
+//! Stage `s` uses Lee et al.'s *multiplexed* layout (ICML 2022) with gap `g = 2^s` on the
+//! 32×32 grid: channel `c`, position `(i, j)` sits at slot
+//! `(c / g²)·32² + (g·i + (c mod g²) / g)·32 + g·j + c mod g`, so a stride-2 convolution needs
+//! no repacking and every stage fills `16·32² / g` slots. A convolution is then a
+//! matrix-vector product over the slots whose generalised diagonal `k` is `W[t][t + k]`; only
+//! 162 to 1,575 diagonals are non-zero at full size (92 and 275 for the shortcuts), applied by [`LinearTransform`](basalt_circuits::lintrans::LinearTransform)'s BSGS (single hoisting, Lattigo's order, as the
+//! CraterLake bootstrap rows; `n1` the power of two with fewest rotations). The pool sums each
+//! channel's positions by `2·log2(8)` rotate-and-adds; the dense layer (the 1/64 of the mean
+//! folded in) is one more transform.
+//!
+//! # ReLU and bootstraps
+//! `ReLU(x) = x·(1 + sign(x))/2` with Lee et al.'s composite minimax sign (EUROCRYPT 2021,
+//! \[47\]; \[48\] uses degrees 15, 15, 27, depth 4 + 4 + 5; ε = 2^−9, [`SIGN_EPS`]) built by
+//! [`basalt_circuits::polynomial::minimax::sign`]; the last stage is evaluated at the scale
+//! that brings the product back to the network's scale `Δ`, so residual sums add equal scales.
+//! The sign needs inputs in `[−1, 1]`: each folded batch norm scales its convolution's outputs
+//! to at most [`ACTIVATION_BOUND`] on the test image (its statistics, \[GAP\]).
+//! A bootstrap refreshes a ciphertext whenever the next operation needs more levels than it has
+//! (\[GAP\]: \[48\]'s placement is not in CraterLake): on CraterLake's chain (10 levels after a
+//! bootstrap) each 13-level sign is split across two bootstraps.
+//!
+//! Weights are seeded pseudo-random (no trained model offline); the time does not depend on them.
+//!
+//! This file holds the network, its cleartext twin and the level walk; `model.rs` the
+//! encrypted run, its bootstraps and the trace recorder.
+
+mod model;
+
+pub use model::{Bootstrap, BootstrapMarker, Model, Refresh, record_resnet20};
+
+use basalt_circuits::polynomial::Chebyshev;
+use basalt_circuits::polynomial::minimax::CompositeSign;
+use basalt_circuits::testing::random_matrix;
+use basalt_circuits::{CircuitError, Result};
+use basalt_ckks::Parameters;
+
+/// Largest |output| of every folded convolution on the test image: three residual additions in
+/// a stage stay below 1, the sign's domain.
+pub const ACTIVATION_BOUND: f64 = 0.2;
+
+/// Sizes of a ResNet for `side`×`side` images (ResNet-20: [`Arch::RESNET20`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Arch {
+    pub side: usize,
+    pub in_channels: usize,
+    /// Channels of stage 1 (doubled at each later stage).
+    pub base_channels: usize,
+    /// Basic blocks per stage (ResNet-`6n+2`).
+    pub blocks: usize,
+    pub classes: usize,
+    /// Slots of the ciphertext (at least every stage's multiplexed footprint).
+    pub slots: usize,
+}
+
+impl Arch {
+    /// ResNet-20 on CIFAR-10, in the 2^15 slots of CraterLake's packed bootstrapping.
+    pub const RESNET20: Arch = Arch {
+        side: 32,
+        in_channels: 3,
+        base_channels: 16,
+        blocks: 3,
+        classes: 10,
+        slots: 1 << 15,
+    };
+
+    pub(super) fn stage_layout(&self, stage: usize) -> Layout {
+        Layout { side: self.side, gap: 1 << stage, channels: self.base_channels << stage }
+    }
+
+    /// Input layout: the image's channels one after the other.
+    fn input_layout(&self) -> Layout {
+        Layout { side: self.side, gap: 1, channels: self.in_channels }
+    }
+
+    /// The shapes of the linear layers in [`Arch::run`] order: stem, then per block conv1,
+    /// conv2 and (first block of a later stage) the shortcut.
+    fn convs(&self) -> Vec<ConvShape> {
+        let mut v = vec![ConvShape {
+            cin: self.in_channels,
+            cout: self.base_channels,
+            k: 3,
+            stride: 1,
+            lin: self.input_layout(),
+            lout: self.stage_layout(0),
+        }];
+        for s in 0..3 {
+            for b in 0..self.blocks {
+                let down = s > 0 && b == 0;
+                let lin = self.stage_layout(if down { s - 1 } else { s });
+                let lout = self.stage_layout(s);
+                let stride = if down { 2 } else { 1 };
+                let (cin, cout) = (lin.channels, lout.channels);
+                v.push(ConvShape { cin, cout, k: 3, stride, lin, lout });
+                v.push(ConvShape { cin: cout, cout, k: 3, stride: 1, lin: lout, lout });
+                if down {
+                    v.push(ConvShape { cin, cout, k: 1, stride: 2, lin, lout });
+                }
+            }
+        }
+        v
+    }
+
+    /// Bootstraps one inference takes under [`Model::prepare`]'s rule, without weights.
+    ///
+    /// # Errors
+    /// As [`Model::prepare`].
+    pub fn bootstraps(
+        &self,
+        params: &Parameters,
+        sign: &CompositeSign,
+        input_level: usize,
+        refreshed: usize,
+        scales: (f64, f64),
+    ) -> Result<usize> {
+        Ok(Levels::walk(params, self, sign, input_level, refreshed, scales)?.bootstraps)
+    }
+
+    /// The network, written once: `x` through every layer to the class scores.
+    ///
+    /// # Errors
+    /// The executor's.
+    pub fn run<E: Exec>(&self, e: &mut E, x: E::V) -> Result<E::V> {
+        let mut layer = 0;
+        let mut next = || {
+            layer += 1;
+            layer - 1
+        };
+        let y = e.conv(next(), &x)?;
+        let mut x = e.relu(&y)?;
+        for s in 0..3 {
+            for b in 0..self.blocks {
+                let y = e.conv(next(), &x)?;
+                let y = e.relu(&y)?;
+                let y = e.conv(next(), &y)?;
+                let short = if s > 0 && b == 0 { e.conv(next(), &x)? } else { x.clone() };
+                let sum = e.add(&y, &short)?;
+                x = e.relu(&sum)?;
+            }
+        }
+        e.pool_dense(&x)
+    }
+}
+
+/// The operations of [`Arch::run`], by executor: cleartext, levels, ciphertexts.
+pub trait Exec {
+    type V: Clone;
+    /// Convolution `layer` (folded batch norm, bias included).
+    fn conv(&mut self, layer: usize, x: &Self::V) -> Result<Self::V>;
+    fn relu(&mut self, x: &Self::V) -> Result<Self::V>;
+    fn add(&mut self, a: &Self::V, b: &Self::V) -> Result<Self::V>;
+    /// Global average pool and the dense layer.
+    fn pool_dense(&mut self, x: &Self::V) -> Result<Self::V>;
+}
+
+/// Multiplexed slot layout of one stage (module docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Layout {
+    pub(super) side: usize,
+    pub(super) gap: usize,
+    pub(super) channels: usize,
+}
+
+impl Layout {
+    /// Feature-map side at this stage.
+    pub(super) fn res(&self) -> usize {
+        self.side / self.gap
+    }
+    pub(super) fn slot(&self, c: usize, i: usize, j: usize) -> usize {
+        let (g, s) = (self.gap, self.side);
+        (c / (g * g)) * s * s + (g * i + (c % (g * g)) / g) * s + g * j + c % g
+    }
+    fn footprint(&self) -> usize {
+        self.slot(self.channels - 1, self.res() - 1, self.res() - 1) + 1
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct ConvShape {
+    cin: usize,
+    cout: usize,
+    k: usize,
+    stride: usize,
+    lin: Layout,
+    lout: Layout,
+}
+
+/// A convolution with folded batch norm: weights `[cout][cin][k][k]`, bias `[cout]`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Conv {
+    pub(super) shape: ConvShape,
+    w: Vec<f64>,
+    pub(super) b: Vec<f64>,
+}
+
+impl Conv {
+    fn random(shape: ConvShape, seed: u64) -> Conv {
+        let fan_in = shape.cin * shape.k * shape.k;
+        let a = 1.0 / (fan_in as f64).sqrt();
+        let w = random_matrix(1, shape.cout * fan_in, a, seed).remove(0);
+        let b = random_matrix(1, shape.cout, 0.1 * a, seed ^ 0xb1a5).remove(0);
+        Conv { shape, w, b }
+    }
+
+    /// Every non-zero matrix entry `(output slot, input slot, weight)`; zero padding of `k/2`.
+    pub(super) fn entries(&self) -> impl Iterator<Item = (usize, usize, f64)> + '_ {
+        let ConvShape { cin, cout, k, stride, lin, lout } = self.shape;
+        let (rin, rout, pad) = (lin.res() as isize, lout.res(), (k / 2) as isize);
+        (0..cout).flat_map(move |co| {
+            (0..rout * rout).flat_map(move |p| {
+                let (i, j) = (p / rout, p % rout);
+                (0..cin * k * k).filter_map(move |q| {
+                    let (ci, di, dj) = (q / (k * k), (q / k) % k, q % k);
+                    let r = (stride * i) as isize + di as isize - pad;
+                    let c = (stride * j) as isize + dj as isize - pad;
+                    let inside = (0..rin).contains(&r) && (0..rin).contains(&c);
+                    inside.then(|| {
+                        let w = self.w[co * cin * k * k + q];
+                        (lout.slot(co, i, j), lin.slot(ci, r as usize, c as usize), w)
+                    })
+                })
+            })
+        })
+    }
+
+    /// Cleartext convolution of a slot vector in the input layout, into the output layout.
+    fn plain(&self, x: &[f64], slots: usize) -> Vec<f64> {
+        let mut y = vec![0.0; slots];
+        let (lout, r) = (self.shape.lout, self.shape.lout.res());
+        for co in 0..self.shape.cout {
+            for p in 0..r * r {
+                y[lout.slot(co, p / r, p % r)] = self.b[co];
+            }
+        }
+        for (o, i, w) in self.entries() {
+            y[o] += w * x[i];
+        }
+        y
+    }
+
+    fn scale(&mut self, a: f64) {
+        self.w.iter_mut().chain(self.b.iter_mut()).for_each(|v| *v *= a);
+    }
+}
+
+/// ResNet weights: the convolutions in [`Arch::run`] order and the dense layer.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Network {
+    pub arch: Arch,
+    pub(super) convs: Vec<Conv>,
+    pub(super) dense: Vec<Vec<f64>>,
+    pub(super) dense_b: Vec<f64>,
+}
+
+impl Network {
+    /// Pseudo-random weights from `seed`, each batch norm folded so that its convolution's
+    /// outputs on `image` peak at [`ACTIVATION_BOUND`].
+    ///
+    /// # Errors
+    /// [`CircuitError::Invalid`] if a stage does not fit the slots or a ReLU input on `image`
+    /// leaves `[−1, 1]`.
+    pub fn build(arch: Arch, seed: u64, image: &[f64]) -> Result<Network> {
+        let shapes = arch.convs();
+        if let Some(s) =
+            shapes.iter().find(|s| s.lout.footprint().max(s.lin.footprint()) > arch.slots)
+        {
+            return Err(CircuitError::Invalid(format!(
+                "a {}-channel stage needs {} slots, the ciphertext has {}",
+                s.lout.channels,
+                s.lout.footprint(),
+                arch.slots
+            )));
+        }
+        let convs =
+            shapes.iter().enumerate().map(|(i, &s)| Conv::random(s, seed + i as u64)).collect();
+        let c3 = arch.base_channels << 2;
+        let a = 1.0 / (c3 as f64).sqrt();
+        let mut net = Network {
+            arch,
+            convs,
+            dense: random_matrix(arch.classes, c3, a, seed ^ 0xfc),
+            dense_b: random_matrix(1, arch.classes, a, seed ^ 0xfcb).remove(0),
+        };
+        let mut fold = Plain { net: &mut net, relu: &|x: f64| x.max(0.0), fold: true };
+        arch.run(&mut fold, encode_image(&arch, image)?)?;
+        Ok(net)
+    }
+
+    /// The cleartext twin with ReLU through `sign` (the encrypted run's oracle) or exact
+    /// (`None`): the class scores.
+    pub fn evaluate_plain(&self, image: &[f64], sign: Option<&CompositeSign>) -> Result<Vec<f64>> {
+        let relu = |x: f64| match sign {
+            Some(s) => x * (1.0 + s.evaluate_plain(x)) / 2.0,
+            None => x.max(0.0),
+        };
+        let mut net = self.clone();
+        let mut twin = Plain { net: &mut net, relu: &relu, fold: false };
+        let out = self.arch.run(&mut twin, encode_image(&self.arch, image)?)?;
+        Ok(out[..self.arch.classes].to_vec())
+    }
+}
+
+/// The image (`in_channels` planes of `side`², row-major) as the input slot vector.
+///
+/// # Errors
+/// A wrong length.
+pub fn encode_image(arch: &Arch, image: &[f64]) -> Result<Vec<f64>> {
+    let l = arch.input_layout();
+    let n = arch.side * arch.side;
+    if image.len() != arch.in_channels * n {
+        return Err(CircuitError::VectorLength { len: image.len(), cols: arch.in_channels * n });
+    }
+    let mut v = vec![0.0; arch.slots];
+    for (t, &px) in image.iter().enumerate() {
+        v[l.slot(t / n, (t % n) / arch.side, t % arch.side)] = px;
+    }
+    Ok(v)
+}
+
+/// A reproducible stand-in image: values in [0, 1], smooth blobs per channel.
+pub fn test_image(arch: &Arch, seed: u64) -> Vec<f64> {
+    let n = arch.side * arch.side;
+    let noise = random_matrix(1, arch.in_channels * n, 0.5, seed).remove(0);
+    let h = arch.side as f64 / 2.0;
+    (0..arch.in_channels * n)
+        .map(|t| {
+            let (r, c) = (((t % n) / arch.side) as f64 - h, (t % arch.side) as f64 - h);
+            let blob = (-(r * r + c * c) / (arch.side as f64 * 2.0)).exp();
+            (0.5 * blob + 0.5 * (noise[t] + 0.5)).clamp(0.0, 1.0)
+        })
+        .collect()
+}
+
+/// The cleartext executor on slot vectors; with `fold`, each convolution is rescaled (its
+/// batch norm folded) to peak at [`ACTIVATION_BOUND`] before its output is used.
+struct Plain<'a> {
+    net: &'a mut Network,
+    relu: &'a dyn Fn(f64) -> f64,
+    fold: bool,
+}
+
+impl Exec for Plain<'_> {
+    type V = Vec<f64>;
+    fn conv(&mut self, layer: usize, x: &Vec<f64>) -> Result<Vec<f64>> {
+        let slots = self.net.arch.slots;
+        let conv = &mut self.net.convs[layer];
+        let mut y = conv.plain(x, slots);
+        if self.fold {
+            let peak = y.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+            let a = ACTIVATION_BOUND / peak.max(f64::MIN_POSITIVE);
+            conv.scale(a);
+            y.iter_mut().for_each(|v| *v *= a);
+        }
+        Ok(y)
+    }
+    fn relu(&mut self, x: &Vec<f64>) -> Result<Vec<f64>> {
+        if let Some(v) = x.iter().find(|v| v.abs() > 1.0) {
+            return Err(CircuitError::Invalid(format!("a ReLU input {v} leaves [-1, 1]")));
+        }
+        Ok(x.iter().map(|&v| (self.relu)(v)).collect())
+    }
+    fn add(&mut self, a: &Vec<f64>, b: &Vec<f64>) -> Result<Vec<f64>> {
+        Ok(a.iter().zip(b).map(|(x, y)| x + y).collect())
+    }
+    fn pool_dense(&mut self, x: &Vec<f64>) -> Result<Vec<f64>> {
+        let l = self.net.arch.stage_layout(2);
+        let r = l.res();
+        let mean =
+            |c: usize| (0..r * r).map(|p| x[l.slot(c, p / r, p % r)]).sum::<f64>() / (r * r) as f64;
+        let m: Vec<f64> = (0..l.channels).map(mean).collect();
+        let mut y: Vec<f64> = self
+            .net
+            .dense
+            .iter()
+            .zip(&self.net.dense_b)
+            .map(|(row, b)| b + row.iter().zip(&m).map(|(w, v)| w * v).sum::<f64>())
+            .collect();
+        y.resize(self.net.arch.slots, 0.0);
+        Ok(y)
+    }
+}
+
+/// Levels left above the base primes (each `primes_per_rescale` primes), less `reserve`.
+pub(super) fn levels_left(params: &Parameters, level: usize, reserve: usize) -> usize {
+    ((level + 1).saturating_sub(params.base_primes()) / params.primes_per_rescale())
+        .saturating_sub(reserve)
+}
+
+/// The level walk: the input level of every linear layer and the number of bootstraps, by the
+/// same rule as [`Model::evaluate`] (refresh when the next operation needs more levels).
+pub(super) struct Levels<'a> {
+    params: &'a Parameters,
+    refreshed: usize,
+    reserve: usize,
+    sign_depths: Vec<usize>,
+    pub(super) conv_levels: Vec<usize>,
+    pub(super) dense_level: Option<usize>,
+    pub(super) bootstraps: usize,
+}
+
+impl Levels<'_> {
+    fn ensure(&mut self, level: usize, need: usize) -> usize {
+        if levels_left(self.params, level, self.reserve) < need {
+            self.bootstraps += 1;
+            self.refreshed
+        } else {
+            level
+        }
+    }
+}
+
+impl<'a> Levels<'a> {
+    /// Walk `arch` from `input_level` (checks the scales and that every sign stage fits the
+    /// levels a bootstrap leaves).
+    pub(super) fn walk(
+        params: &'a Parameters,
+        arch: &Arch,
+        sign: &CompositeSign,
+        input_level: usize,
+        refreshed: usize,
+        (scale, boot_scale): (f64, f64),
+    ) -> Result<Levels<'a>> {
+        let ratio = scale / boot_scale;
+        if ratio < 1.0 || ratio.fract() != 0.0 || ratio > i64::MAX as f64 {
+            return Err(CircuitError::Invalid(format!(
+                "the network scale 2^{:.2} must be an integer multiple of the bootstrap's 2^{:.2}",
+                scale.log2(),
+                boot_scale.log2()
+            )));
+        }
+        let reserve = usize::from(ratio > 1.0);
+        let depths: Vec<usize> = sign.stages.iter().map(Chebyshev::depth).collect();
+        let left = levels_left(params, refreshed, reserve);
+        let last = depths.last().map_or(0, |d| d + 1);
+        if let Some(&d) = depths.iter().chain([&last]).find(|&&d| d > left) {
+            return Err(CircuitError::NotEnoughLevels {
+                needed: d,
+                available: left,
+                level: refreshed,
+            });
+        }
+        let mut walk = Levels {
+            params,
+            refreshed,
+            reserve,
+            sign_depths: depths,
+            conv_levels: Vec::new(),
+            dense_level: None,
+            bootstraps: 0,
+        };
+        arch.run(&mut walk, input_level)?;
+        Ok(walk)
+    }
+}
+
+impl Exec for Levels<'_> {
+    type V = usize;
+    fn conv(&mut self, layer: usize, &x: &usize) -> Result<usize> {
+        let x = self.ensure(x, 1);
+        debug_assert_eq!(self.conv_levels.len(), layer);
+        self.conv_levels.push(x);
+        Ok(x - self.params.primes_per_rescale())
+    }
+    fn relu(&mut self, &x: &usize) -> Result<usize> {
+        let c = self.params.primes_per_rescale();
+        let x = self.ensure(x, 1);
+        let mut s = x;
+        let depths = self.sign_depths.clone();
+        let (&last, first) = depths.split_last().expect("a sign has stages");
+        for &d in first {
+            s = self.ensure(s, d) - c * d;
+        }
+        // The last stage leaves a level for the product.
+        s = self.ensure(s, last + 1) - c * last;
+        Ok(s.min(x) - c)
+    }
+    fn add(&mut self, &a: &usize, &b: &usize) -> Result<usize> {
+        Ok(a.min(b))
+    }
+    fn pool_dense(&mut self, &x: &usize) -> Result<usize> {
+        let x = self.ensure(x, 1);
+        self.dense_level = Some(x);
+        Ok(x - self.params.primes_per_rescale())
+    }
+}
+
+/// Lee et al.'s composite sign degrees for ResNet-20 (\[48\], from \[47\]'s α = 13 table).
+pub const SIGN_DEGREES: [usize; 3] = [15, 15, 27];
+/// The sign's `ε` \[GAP\]: the smallest power of two at which our Remez composite of
+/// [`SIGN_DEGREES`] reaches \[47\]'s α = 13 (error ≤ 2^−13 on `[ε, 1]`; at `ε = 2^−13` it only
+/// reaches 0.44). The time does not depend on it.
+pub const SIGN_EPS: f64 = 1.0 / 512.0;

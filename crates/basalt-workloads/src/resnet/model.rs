@@ -1,0 +1,373 @@
+//! ResNet-20 encrypted: the network prepared for a parameter set (each transform at the level
+//! the walk gives it), run on ciphertexts (real, or shapes in trace mode) with bootstraps, and
+//! the trace recorder of the reproduction.
+
+use std::collections::BTreeMap;
+
+use basalt_circuits::Result;
+use basalt_circuits::bootstrap::{BootstrapConfig, Bootstrapper, Encapsulation};
+use basalt_circuits::lintrans::{Diagonals, GscOrder, Hoisting, LinearTransform, Split, Strategy};
+use basalt_circuits::polynomial::Chebyshev;
+use basalt_circuits::polynomial::eval::{evaluate, plan};
+use basalt_circuits::polynomial::minimax::CompositeSign;
+use basalt_ckks::{Ciphertext, Encoder, Evaluator, Parameters, Plaintext};
+use num_complex::Complex64;
+
+use super::{Arch, Exec, Levels, Network, SIGN_DEGREES, SIGN_EPS, levels_left, test_image};
+
+/// Refreshes a ciphertext's levels: a bootstrap, or in trace mode a placeholder that records
+/// where one goes (its kernels are timed from one cached bootstrap trace).
+pub trait Refresh {
+    /// Level of a refreshed ciphertext.
+    fn output_level(&self) -> usize;
+    /// # Errors
+    /// The bootstrap's.
+    fn refresh(&self, eval: &Evaluator, ct: &Ciphertext) -> Result<Ciphertext>;
+}
+
+/// A real (or symbolic) bootstrap with its encapsulation keys.
+pub struct Bootstrap<'a> {
+    pub bt: &'a Bootstrapper,
+    pub encaps: Option<&'a Encapsulation>,
+}
+
+impl Refresh for Bootstrap<'_> {
+    fn output_level(&self) -> usize {
+        self.bt.budget().output_level
+    }
+    fn refresh(&self, eval: &Evaluator, ct: &Ciphertext) -> Result<Ciphertext> {
+        self.bt.bootstrap(eval, self.encaps, ct)
+    }
+}
+
+/// Trace mode's stand-in for a bootstrap: an empty region named [`basalt_sim::BOOTSTRAP_REGION`]
+/// and a shape-only ciphertext at `level` with the input's scale and slots.
+pub struct BootstrapMarker {
+    pub level: usize,
+}
+
+impl Refresh for BootstrapMarker {
+    fn output_level(&self) -> usize {
+        self.level
+    }
+    fn refresh(&self, eval: &Evaluator, ct: &Ciphertext) -> Result<Ciphertext> {
+        let _r = basalt_trace::region(basalt_sim::BOOTSTRAP_REGION);
+        let mut out = Ciphertext::symbolic(eval.params(), self.level)?;
+        out.set_scale(ct.scale());
+        out.set_slots(ct.slots());
+        Ok(out)
+    }
+}
+
+/// A linear layer prepared at its input level: the transform and its bias.
+#[derive(Debug)]
+struct Prepared {
+    lt: LinearTransform,
+    bias: Plaintext,
+}
+
+/// [`Network`] prepared for one parameter set: every transform at the level the walk gives it.
+#[derive(Debug)]
+pub struct Model {
+    arch: Arch,
+    convs: Vec<Prepared>,
+    pool_steps: Vec<i64>,
+    dense: Prepared,
+    sign: Vec<Chebyshev>,
+    input_level: usize,
+    scale: f64,
+    boot_scale: f64,
+    bootstraps: usize,
+}
+
+impl Model {
+    /// Prepare `net` for an input at `input_level` and the network's scale `scale`, bootstraps
+    /// taking `boot_scale` and returning to `refreshed`. `symbolic` builds shapes only (trace
+    /// mode).
+    ///
+    /// The polynomials need `scale` near the primes a rescale drops; a bootstrap needs its input
+    /// scale below `Q_0` by the message ratio. If `boot_scale < scale`, every ciphertext keeps
+    /// one level in reserve for the product by 1 (at scale `q·boot_scale/scale`) that lowers
+    /// its scale before a bootstrap; the output is raised back by an integer product (free).
+    ///
+    /// # Errors
+    /// A stage deeper than the levels a bootstrap leaves; `scale / boot_scale` not an integer;
+    /// encoding errors.
+    #[allow(clippy::too_many_arguments)]
+    pub fn prepare(
+        params: &Parameters,
+        net: &Network,
+        sign: &CompositeSign,
+        input_level: usize,
+        refreshed: usize,
+        (scale, boot_scale): (f64, f64),
+        symbolic: bool,
+    ) -> Result<Model> {
+        let walk =
+            Levels::walk(params, &net.arch, sign, input_level, refreshed, (scale, boot_scale))?;
+        let slots = net.arch.slots;
+        let convs = net
+            .convs
+            .iter()
+            .zip(&walk.conv_levels)
+            .map(|(c, &level)| {
+                let mut bias = vec![0.0; slots];
+                let l = c.shape.lout;
+                for co in 0..l.channels {
+                    for p in 0..l.res() * l.res() {
+                        bias[l.slot(co, p / l.res(), p % l.res())] = c.b[co];
+                    }
+                }
+                prepare(params, c.entries(), &bias, slots, level, scale, symbolic)
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let l3 = net.arch.stage_layout(2);
+        let r = l3.res();
+        let inv = 1.0 / (r * r) as f64;
+        let entries = net.dense.iter().enumerate().flat_map(|(o, row)| {
+            row.iter().enumerate().map(move |(c, w)| (o, l3.slot(c, 0, 0), w * inv))
+        });
+        let mut bias = net.dense_b.clone();
+        bias.resize(slots, 0.0);
+        let dense_level = walk.dense_level.expect("run ends in pool_dense");
+        let dense = prepare(params, entries, &bias, slots, dense_level, scale, symbolic)?;
+        let pool_steps = (0..r.trailing_zeros())
+            .flat_map(|t| [(l3.gap << t) * l3.side, l3.gap << t])
+            .map(|s| s as i64)
+            .collect();
+        Ok(Model {
+            arch: net.arch,
+            convs,
+            pool_steps,
+            dense,
+            sign: sign.stages.clone(),
+            input_level,
+            scale,
+            boot_scale,
+            bootstraps: walk.bootstraps,
+        })
+    }
+
+    /// Bootstraps one inference takes.
+    pub fn bootstraps(&self) -> usize {
+        self.bootstraps
+    }
+    pub fn input_level(&self) -> usize {
+        self.input_level
+    }
+    pub fn slots(&self) -> usize {
+        self.arch.slots
+    }
+
+    /// Every rotation of the transforms and the pool.
+    pub fn rotations(&self) -> Vec<i64> {
+        let mut r: Vec<i64> =
+            self.convs.iter().chain([&self.dense]).flat_map(|p| p.lt.rotations()).collect();
+        r.extend(&self.pool_steps);
+        r.sort_unstable();
+        r.dedup();
+        r.retain(|&k| k != 0);
+        r
+    }
+
+    /// One inference of the encrypted image `ct` (the input slot vector at
+    /// [`Model::input_level`], scale as prepared): the class scores in the first slots.
+    /// Symbolic inputs run the same code on shapes (trace mode).
+    ///
+    /// # Errors
+    /// Missing keys; a ciphertext off the prepared levels or scale; the refresh's errors.
+    pub fn evaluate(
+        &self,
+        eval: &Evaluator,
+        refresh: &dyn Refresh,
+        ct: &Ciphertext,
+    ) -> Result<Ciphertext> {
+        let n = eval.params().n() as u32;
+        let shape = |ct: &Ciphertext| (ct.level() as u32 + 1, ct.degree() as u32 + 1);
+        let (limbs, polys) = shape(ct);
+        basalt_trace::emit(basalt_trace::Kernel::CtLoad { n, limbs, polys, id: 0 });
+        let mut run = Encrypted { model: self, eval, refresh };
+        let out = self.arch.run(&mut run, ct.clone())?;
+        let (limbs, polys) = shape(&out);
+        basalt_trace::emit(basalt_trace::Kernel::CtStore { n, limbs, polys, id: 1 });
+        Ok(out)
+    }
+}
+
+/// The transform of a sparse matrix (entries `(row slot, column slot, weight)`) and its bias,
+/// at `level`.
+fn prepare(
+    params: &Parameters,
+    entries: impl Iterator<Item = (usize, usize, f64)>,
+    bias: &[f64],
+    slots: usize,
+    level: usize,
+    scale: f64,
+    symbolic: bool,
+) -> Result<Prepared> {
+    let diagonal = |o: usize, i: usize| (i + slots - o) % slots;
+    let bias_level = level - params.primes_per_rescale();
+    if symbolic {
+        let mut present = vec![false; slots];
+        entries.for_each(|(o, i, _)| present[diagonal(o, i)] = true);
+        let indices: Vec<usize> = (0..slots).filter(|&k| present[k]).collect();
+        let strategy = fewest_rotations(&indices, slots)?;
+        let lt = LinearTransform::shapes(params, indices, slots, strategy, level, 1.0)?;
+        let mut bias = Plaintext::symbolic(params, bias_level)?;
+        bias.set_scale(scale);
+        return Ok(Prepared { lt, bias });
+    }
+    let mut map: BTreeMap<i64, Vec<Complex64>> = BTreeMap::new();
+    for (o, i, w) in entries {
+        let d = map
+            .entry(diagonal(o, i) as i64)
+            .or_insert_with(|| vec![Complex64::new(0.0, 0.0); slots]);
+        d[o].re += w;
+    }
+    let diags = Diagonals::from_map(slots, map)?;
+    let strategy = fewest_rotations(&diags.indices(), slots)?;
+    let lt = LinearTransform::new(params, diags, strategy, level)?;
+    let b: Vec<Complex64> = bias.iter().map(|&x| Complex64::new(x, 0.0)).collect();
+    let bias = Encoder::new(params).encode(&b, slots, bias_level, scale)?;
+    Ok(Prepared { lt, bias })
+}
+
+/// The product of the primes a rescale at `level` drops.
+fn dropped(params: &Parameters, level: usize) -> f64 {
+    let c = params.primes_per_rescale();
+    params.q()[level + 1 - c..=level].iter().map(|&q| q as f64).product()
+}
+
+/// BSGS with single hoisting in Lattigo's order, `n1` the power of two with the fewest
+/// rotations (baby plus giant steps) for these diagonals.
+fn fewest_rotations(indices: &[usize], slots: usize) -> Result<Strategy> {
+    let mut best = (usize::MAX, 1);
+    let mut n1 = 1;
+    while n1 <= slots {
+        let s = Split::new(indices, n1, slots)?;
+        let rotations = s.babies().iter().filter(|&&b| b != 0).count()
+            + s.giant.keys().filter(|&&g| g != 0).count();
+        if rotations < best.0 {
+            best = (rotations, n1);
+        }
+        n1 *= 2;
+    }
+    Ok(Strategy::Bsgs { n1: best.1, hoisting: Hoisting::Single, order: GscOrder::BabyStepCentric })
+}
+
+/// The encrypted executor.
+struct Encrypted<'a> {
+    model: &'a Model,
+    eval: &'a Evaluator,
+    refresh: &'a dyn Refresh,
+}
+
+impl Encrypted<'_> {
+    /// `ct` itself if it has `need` levels (beyond the reserve), else bootstrapped: its scale
+    /// lowered to the bootstrap's on the reserved level, and raised back after.
+    fn ensure(&self, ct: &Ciphertext, need: usize) -> Result<Ciphertext> {
+        let m = self.model;
+        let reserve = usize::from(m.boot_scale < m.scale);
+        if levels_left(self.eval.params(), ct.level(), reserve) >= need {
+            return Ok(ct.clone());
+        }
+        let mut x = ct.clone();
+        if reserve == 1 {
+            let q = dropped(self.eval.params(), x.level());
+            let one = self.eval.mul_const_scaled(&x, 1.0, q * m.boot_scale / m.scale)?;
+            x = self.eval.rescale(&one)?;
+            x.set_scale(m.boot_scale);
+        }
+        let mut y = self.refresh.refresh(self.eval, &x)?;
+        if reserve == 1 {
+            y = self.eval.mul_integer(&y, (m.scale / m.boot_scale) as i64)?;
+            y.set_scale(m.scale);
+        }
+        Ok(y)
+    }
+    fn linear(&self, p: &Prepared, x: &Ciphertext) -> Result<Ciphertext> {
+        let x = self.ensure(x, 1)?;
+        let y = p.lt.evaluate(self.eval, &x)?;
+        Ok(self.eval.add_plain(&y, &p.bias)?)
+    }
+    fn to_level(&self, ct: &Ciphertext, level: usize) -> Result<Ciphertext> {
+        Ok(self.eval.drop_level(ct, ct.level() - level)?)
+    }
+}
+
+impl Exec for Encrypted<'_> {
+    type V = Ciphertext;
+    fn conv(&mut self, layer: usize, x: &Ciphertext) -> Result<Ciphertext> {
+        self.linear(&self.model.convs[layer], x)
+    }
+    /// `x·(1 + sign(x))/2`: the sign's last stage at scale `q/2` (`q` the primes the product's
+    /// rescale drops), so that `(1 + s)/2` read at scale `q` times `x` at `Δ` rescales to `Δ`.
+    fn relu(&mut self, x: &Ciphertext) -> Result<Ciphertext> {
+        let params = self.eval.params();
+        let x = self.ensure(x, 1)?;
+        let mut s = x.clone();
+        let (last, first) = self.model.sign.split_last().expect("a sign has stages");
+        for p in first {
+            s = self.ensure(&s, p.depth())?;
+            s = evaluate(self.eval, &s, p, None)?;
+        }
+        // The last stage leaves a level for the product.
+        s = self.ensure(&s, last.depth() + 1)?;
+        let out = plan(params, s.level(), last)?.out_level.min(x.level());
+        s = evaluate(self.eval, &s, last, Some(dropped(params, out) / 2.0))?;
+        let mut half = self.eval.add_const(&s, Complex64::new(1.0, 0.0))?;
+        half.set_scale(half.scale() * 2.0);
+        let (half, x) = (self.to_level(&half, out)?, self.to_level(&x, out)?);
+        let mut y = self.eval.rescale(&self.eval.mul_relin(&x, &half)?)?;
+        // `Δ·q/q`: equal to Δ up to the rounding of the primes' product in f64.
+        if (y.scale() / self.model.scale - 1.0).abs() < 1e-12 {
+            y.set_scale(self.model.scale);
+        }
+        Ok(y)
+    }
+    fn add(&mut self, a: &Ciphertext, b: &Ciphertext) -> Result<Ciphertext> {
+        let l = a.level().min(b.level());
+        Ok(self.eval.add(&self.to_level(a, l)?, &self.to_level(b, l)?)?)
+    }
+    fn pool_dense(&mut self, x: &Ciphertext) -> Result<Ciphertext> {
+        let mut acc = self.ensure(x, 1)?;
+        for &k in &self.model.pool_steps {
+            acc = self.eval.add(&acc, &self.eval.rotate(&acc, k)?)?;
+        }
+        self.linear(&self.model.dense, &acc)
+    }
+}
+
+/// Record one ResNet-20 inference at `params` in trace mode: the image at the top level, every
+/// bootstrap of circuit `cfg` a [`BootstrapMarker`] (time it from one bootstrap trace per
+/// marker: recording the dozens of full bootstraps inline would repeat one identical kernel
+/// stream), seeded keys or not. Returns the trace and the number of bootstraps.
+///
+/// # Errors
+/// A chain whose bootstrap leaves fewer levels than a sign stage; scheme errors.
+pub fn record_resnet20(
+    params: &Parameters,
+    cfg: &BootstrapConfig,
+    seeded: bool,
+) -> Result<(basalt_trace::Trace, usize)> {
+    let arch = Arch { slots: 1 << cfg.log_slots, ..Arch::RESNET20 };
+    let net = Network::build(arch, 0, &test_image(&arch, 0))?;
+    let sign = basalt_circuits::polynomial::minimax::sign(&SIGN_DEGREES, SIGN_EPS)?;
+    let scale = params.default_scale();
+    let scales = (scale, scale.min(cfg.max_input_scale(params)));
+    let refreshed = cfg.budget(params)?.output_level;
+    let model = Model::prepare(params, &net, &sign, params.max_level(), refreshed, scales, true)?;
+    let keys = basalt_ckks::KeyGenerator::new(params).gen_symbolic_evaluation_keys(
+        &model.rotations(),
+        false,
+        seeded,
+    );
+    let eval = Evaluator::new(params, keys)?;
+    let mut ct = Ciphertext::symbolic(params, model.input_level())?;
+    ct.set_slots(model.slots());
+    ct.set_scale(scale);
+    let marker = BootstrapMarker { level: refreshed };
+    let (out, t) = basalt_trace::record(|| model.evaluate(&eval, &marker, &ct));
+    out?;
+    Ok((t, model.bootstraps()))
+}

@@ -1,0 +1,207 @@
+//! A tiny ResNet of ResNet-20's structure (4×4 images, 2/4/8 channels, one block per stage, a
+//! two-stage sign, the image at the level a bootstrap leaves: the top primes are the
+//! bootstrap's, wider than the network's scale) run for real with bootstraps on a small insecure ring against its cleartext
+//! twin; and trace mode's bootstrap markers against inline symbolic bootstraps.
+
+use basalt_circuits::Result;
+use basalt_circuits::bootstrap::{BootstrapConfig, Bootstrapper, Encapsulation};
+use basalt_circuits::polynomial::minimax::{self, CompositeSign};
+use basalt_circuits::testing::{precision_bits_real, toy_bootstrap_params};
+use basalt_ckks::encryptor::{decrypt, encrypt_sk};
+use basalt_ckks::{Ciphertext, Encoder, Evaluator, KeyGenerator, Parameters, SecretDistribution};
+use basalt_trace::{Event, record};
+use basalt_workloads::resnet::{Arch, Bootstrap, BootstrapMarker, Model, Network, test_image};
+use num_complex::Complex64;
+
+const TINY: Arch =
+    Arch { side: 4, in_channels: 3, base_channels: 2, blocks: 1, classes: 4, slots: 64 };
+
+/// N = 2^10, five 40-bit levels after a bootstrap (of 64 sparse slots).
+fn setup() -> (Parameters, Bootstrapper, CompositeSign) {
+    let params = toy_bootstrap_params(10, 5, 2, 3, SecretDistribution::Hamming { h: 64 });
+    let bt = Bootstrapper::new(&params, config()).unwrap();
+    // Degrees 7 and 7: depth 3 + 3, so a sign never fits in one bootstrap's five levels.
+    let sign = minimax::sign(&[7, 7], 0.05).unwrap();
+    (params, bt, sign)
+}
+
+/// A message ratio of 2^24 puts the bootstrap's input scale (2^36) below the network's (2^40),
+/// as on CraterLake's chain (2^48 against 2^56): the scale-lowering level is exercised.
+fn config() -> BootstrapConfig {
+    BootstrapConfig {
+        cts_levels: 3,
+        stc_levels: 2,
+        log_message_ratio: 24.0,
+        ..BootstrapConfig::lattigo_default(6)
+    }
+}
+
+fn scales(params: &Parameters, bt: &Bootstrapper) -> (f64, f64) {
+    let s = params.default_scale();
+    assert!(bt.max_input_scale() < s);
+    // The trace recorder reads it from the config, without building the circuit.
+    assert_eq!(config().max_input_scale(params), bt.max_input_scale());
+    (s, bt.max_input_scale())
+}
+
+#[test]
+fn tiny_resnet_matches_its_cleartext_twin() -> Result<()> {
+    let (params, bt, sign) = setup();
+    let image = test_image(&TINY, 5);
+    let net = Network::build(TINY, 11, &image)?;
+    let delta = scales(&params, &bt);
+    let out_level = bt.budget().output_level;
+    let model = Model::prepare(&params, &net, &sign, out_level, out_level, delta, false)?;
+    assert!(model.bootstraps() >= 7, "at least one per ReLU: {}", model.bootstraps());
+    assert_eq!(TINY.bootstraps(&params, &sign, out_level, out_level, delta)?, model.bootstraps());
+    eprintln!("tiny ResNet: {} bootstraps", model.bootstraps());
+
+    let kg = KeyGenerator::new(&params);
+    let sk = kg.gen_secret_key();
+    let mut rot = model.rotations();
+    rot.extend(bt.rotations());
+    rot.sort_unstable();
+    rot.dedup();
+    let eval = Evaluator::new(&params, kg.gen_evaluation_keys(&sk, &rot, true, false))?;
+    let encaps = match bt.config().ephemeral_h {
+        Some(h) => Some(Encapsulation::generate(&params, &sk, h)?),
+        None => None,
+    };
+    let enc = Encoder::new(&params);
+    let x: Vec<Complex64> = basalt_workloads::resnet::encode_image(&TINY, &image)?
+        .iter()
+        .map(|&v| Complex64::new(v, 0.0))
+        .collect();
+    let ct = encrypt_sk(&params, &enc.encode(&x, TINY.slots, model.input_level(), delta.0)?, &sk)?;
+    let refresh = Bootstrap { bt: &bt, encaps: encaps.as_ref() };
+    let (out, real) = record(|| model.evaluate(&eval, &refresh, &ct));
+    let out = out?;
+    // One evaluate for both: trace mode (with inline symbolic bootstraps) records the real run's
+    // kernel stream, event for event.
+    let sym = symbolic(&params, &sign)?;
+    let inline = Bootstrap { bt: &sym.bt, encaps: Some(&sym.encaps) };
+    let (r, traced) = record(|| sym.model.evaluate(&sym.eval, &inline, &sym.ct));
+    r?;
+    assert!(real.events == traced.events, "trace mode differs from the real run");
+    let have: Vec<f64> =
+        enc.decode(&decrypt(&params, &out, &sk)?)?.iter().take(4).map(|c| c.re).collect();
+
+    let want = net.evaluate_plain(&image, Some(&sign))?;
+    let exact = net.evaluate_plain(&image, None)?;
+    let spread = want.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    assert!(spread > 1e-3, "a degenerate network would pass anything: {want:?}");
+    let bits = precision_bits_real(&want, &have);
+    eprintln!(
+        "tiny ResNet: {bits:.1} bits vs the twin; twin vs exact ReLU {:.1} bits",
+        precision_bits_real(&exact, &want)
+    );
+    assert!(bits > 12.0, "{bits:.1} bits: {want:?} vs {have:?}");
+    Ok(())
+}
+
+/// The tiny network in trace mode: its model, keys, circuit, encapsulation and input, all
+/// shape-only.
+struct Symbolic {
+    model: Model,
+    eval: Evaluator,
+    bt: Bootstrapper,
+    encaps: Encapsulation,
+    ct: Ciphertext,
+    out_level: usize,
+}
+
+fn symbolic(params: &Parameters, sign: &CompositeSign) -> Result<Symbolic> {
+    let bt = Bootstrapper::symbolic(params, config())?;
+    let net = Network::build(TINY, 11, &test_image(&TINY, 5))?;
+    let delta = scales(params, &bt);
+    let out_level = bt.budget().output_level;
+    let model = Model::prepare(params, &net, sign, out_level, out_level, delta, true)?;
+    let mut rot = model.rotations();
+    rot.extend(bt.rotations());
+    rot.sort_unstable();
+    rot.dedup();
+    let eval = Evaluator::new(
+        params,
+        KeyGenerator::new(params).gen_symbolic_evaluation_keys(&rot, true, false),
+    )?;
+    let encaps = Encapsulation::symbolic(params, 32)?;
+    let mut ct = Ciphertext::symbolic(params, model.input_level())?;
+    ct.set_slots(TINY.slots);
+    ct.set_scale(delta.0);
+    Ok(Symbolic { model, eval, bt, encaps, ct, out_level })
+}
+
+/// Trace mode: the markers stand for exactly the bootstraps an inline (symbolic) bootstrap run
+/// records, and the rest of the kernel stream is the same.
+#[test]
+fn bootstrap_markers_count_the_inline_bootstraps() -> Result<()> {
+    let (params, _, sign) = setup();
+    let Symbolic { model, eval, bt, encaps, ct, out_level } = symbolic(&params, &sign)?;
+    let delta = scales(&params, &bt);
+    let marker = BootstrapMarker { level: out_level };
+    let (r, marked) = record(|| model.evaluate(&eval, &marker, &ct));
+    r?;
+    let inline = Bootstrap { bt: &bt, encaps: Some(&encaps) };
+    let (r, full) = record(|| model.evaluate(&eval, &inline, &ct));
+    r?;
+    let markers = marked
+        .events
+        .iter()
+        .filter(|e| matches!(e, Event::Enter { name } if name == basalt_sim::BOOTSTRAP_REGION))
+        .count();
+    assert_eq!(markers, model.bootstraps());
+    let mut one = Ciphertext::symbolic(&params, 0)?;
+    one.set_slots(TINY.slots);
+    one.set_scale(delta.1);
+    let (r, boot) = record(|| bt.bootstrap(&eval, Some(&encaps), &one));
+    r?;
+    for (kind, n) in full.counts() {
+        let want = marked.counts().get(&kind).copied().unwrap_or(0)
+            + markers as u64 * boot.counts().get(&kind).copied().unwrap_or(0);
+        assert_eq!(n, want, "{kind:?}");
+    }
+    Ok(())
+}
+
+/// [48]'s composite sign: degrees 15, 15, 27, depth 4 + 4 + 5. SIGN_EPS = 2^-9 is the smallest
+/// power of two at which it reaches [47]'s α = 13 (error ≤ 2^-13 on [ε, 1]); at 2^-10 it does
+/// not. The time does not depend on ε, only the ReLU's accuracy near 0.
+#[test]
+fn resnet20_sign_is_lee_et_al_composite() {
+    use basalt_workloads::resnet::{SIGN_DEGREES, SIGN_EPS};
+    let s = minimax::sign(&SIGN_DEGREES, SIGN_EPS).unwrap();
+    assert_eq!(s.degrees(), vec![15, 15, 27]);
+    assert_eq!(s.depth(), 13);
+    assert!(s.error() <= 2f64.powi(-13), "{:e}", s.error());
+    let finer = minimax::sign(&SIGN_DEGREES, SIGN_EPS / 2.0).unwrap();
+    assert!(finer.error() > 2f64.powi(-13), "{:e}", finer.error());
+    for x in [SIGN_EPS, 0.01, 0.3, 1.0] {
+        assert!((s.evaluate_plain(x) - 1.0).abs() <= 2f64.powi(-13), "{x}");
+        assert!((s.evaluate_plain(-x) + 1.0).abs() <= 2f64.powi(-13), "{x}");
+    }
+}
+
+/// Full size on CraterLake's reconstructed chains: the bootstrap count of the reproduced rows
+/// (docs/simulator.md "ResNet-20 rows"), and what entering at the bootstrap's output level
+/// instead of the top would cost.
+#[test]
+fn resnet20_bootstrap_counts_on_craterlake_chains() -> Result<()> {
+    use basalt_circuits::bootstrap::config::for_preset;
+    use basalt_workloads::resnet::{SIGN_DEGREES, SIGN_EPS};
+    let sign = minimax::sign(&SIGN_DEGREES, SIGN_EPS)?;
+    let mut counts = Vec::new();
+    for preset in ["CRATERLAKE_80_BOOT", "CRATERLAKE_128_BOOT"] {
+        let params = Parameters::preset(preset).unwrap();
+        let cfg = for_preset(preset, None, params.log_n()).unwrap();
+        let arch = Arch { slots: 1 << cfg.log_slots, ..Arch::RESNET20 };
+        let s = params.default_scale();
+        let scales = (s, s.min(cfg.max_input_scale(&params)));
+        let out = cfg.budget(&params)?.output_level;
+        for input in [params.max_level(), out] {
+            counts.push(arch.bootstraps(&params, &sign, input, out, scales)?);
+        }
+    }
+    eprintln!("bootstraps (80 top, 80 refreshed, 128 top, 128 refreshed): {counts:?}");
+    assert_eq!(counts, vec![35, 37, 62, 66]);
+    Ok(())
+}
