@@ -282,3 +282,49 @@ fn full_double_hoisting_is_precision_equal_to_single_hoisting() -> Result<()> {
     }
     Ok(())
 }
+
+/// A transform that leaves the rescale to the caller computes the same sum of products: its
+/// output, rescaled, equals the rescaled transform's bit for bit (diagonals at the same scale),
+/// for every hoisting; at level 0, where no rescale exists, it still decrypts to `M·x`.
+#[test]
+fn unrescaled_transform_is_the_rescaled_one_before_its_rescale() -> Result<()> {
+    let params = toy_params(10, LEVEL, 40, 2);
+    let m = random_matrix(SLOTS, SLOTS, 1.0, 11);
+    let diags = Diagonals::from_dense_real(&m, SLOTS)?;
+    let x = random_values(SLOTS, 5, true);
+    let twin = diags.evaluate_plain(&x)?;
+    let order = GscOrder::GiantStepCentric { max_partials: 3 };
+    let plans: Vec<Strategy> = [Hoisting::None, Hoisting::Single, Hoisting::Double]
+        .into_iter()
+        .map(|hoisting| Strategy::Bsgs { n1: 8, hoisting, order })
+        .collect();
+    let mut rots: Vec<i64> = plans
+        .iter()
+        .map(|&s| rotations_for(&params, &diags, s, LEVEL))
+        .flat_map(|r| r.unwrap())
+        .collect();
+    rots.sort_unstable();
+    rots.dedup();
+    let ctx = Ctx::new(&params, &rots)?;
+    let ct = ctx.encrypt(&x, SLOTS, LEVEL)?;
+    for s in plans {
+        let lt = LinearTransform::new(&params, diags.clone(), s, LEVEL)?;
+        let source = lt.source().clone();
+        let lazy = LinearTransform::unrescaled(&params, source, s, LEVEL, lt.plaintext_scale())?;
+        let sum = lazy.evaluate(&ctx.eval, &ct)?;
+        assert_eq!(sum.level(), LEVEL, "{s:?}: no level consumed");
+        assert_eq!(ctx.eval.rescale(&sum)?, lt.evaluate(&ctx.eval, &ct)?, "{s:?}");
+        // The closed form leaves the rescale out too.
+        let (_, counts) = measure(params.n(), || lazy.evaluate(&ctx.eval, &ct));
+        assert_eq!(counts, lazy.predicted_cost(), "{s:?}");
+        // At level 0 (q_0 alone, 60 bits) with diagonals at 2^14: the scale grows to 2^54.
+        let low = ctx.encrypt(&x, SLOTS, 0)?;
+        let s0 = lt.source().clone();
+        let at0 = LinearTransform::unrescaled(&params, s0, s, 0, 2f64.powi(14))?;
+        assert!(LinearTransform::new(&params, diags.clone(), s, 0).is_err());
+        let y = at0.evaluate(&ctx.eval, &low)?;
+        assert_eq!((y.level(), y.scale()), (0, low.scale() * 2f64.powi(14)));
+        assert!(precision_bits(&twin, &ctx.decrypt(&y)?) > 8.0, "{s:?} at level 0");
+    }
+    Ok(())
+}

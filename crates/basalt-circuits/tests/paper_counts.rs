@@ -53,7 +53,7 @@ fn hoisting_levels_order_the_modmults() {
     let s = Split::new(&idx, 8, params.max_slots()).unwrap();
     let run = |h| {
         let plan = Plan { n1: 8, hoisting: h, order: GscOrder::BabyStepCentric };
-        osiris_modmults(predict(&params, &s, &plan, 12, false), n)
+        osiris_modmults(predict(&params, &s, &plan, 12, false, true), n)
     };
     let (nh, sh) = (run(Hoisting::None), run(Hoisting::Single));
     let dh_giant = osiris_modmults(predict_giant_only_double_hoisting(&params, &s, 12), n);

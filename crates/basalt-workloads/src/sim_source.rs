@@ -15,7 +15,7 @@ use crate::network::StrategyRule;
 use crate::trace::record_inference;
 use basalt_circuits::bootstrap::{Bootstrapper, Encapsulation, config::for_preset};
 use basalt_circuits::helr::{self, Helr};
-use basalt_circuits::lintrans::{GscOrder, Hoisting, Strategy};
+use basalt_circuits::lintrans::{GscOrder, Hoisting, LinearTransform, Strategy};
 use basalt_ckks::{Ciphertext, Evaluator, KeyGenerator, Parameters};
 use basalt_sim::{DftHoisting, HelrStep, MnistNet, Program, TraceSource, Workload};
 use basalt_trace::{Trace, record};
@@ -133,6 +133,23 @@ pub fn record_program(p: &Program) -> Result<Trace, String> {
                 .map_err(|e| e.to_string())?;
             Ok(t)
         }
+        Program::MatVec {
+            preset,
+            level,
+            diagonals,
+            hoisting,
+            max_partials,
+            gsc,
+            rescale,
+            seeded,
+        } => {
+            let rule = StrategyRule {
+                hoisting: hoisting_of(*hoisting),
+                gsc: *gsc,
+                max_partials: *max_partials as usize,
+            };
+            record_matvec(preset, *level as usize, *diagonals as usize, rule, *rescale, *seeded)
+        }
     }
 }
 
@@ -142,6 +159,35 @@ fn hoisting_of(h: DftHoisting) -> Hoisting {
         DftHoisting::Single => Hoisting::Single,
         DftHoisting::Double => Hoisting::Double,
     }
+}
+
+/// One product of a shape-only ciphertext at `level` (all slots) with `diagonals` consecutive
+/// diagonals, split by `rule`, rescaled or not ([`Program::MatVec`]).
+fn record_matvec(
+    preset: &str,
+    level: usize,
+    diagonals: usize,
+    rule: StrategyRule,
+    rescale: bool,
+    seeded: bool,
+) -> Result<Trace, String> {
+    let params = Parameters::preset(preset).map_err(|e| e.to_string())?;
+    let slots = params.max_slots();
+    let (indices, strategy) = ((0..diagonals).collect(), rule.strategy(diagonals));
+    let lt = if rescale {
+        LinearTransform::shapes(&params, indices, slots, strategy, level, 1.0)
+    } else {
+        LinearTransform::shapes_unrescaled(&params, indices, slots, strategy, level)
+    }
+    .map_err(|e| e.to_string())?;
+    let keys =
+        KeyGenerator::new(&params).gen_symbolic_evaluation_keys(&lt.rotations(), false, seeded);
+    let eval = Evaluator::new(&params, keys).map_err(|e| e.to_string())?;
+    let mut ct = Ciphertext::symbolic(&params, level).map_err(|e| e.to_string())?;
+    ct.set_slots(slots);
+    let (r, t) = record(|| lt.evaluate(&eval, &ct).map(|_| ()));
+    r.map_err(|e| e.to_string())?;
+    Ok(t)
 }
 
 /// One HELR step ([`basalt_circuits::helr`], FAB's packing) on shape-only ciphertexts whose
@@ -234,10 +280,17 @@ mod tests {
             let boot_ns = a("III(a)", col).ours.unwrap() * 1e6 / (8.0 * 32768.0);
             let t_mult = r.get("osiris", "III(a)", "T_mult,a/s", col).unwrap().ours.unwrap();
             assert!(t_mult > boot_ns && t_mult < 1.1 * boot_ns, "{col}: {t_mult} vs {boot_ns}");
+            // T_Mv:128,a/s adds 9 BSGS products of 128 diagonals: more than 8 HMults, less
+            // than a second bootstrap.
+            let t_mv = r.get("osiris", "III(a)", "T_Mv:128,a/s", col).unwrap();
+            assert!(t_mv.how.contains("library traces"), "{}", t_mv.how);
+            let t_mv = t_mv.ours.unwrap();
+            assert!(t_mv > t_mult && t_mv < 2.0 * boot_ns, "{col}: {t_mv} vs {t_mult}, {boot_ns}");
             let helr = |t: &str| r.get("osiris", t, "HELR-1024", col).unwrap().ours.unwrap();
             assert!(helr("III(b)") < helr("III(a)"), "{col}");
         }
         modelled_from_library(&r, "osiris", "III(b)", "HELR-1024", "improvement vs CPU");
+        modelled_from_library(&r, "osiris", "III(a)", "T_Mv:128,a/s", "improvement vs CPU");
     }
 
     #[test]
@@ -328,6 +381,46 @@ mod tests {
             seeded: false,
         };
         assert!(record_program(&bad_n1).is_err());
+    }
+
+    /// Osiris' T_Mv:128,a/s product: 128 diagonals split 32 x 4 in one GSC group (31 baby and
+    /// 3 giant rotations, one stored limb loaded per diagonal); rescaled above the base level
+    /// only; the library refuses a rescaled product at q_0 alone.
+    #[test]
+    fn matvec_program_records_the_bsgs_product() {
+        let at = |level, hoisting, rescale| Program::MatVec {
+            preset: "OSIRIS_SET_III".into(),
+            level,
+            diagonals: 128,
+            hoisting,
+            max_partials: 4,
+            gsc: true,
+            rescale,
+            seeded: true,
+        };
+        let count = |t: &Trace, name: &str| {
+            t.events
+                .iter()
+                .filter(|e| matches!(e, basalt_trace::Event::Enter { name: n } if n == name))
+                .count()
+        };
+        let plain_limbs = |t: &Trace| {
+            t.kernels()
+                .filter_map(|k| match k {
+                    basalt_trace::Kernel::PlainLoad { limbs, .. } => Some(*limbs),
+                    _ => None,
+                })
+                .collect::<Vec<_>>()
+        };
+        for h in [DftHoisting::None, DftHoisting::Single, DftHoisting::Double] {
+            let t = record_program(&at(2, h, true)).unwrap();
+            assert_eq!(count(&t, "Rotate"), 31 + 3, "{h:?}");
+            assert_eq!(plain_limbs(&t), vec![1; 128], "{h:?}: OF-Limb loads one limb per diagonal");
+            let base = record_program(&at(1, h, false)).unwrap();
+            assert_eq!(count(&base, "Rotate"), 34, "{h:?}");
+            assert!(t.events.len() > base.events.len(), "{h:?}: the rescale and a wider level");
+        }
+        assert!(record_program(&at(1, DftHoisting::Double, true)).is_err());
     }
 
     /// A source whose programs fail makes the whole reproduction fail with the program named,

@@ -302,7 +302,7 @@ impl Bootstrapper {
                         hoisting: cfg.hoisting,
                         order: GscOrder::BabyStepCentric,
                     };
-                    let cost = lintrans::cost::predict(params, &split, &plan, level, false);
+                    let cost = lintrans::cost::predict(params, &split, &plan, level, false, true);
                     cands.push((cost.modmults as f64, split.rotations().len(), n1));
                 }
                 n1 *= 2;

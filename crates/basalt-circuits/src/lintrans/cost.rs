@@ -148,13 +148,15 @@ pub fn baby_rotations(split: &Split, order: GscOrder) -> u64 {
 }
 
 /// Predicted counts of `LinearTransform::evaluate` with `plan` on `split` at `level`;
-/// `regenerate`: diagonals are encoded at use (OF-Limb or generated), not stored.
+/// `regenerate`: diagonals are encoded at use (OF-Limb or generated), not stored; `rescale`:
+/// the transform ends with its rescale (false: the caller's, `LinearTransform::unrescaled`).
 pub fn predict(
     params: &Parameters,
     split: &Split,
     plan: &Plan,
     level: usize,
     regenerate: bool,
+    rescale: bool,
 ) -> OpCounts {
     let p = Primitives::at(params, level);
     let mut c = OpCounts::default();
@@ -162,7 +164,7 @@ pub fn predict(
     let giants = split.giant.keys().filter(|&&j| j != 0).count() as u64;
     let diags = split.diagonals() as u64;
     if plan.hoisting == Hoisting::Double {
-        return full_double(params, split, plan.order, level, regenerate);
+        return full_double(params, split, plan.order, level, regenerate, rescale);
     }
     match plan.hoisting {
         Hoisting::None => c.add_scaled(&p.rotation, babies),
@@ -176,7 +178,7 @@ pub fn predict(
     if regenerate {
         c.add_scaled(&p.of_limb, diags);
     }
-    c.add_scaled(&p.rescale, 1);
+    c.add_scaled(&p.rescale, u64::from(rescale));
     c.finish(params.n())
 }
 
@@ -205,6 +207,7 @@ fn full_double(
     order: GscOrder,
     level: usize,
     regenerate: bool,
+    rescale: bool,
 ) -> OpCounts {
     let p = Primitives::at(params, level);
     let (l1, k) = (level as u64 + 1, params.k() as u64);
@@ -234,7 +237,7 @@ fn full_double(
     c.add_scaled(&p.decompose, giants);
     c.add_scaled(&giant_ks, giants);
     c.add_scaled(&p.mod_down_pair, 1);
-    c.add_scaled(&p.rescale, 1);
+    c.add_scaled(&p.rescale, u64::from(rescale));
     c.finish(params.n())
 }
 
@@ -248,7 +251,7 @@ pub fn predict_full_double_hoisting(
     level: usize,
     of_limb: bool,
 ) -> OpCounts {
-    full_double(params, split, GscOrder::BabyStepCentric, level, of_limb)
+    full_double(params, split, GscOrder::BabyStepCentric, level, of_limb, true)
 }
 
 /// Closed form of the partial variant this crate ran before full double hoisting (baby steps

@@ -154,6 +154,8 @@ pub struct LinearTransform {
     pub(crate) split: Split,
     pub(crate) level: usize,
     pub(crate) pt_scale: f64,
+    /// Whether `evaluate` ends with the rescale (false: [`LinearTransform::unrescaled`]).
+    pub(crate) rescale: bool,
     pub(crate) store: DiagStore,
     pub(crate) params: Parameters,
     pub(crate) encoder: Encoder,
@@ -206,6 +208,38 @@ impl LinearTransform {
         if !(scale_ratio.is_finite() && scale_ratio > 0.0) {
             return Err(CircuitError::Invalid(format!("scale ratio {scale_ratio} must be > 0")));
         }
+        Self::build(params, source, strategy, level, Output::Rescaled { scale_ratio })
+    }
+
+    /// A transform that leaves the rescale to the caller, as Lattigo's
+    /// `EvaluateLinearTransformation` does: [`LinearTransform::evaluate`] returns the sum of
+    /// products at the input's level with scale `input × pt_scale`. Unlike a rescaled transform
+    /// it may sit at the base level (`q_0` alone), where no rescale is possible — Osiris'
+    /// Eq. (1) times a product at every level `0 ≤ ℓ ≤ L_eff`.
+    ///
+    /// # Errors
+    /// As [`LinearTransform::from_source`], except the level needs no prime to drop;
+    /// [`CircuitError::Invalid`] for a non-positive `pt_scale`.
+    pub fn unrescaled(
+        params: &Parameters,
+        source: Source,
+        strategy: Strategy,
+        level: usize,
+        pt_scale: f64,
+    ) -> Result<LinearTransform> {
+        if !(pt_scale.is_finite() && pt_scale > 0.0) {
+            return Err(CircuitError::Invalid(format!("plaintext scale {pt_scale} must be > 0")));
+        }
+        Self::build(params, source, strategy, level, Output::Unrescaled { pt_scale })
+    }
+
+    fn build(
+        params: &Parameters,
+        source: Source,
+        strategy: Strategy,
+        level: usize,
+        output: Output,
+    ) -> Result<LinearTransform> {
         let slots = source.slots();
         if let Some(&k) = source.indices().iter().find(|&&k| k >= slots) {
             return Err(CircuitError::DiagonalOutOfRange { index: k as i64, slots });
@@ -222,14 +256,19 @@ impl LinearTransform {
                 CkksError::LevelTooHigh { requested: level, max: params.max_level() }.into()
             );
         }
-        if level + 1 < drop + params.base_primes() {
-            return Err(CircuitError::NotEnoughLevels { needed: 1, available: 0, level });
-        }
+        let pt_scale = match output {
+            Output::Rescaled { scale_ratio } => {
+                if level + 1 < drop + params.base_primes() {
+                    return Err(CircuitError::NotEnoughLevels { needed: 1, available: 0, level });
+                }
+                let dropped: f64 =
+                    params.q()[level + 1 - drop..=level].iter().map(|&q| q as f64).product();
+                dropped * scale_ratio
+            }
+            Output::Unrescaled { pt_scale } => pt_scale,
+        };
         let plan = plan::resolve(params, &source.indices(), slots, strategy, level)?;
         let split = Split::new(&source.indices(), plan.n1, slots)?;
-        let pt_scale: f64 =
-            params.q()[level + 1 - drop..=level].iter().map(|&q| q as f64).product::<f64>()
-                * scale_ratio;
         let encoder = Encoder::new(params);
         let store = bsgs::prepare_store(&encoder, &source, &split, &plan, level, pt_scale)?;
         Ok(LinearTransform {
@@ -238,6 +277,7 @@ impl LinearTransform {
             split,
             level,
             pt_scale,
+            rescale: matches!(output, Output::Rescaled { .. }),
             store,
             params: params.clone(),
             encoder,
@@ -258,19 +298,39 @@ impl LinearTransform {
         level: usize,
         scale_ratio: f64,
     ) -> Result<LinearTransform> {
-        let zeros: DiagonalFn = Arc::new(move |_| vec![Complex64::new(0.0, 0.0); slots]);
-        let source = Source::Generated { slots, indices, f: zeros };
-        let mut lt = Self::from_source_scaled(params, source, strategy, level, scale_ratio)?;
+        let source = zeros(slots, indices);
+        Ok(Self::from_source_scaled(params, source, strategy, level, scale_ratio)?.shape_only())
+    }
+
+    /// As [`LinearTransform::shapes`] for [`LinearTransform::unrescaled`], the diagonals at
+    /// the parameters' default scale.
+    ///
+    /// # Errors
+    /// As [`LinearTransform::unrescaled`].
+    pub fn shapes_unrescaled(
+        params: &Parameters,
+        indices: Vec<usize>,
+        slots: usize,
+        strategy: Strategy,
+        level: usize,
+    ) -> Result<LinearTransform> {
+        let source = zeros(slots, indices);
+        let scale = params.default_scale();
+        Ok(Self::unrescaled(params, source, strategy, level, scale)?.shape_only())
+    }
+
+    fn shape_only(mut self) -> LinearTransform {
         // `prepare_store` keeps one limb per diagonal exactly in the giant-step-centric order.
-        let of_limb = matches!(lt.plan.order, GscOrder::GiantStepCentric { .. });
-        lt.store = DiagStore::Shapes { of_limb };
-        Ok(lt)
+        let of_limb = matches!(self.plan.order, GscOrder::GiantStepCentric { .. });
+        self.store = DiagStore::Shapes { of_limb };
+        self
     }
 
     /// Apply the transform to `ct` (at the transform's level) and rescale: the result encrypts
     /// `M·x` at level `level − 1` with the scale of `ct` (times the scale ratio of
-    /// [`LinearTransform::from_source_scaled`], if any). A symbolic (trace-mode) `ct` runs the
-    /// same code on shapes and records the same kernels.
+    /// [`LinearTransform::from_source_scaled`], if any); an [`LinearTransform::unrescaled`]
+    /// transform stops before the rescale. A symbolic (trace-mode) `ct` runs the same code on
+    /// shapes and records the same kernels.
     ///
     /// # Example
     /// ```
@@ -309,7 +369,7 @@ impl LinearTransform {
                 gsc::eval_giant_step_centric(self, eval, ct, max_partials)?
             }
         };
-        Ok(eval.rescale(&acc)?)
+        if self.rescale { Ok(eval.rescale(&acc)?) } else { Ok(acc) }
     }
 
     /// Rotations (slot shifts, left) whose Galois keys the evaluation needs.
@@ -431,8 +491,14 @@ impl LinearTransform {
 
     /// Closed-form counts of [`LinearTransform::evaluate`] (see [`cost`]).
     pub fn predicted_cost(&self) -> OpCounts {
-        let mut c =
-            cost::predict(&self.params, &self.split, &self.plan, self.level, self.regenerates());
+        let mut c = cost::predict(
+            &self.params,
+            &self.split,
+            &self.plan,
+            self.level,
+            self.regenerates(),
+            self.rescale,
+        );
         if self.plaintexts_on_chip() {
             // OF-Limb: each use loads the one stored limb, the product loads nothing.
             c.plaintext_bytes = self.split.diagonals() as u64 * self.params.n() as u64 * 8;
@@ -464,6 +530,20 @@ impl LinearTransform {
             });
         }
     }
+}
+
+/// A source of zero diagonals at `indices` (shape-only transforms).
+fn zeros(slots: usize, indices: Vec<usize>) -> Source {
+    let f: DiagonalFn = Arc::new(move |_| vec![Complex64::new(0.0, 0.0); slots]);
+    Source::Generated { slots, indices, f }
+}
+
+/// How a transform ends: rescaled (the diagonals at the dropped primes times a ratio) or left
+/// to the caller (the diagonals at a given scale).
+#[derive(Clone, Copy)]
+enum Output {
+    Rescaled { scale_ratio: f64 },
+    Unrescaled { pt_scale: f64 },
 }
 
 /// Rotations needed by `strategy` on `diags` (to generate keys before building an evaluator).

@@ -74,7 +74,7 @@ pub fn resolve(
                 if split.n2() <= max_partials {
                     for hoisting in [Hoisting::Single, Hoisting::Double] {
                         let plan = Plan { n1, hoisting, order };
-                        let c = predict(params, &split, &plan, level, true);
+                        let c = predict(params, &split, &plan, level, true, true);
                         let key = (c.modmults, c.rotations);
                         if best.as_ref().is_none_or(|b| key < (b.0, b.1)) {
                             best = Some((key.0, key.1, plan));

@@ -135,6 +135,22 @@ pub enum Program {
     /// from the [`Program::Bootstrap`] trace of the same preset, once per region); seeded keys
     /// or not.
     Resnet20 { preset: String, seeded: bool },
+    /// One BSGS matrix–vector product (`basalt_circuits::lintrans`) of a ciphertext at `level`
+    /// of `preset` holding all its slots: `diagonals` consecutive non-zero diagonals, the least
+    /// power-of-two `n1` leaving at most `max_partials` giant steps, `hoisting`, in Osiris'
+    /// giant-step-centric order (`gsc`) or Lattigo's, seeded keys or not. With `rescale` off
+    /// the rescale is left to the caller (Lattigo's linear transforms), so the product may sit
+    /// at the base level, as Osiris' Eq. (1) needs.
+    MatVec {
+        preset: String,
+        level: u32,
+        diagonals: u32,
+        hoisting: DftHoisting,
+        max_partials: u32,
+        gsc: bool,
+        rescale: bool,
+        seeded: bool,
+    },
 }
 
 /// Name of the empty region that stands for one bootstrap in a [`Program::Resnet20`] trace.
