@@ -19,7 +19,9 @@ use crate::keys::{
 };
 use crate::params::Parameters;
 
-const VERSION: u32 = 1;
+/// 2: Galois keys switch `s` to `φ^{-1}(s)` (Lattigo's form, automorphism after the key switch);
+/// a version-1 Galois key would rotate wrongly, so version 1 is refused.
+const VERSION: u32 = 2;
 
 #[derive(Serialize, Deserialize)]
 struct PolyWire {

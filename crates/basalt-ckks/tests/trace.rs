@@ -151,7 +151,9 @@ fn hoisted_rotations_trace_matches_closed_form() {
     // Decompose once: INTT l+1, ModUp NTT β(l+1+k) − (l+1); per rotation ModDown.
     assert_eq!(real.count(KernelKind::Intt), l1 + r * 2 * k);
     assert_eq!(real.count(KernelKind::Ntt), beta * (l1 + k) - l1 + r * 2 * l1);
-    assert_eq!(real.count(KernelKind::Automorph), r * (beta * (l1 + k) + l1));
+    // The automorphism permutes each rotation's output pair after its ModDown (Lattigo's
+    // order), not the β extended digits and c_0 before the key switch (r·(β(l+1+k) + l+1)).
+    assert_eq!(real.count(KernelKind::Automorph), r * 2 * l1);
     assert_eq!(real.count(KernelKind::Elem(ElemOp::MulAcc)), r * 2 * beta * (l1 + k));
 }
 

@@ -7,8 +7,8 @@
 //! |---|---|---|---|---|---|
 //! | rotation (key switch of `c_1`) | `β(L+k)+L` | `L+2k` | `n Σ α_j(L+k−α_j) + 2nkL` | `2β(L+k)+2L` | `2L` |
 //! | decompose (hoisted, once) | `β(L+k)−L` | `L` | `n Σ α_j(L+k−α_j)` | 0 | 0 |
-//! | hoisted rotation | `2L` | `2k` | `2nkL` | `2β(L+k)+2L` | `β(L+k)+L` |
-//! | lazy rotation (`Q∪P`) | 0 | 0 | 0 | `2β(L+k)+L` | `β(L+k)+L` |
+//! | hoisted rotation | `2L` | `2k` | `2nkL` | `2β(L+k)+2L` | `2L` |
+//! | lazy rotation (`Q∪P`) | 0 | 0 | 0 | `2β(L+k)+L` | `2(L+k)` |
 //! | ModDown of a `Q∪P` pair | `2L` | `2k` | `2nkL` | `2L` | 0 |
 //! | plaintext product | 0 | 0 | 0 | `2L` | 0 |
 //! | OF-Limb regeneration | `L` | 0 | 0 | 0 | 0 |
@@ -25,9 +25,9 @@
 //! (`Σ_groups |B_g∖{0}|`) and a `P·x` lift (`2L` limb products) in every group that uses baby 0;
 //! `D` products over `Q∪P` (`2(L+k)` limbs, `L+k` plaintext limbs loaded, `L+k` NTTs each when
 //! regenerated); per non-zero giant step a ModDown of one polynomial, a decompose and a lazy
-//! key switch (automorphisms of `β(L+k)` digit limbs and `L+k` limbs of `c_0`, `2β(L+k)`
-//! MulAcc); one final ModDown pair. (Before full double hoisting ran, this closed form counted
-//! `2(L+k)` automorphism limbs per giant step — right only for `β = 1` — and no lift.)
+//! key switch (`2β(L+k)` MulAcc, then automorphisms of the `2(L+k)` limbs of its output); one
+//! final ModDown pair. Every rotation permutes its output pair after the key switch
+//! (`basalt_ckks::keyswitch::hoisted`), not the `β` extended digits before it.
 //!
 //! # Source
 //! Key-switching closed forms from `basalt_ckks::keyswitch::cost`; Osiris digest §8 item 8.
@@ -98,7 +98,7 @@ impl Primitives {
                 rotations: 1,
                 key_switches: 1,
                 key_bytes,
-                automorph_limbs: ext + l1,
+                automorph_limbs: 2 * l1,
                 mul_limbs: 2 * ext + 2 * l1,
                 ..mod_down_pair
             }),
@@ -106,7 +106,7 @@ impl Primitives {
                 rotations: 1,
                 key_switches: 1,
                 key_bytes,
-                automorph_limbs: ext + l1,
+                automorph_limbs: 2 * (l1 + k),
                 mul_limbs: 2 * ext + l1,
                 ..OpCounts::default()
             }),
@@ -229,7 +229,7 @@ fn full_double(
         rotations: 1,
         key_switches: 1,
         key_bytes: p.rotation.key_bytes,
-        automorph_limbs: ext + l1 + k,
+        automorph_limbs: 2 * (l1 + k),
         mul_limbs: 2 * ext,
         ..OpCounts::default()
     };

@@ -44,13 +44,15 @@ impl Evaluator {
         // Name the key for the simulator's on-chip store (rotations by one step share it).
         let _k = basalt_trace::key_scope(KeyId::Galois { element: galois });
         let ring = self.params.ring();
+        // Key switch first (the key switches `s` to `φ^{-1}(s)`), then permute the pair, as
+        // the hoisted rotations do: bit-identical to them, and as many permuted limbs.
+        let (u0, u1) = self.keyswitch_add(&ct.polys[1], &gk.key, [Some(&ct.polys[0]), None]);
         let (c0, c1) = {
             let _r = region("Automorph");
-            (ring.automorphism(&ct.polys[0], galois), ring.automorphism(&ct.polys[1], galois))
+            (ring.automorphism(&u0, galois), ring.automorphism(&u1, galois))
         };
-        let (c0, u1) = self.keyswitch_add(&c1, &gk.key, [Some(&c0), None]);
         Ok(Ciphertext {
-            polys: vec![c0, u1],
+            polys: vec![c0, c1],
             scale: ct.scale,
             slots: ct.slots,
             params_id: ct.params_id,

@@ -74,7 +74,8 @@ pub struct RelinKey {
     pub key: KeyMaterial,
 }
 
-/// Galois key for `X → X^galois`: switches `φ_galois(s)` to `s`.
+/// Galois key for `X → X^galois`: switches `s` to `φ_galois^{-1}(s)` (Lattigo's form), so a
+/// rotation key-switches `c_1` and then permutes its two output polynomials by `φ_galois`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct GaloisKey {
     pub galois: u64,

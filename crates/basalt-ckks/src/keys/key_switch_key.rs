@@ -22,12 +22,13 @@ use super::secret::SecretKey;
 use crate::params::Parameters;
 use crate::util::csprng;
 
-/// What a key switches from (the secret it removes), for error messages and checks.
+/// What a key is for, for error messages and checks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum KeyTag {
     /// From `s²` (relinearization).
     Relin,
-    /// From `φ_g(s)` (rotation / conjugation with Galois element `g`).
+    /// Rotation / conjugation with Galois element `g`: from `s` to `φ_g^{-1}(s)`, the automorphism
+    /// applied after the switch ([`crate::keys::GaloisKey`]).
     Galois(u64),
     /// From another secret.
     Custom,
@@ -37,7 +38,7 @@ impl std::fmt::Display for KeyTag {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             KeyTag::Relin => write!(f, "s^2 (relinearization key)"),
-            KeyTag::Galois(g) => write!(f, "phi_{g}(s) (Galois key {g})"),
+            KeyTag::Galois(g) => write!(f, "s to phi_{g}^-1(s) (Galois key {g})"),
             KeyTag::Custom => write!(f, "another secret (custom key)"),
         }
     }

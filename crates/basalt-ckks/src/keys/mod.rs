@@ -41,11 +41,11 @@ impl KeyGenerator {
     fn material(
         &self,
         s_from: &basalt_math::RnsPoly,
-        sk: &SecretKey,
+        to: &SecretKey,
         tag: KeyTag,
         seeded: bool,
     ) -> KeyMaterial {
-        let k = KeySwitchKey::generate(&self.params, s_from, sk, tag, fresh_seed());
+        let k = KeySwitchKey::generate(&self.params, s_from, to, tag, fresh_seed());
         if seeded { KeyMaterial::Seeded(k.to_seeded()) } else { KeyMaterial::Full(k) }
     }
     /// Relinearization key (`s² → s`); `seeded` stores only seed + `b`.
@@ -55,11 +55,15 @@ impl KeyGenerator {
         ring.mul_assign(&mut s2, &sk.poly);
         RelinKey { key: self.material(&s2, sk, KeyTag::Relin, seeded) }
     }
-    /// Galois key for `X → X^galois`.
+    /// Galois key for `X → X^galois`, in Lattigo's form: it switches `s` to `φ^{-1}(s)`
+    /// (`φ = φ_galois`), so that a rotation key-switches `c_1` first and permutes its two
+    /// output polynomials after (`φ` of a ciphertext under `φ^{-1}(s)` is one under `s`),
+    /// instead of permuting every extended digit of a hoisted decomposition.
     pub fn gen_galois_key(&self, sk: &SecretKey, galois: u64, seeded: bool) -> GaloisKey {
         let ring = self.params.ring();
-        let sg = ring.automorphism(&sk.poly, galois);
-        GaloisKey { galois, key: self.material(&sg, sk, KeyTag::Galois(galois), seeded) }
+        let inverse = galois_inverse(galois, self.params.n() as u64);
+        let to = SecretKey { poly: ring.automorphism(&sk.poly, inverse), params_id: sk.params_id };
+        GaloisKey { galois, key: self.material(&sk.poly, &to, KeyTag::Galois(galois), seeded) }
     }
     /// Key for a rotation by `k` slots (left for `k > 0`).
     pub fn gen_rotation_key(&self, sk: &SecretKey, k: i64, seeded: bool) -> GaloisKey {
@@ -139,4 +143,19 @@ impl KeyGenerator {
         }
         ek
     }
+}
+
+/// The inverse of the Galois element `g` (odd) modulo `2n`: `g^{n−1}`, since the odd residues
+/// modulo `2n` form a group of order `n`.
+fn galois_inverse(g: u64, n: u64) -> u64 {
+    let m = 2 * n;
+    let (mut base, mut e, mut acc) = (g % m, n - 1, 1u64);
+    while e > 0 {
+        if e & 1 == 1 {
+            acc = acc * base % m;
+        }
+        base = base * base % m;
+        e >>= 1;
+    }
+    acc
 }

@@ -4,30 +4,34 @@
 //! # Algorithm
 //! For `ct = (c_0, c_1)` at level `l` and Galois elements `g_1 … g_r`:
 //! 1. `D = decompose(c_1)` once (INTT, ModUp of every digit);
-//! 2. per rotation `g`: permute every extended digit with the automorphism (`φ_g` is a slot
-//!    permutation in the NTT domain, and `φ_g(d̃_j)` is a valid extension of digit `j` of
-//!    `φ_g(c_1)`), inner product with the Galois key of `g` → `(v_0, v_1)` over `Q_l ∪ P`;
-//! 3. `_lazy`: return `(v_0 + P·φ_g(c_0), v_1)` in `Q_l ∪ P` — sums of these need a single
-//!    ModDown at the end ([`CiphertextQP::mod_down`]); otherwise ModDown now and add `φ_g(c_0)`.
+//! 2. per rotation `g`: inner product of the digits with the Galois key of `g`, which switches
+//!    `s` to `φ_g^{-1}(s)` ([`crate::keys::GaloisKey`]) → `(v_0, v_1)` over `Q_l ∪ P`;
+//! 3. `_lazy`: `(v_0 + P·c_0, v_1)` permuted by `φ_g`, left in `Q_l ∪ P` — sums of these need a
+//!    single ModDown at the end ([`CiphertextQP::mod_down`]); otherwise ModDown now, add `c_0`,
+//!    and permute the pair over `Q_l`.
 //!
-//! Hoisted results decrypt to the same message as plain rotations but are not bit-identical:
-//! BConv of `φ_g(x)` and `φ_g(BConv(x))` differ by multiples of the digit modulus, which the
-//! key's gadget cancels.
+//! The automorphism comes *after* the key switch (Lattigo's `AutomorphismHoisted[Lazy]`): since
+//! `(v_0 + c_0) + v_1·φ_g^{-1}(s) ≈ c_0 + c_1·s`, applying `φ_g` gives a ciphertext of
+//! `φ_g(m)` under `s`. It permutes the 2 output polynomials (`2(l+1)` limbs, `2(l+1+k)` lazy)
+//! instead of the `β` extended digits and `c_0` (`β(l+1+k) + l+1` limbs), which is fewer for
+//! every `β ≥ 2` and, not lazy, for every `β`. A single-hoisted rotation decomposes the same
+//! `c_1` as a plain rotation does, so the two are bit-identical.
 //!
 //! # Source
 //! Halevi & Shoup, "Faster homomorphic linear transformations in HElib", CRYPTO 2018 (hoisting);
-//! Bossuat et al., EUROCRYPT 2021 §3 (double hoisting); Lattigo `AutomorphismHoistedLazy`.
+//! Bossuat et al., EUROCRYPT 2021 §3 (double hoisting); Lattigo `AutomorphismHoistedLazy`
+//! (automorphism after the gadget product).
 //!
 //! # Cost
-//! Once: INTT `l+1`, ModUp as in [`super::cost`]. Per rotation: automorphisms of
-//! `β(l+1+k)` + `l+1` limbs, inner product `2β(l+1+k)` MulAcc, and (non-lazy) ModDown
-//! `2k` INTT + `2(l+1)` NTT.
+//! Once: INTT `l+1`, ModUp as in [`super::cost`]. Per rotation: inner product `2β(l+1+k)`
+//! MulAcc, automorphisms of `2(l+1+k)` limbs (lazy) or, after the ModDown (`2k` INTT +
+//! `2(l+1)` NTT), of `2(l+1)` limbs.
 
 use basalt_math::{RnsPoly, rns};
 use basalt_trace::region;
 
 use super::decompose::HoistedDecomp;
-use super::hybrid::inner_product_rotated;
+use super::hybrid::inner_product;
 use crate::ciphertext::{Ciphertext, PlaintextQP, check_poly_operand, check_scale_slots};
 use crate::error::{CkksError, Result};
 use crate::keys::KeyMaterial;
@@ -168,13 +172,12 @@ pub(crate) fn mul_plain_qp(
 /// `c_1 = ModDown(a_1) = round(a_1/P)`, so `a_0 + P·c_1·s = a_0 + a_1·s − r·s` with `|r| ≤ P/2`:
 /// the pair `(a_0, c_1)` with `c_1` on the `Q_l` basis still decrypts (after the final ModDown)
 /// to the same message up to a ModDown rounding error. Then decompose `c_1`, take the inner
-/// product of its automorphed digits with the Galois key (`≈ P·φ_g(c_1)·φ_g(s)` switched to
-/// `s`) and add `φ_g(a_0)` in `Q_l ∪ P`: no second ModDown, no lift of `c_0`.
+/// product of its digits with the Galois key (`≈ P·c_1·s` under `φ_g^{-1}(s)`), add `a_0` in
+/// `Q_l ∪ P` and permute the pair by `φ_g`: no second ModDown, no lift of `c_0`.
 ///
 /// # Cost
 /// ModDown of one polynomial (`k` INTT, `n·k(l+1)` BConv, `l+1` NTT), a decomposition (as in
-/// [`super::cost`]), automorphisms of `β(l+1+k)` digit limbs and `l+1+k` limbs of `a_0`,
-/// `2β(l+1+k)` MulAcc.
+/// [`super::cost`]), `2β(l+1+k)` MulAcc, automorphisms of `2(l+1+k)` limbs.
 pub(crate) fn automorphism_lazy_qp(
     params: &Parameters,
     ct: &CiphertextQP,
@@ -188,13 +191,28 @@ pub(crate) fn automorphism_lazy_qp(
         rns::mod_down(ring, &ct.c1)
     };
     let decomp = super::decompose(params, &c1);
-    let (mut v0, v1) = inner_product_rotated(params, &decomp, key, galois);
-    let a0 = {
-        let _r = region("Automorph");
-        ring.automorphism(&ct.c0, galois)
-    };
-    ring.add_assign(&mut v0, &a0);
-    CiphertextQP { c0: v0, c1: v1, scale: ct.scale, slots: ct.slots, params_id: ct.params_id }
+    let (mut v0, v1) = key_switch(params, &decomp, key);
+    ring.add_assign(&mut v0, &ct.c0);
+    let (c0, c1) = permute(params, &v0, &v1, galois);
+    CiphertextQP { c0, c1, scale: ct.scale, slots: ct.slots, params_id: ct.params_id }
+}
+
+/// The inner product of `decomp` with a Galois key (no automorphism yet).
+fn key_switch(
+    params: &Parameters,
+    decomp: &HoistedDecomp,
+    key: &KeyMaterial,
+) -> (RnsPoly, RnsPoly) {
+    let _r = region("KeySwitch");
+    inner_product(params, decomp, key)
+}
+
+/// `(φ_g(x_0), φ_g(x_1))`: the automorphism applied once to a rotation's two output
+/// polynomials.
+fn permute(params: &Parameters, x0: &RnsPoly, x1: &RnsPoly, galois: u64) -> (RnsPoly, RnsPoly) {
+    let _r = region("Automorph");
+    let ring = params.ring();
+    (ring.automorphism(x0, galois), ring.automorphism(x1, galois))
 }
 
 /// `P·ct` over `Q_l ∪ P` (the lazy form of the identity rotation).
@@ -220,14 +238,14 @@ pub fn automorphism_hoisted_lazy(
 ) -> CiphertextQP {
     let _r = region("Rotate");
     let ring = params.ring();
-    let (mut v0, v1) = inner_product_rotated(params, decomp, key, galois);
-    let c0 = ring.automorphism(&ct.polys[0], galois);
-    let pc0 = lift_times_p(ring, &c0, params.k(), p_mod_q);
+    let (mut v0, v1) = key_switch(params, decomp, key);
+    let pc0 = lift_times_p(ring, &ct.polys[0], params.k(), p_mod_q);
     ring.add_assign(&mut v0, &pc0);
-    CiphertextQP { c0: v0, c1: v1, scale: ct.scale, slots: ct.slots, params_id: ct.params_id }
+    let (c0, c1) = permute(params, &v0, &v1, galois);
+    CiphertextQP { c0, c1, scale: ct.scale, slots: ct.slots, params_id: ct.params_id }
 }
 
-/// Non-lazy hoisted rotation: ModDown right away and add `φ_g(c_0)` in `Q_l`.
+/// Non-lazy hoisted rotation: ModDown right away, add `c_0`, permute the pair in `Q_l`.
 pub fn automorphism_hoisted(
     params: &Parameters,
     ct: &Ciphertext,
@@ -237,12 +255,12 @@ pub fn automorphism_hoisted(
 ) -> Ciphertext {
     let _r = region("Rotate");
     let ring = params.ring();
-    let (v0, v1) = inner_product_rotated(params, decomp, key, galois);
-    let (u0, u1) = {
+    let (v0, v1) = key_switch(params, decomp, key);
+    let (mut u0, u1) = {
         let _r = region("KeySwitch");
         (rns::mod_down(ring, &v0), rns::mod_down(ring, &v1))
     };
-    let mut c0 = ring.automorphism(&ct.polys[0], galois);
-    ring.add_assign(&mut c0, &u0);
-    Ciphertext { polys: vec![c0, u1], scale: ct.scale, slots: ct.slots, params_id: ct.params_id }
+    ring.add_assign(&mut u0, &ct.polys[0]);
+    let (c0, c1) = permute(params, &u0, &u1, galois);
+    Ciphertext { polys: vec![c0, c1], scale: ct.scale, slots: ct.slots, params_id: ct.params_id }
 }

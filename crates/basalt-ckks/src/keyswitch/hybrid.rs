@@ -15,41 +15,6 @@ pub fn inner_product(
     decomp: &HoistedDecomp,
     key: &KeyMaterial,
 ) -> (RnsPoly, RnsPoly) {
-    accumulate(params, decomp, key, None)
-}
-
-/// [`inner_product`] of the digits rotated by the automorphism `galois` (NTT domain), without
-/// materialising the rotated digits: each digit limb is permuted in cache right before its
-/// multiply-accumulate. Emits the same kernels, in the same order, as
-/// `automorphism` on every digit followed by [`inner_product`].
-pub fn inner_product_rotated(
-    params: &Parameters,
-    decomp: &HoistedDecomp,
-    key: &KeyMaterial,
-    galois: u64,
-) -> (RnsPoly, RnsPoly) {
-    let ring = params.ring();
-    let n = ring.n() as u32;
-    let galois = galois % (2 * n as u64);
-    {
-        let _r = region("Automorph");
-        for d in &decomp.digits {
-            let limbs = d.limbs() as u32;
-            basalt_trace::emit(basalt_trace::Kernel::Automorph { n, limbs, galois });
-        }
-    }
-    let _k = region("KeySwitch");
-    let perm = (!decomp.digits[0].is_symbolic()).then(|| ring.galois_permutation(galois));
-    accumulate(params, decomp, key, perm.as_deref().map(|v| v.as_slice()))
-}
-
-/// The inner product, each digit read through the slot permutation `perm` when given.
-fn accumulate(
-    params: &Parameters,
-    decomp: &HoistedDecomp,
-    key: &KeyMaterial,
-    perm: Option<&[u32]>,
-) -> (RnsPoly, RnsPoly) {
     let _r = region("InnerProduct");
     let l1 = decomp.level + 1;
     let k = params.k();
@@ -60,7 +25,7 @@ fn accumulate(
     let all: Vec<usize> = (0..l1 + k).collect();
     for (j, dj) in decomp.digits.iter().enumerate() {
         let a = key.a(params, j, l1, like.is_symbolic());
-        mac_pair(params.ring(), &mut acc0, &mut acc1, dj, key.b(j), &a, &all, perm);
+        mac_pair(params.ring(), &mut acc0, &mut acc1, dj, key.b(j), &a, &all);
     }
     (acc0, acc1)
 }

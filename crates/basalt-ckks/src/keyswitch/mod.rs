@@ -32,8 +32,9 @@
 //! - Key load: `β` digits × 2 × `(l+1+k)` limbs (`Kernel::KeyLoad`); a seeded key regenerates
 //!   `β(l+1+k)` limbs (`Kernel::KeyGen`).
 //!
-//! A hoisted rotation adds `β(l+1+k)` automorphism limbs (the digits) plus `l+1` (for `c_0`),
-//! and pays the Decompose/ModUp part once per group.
+//! A rotation permutes its two output polynomials after the key switch (`2(l+1)` automorphism
+//! limbs; `2(l+1+k)` for a lazy, `Q∪P` one, [`hoisted`]); a hoisted one pays the
+//! Decompose/ModUp part once per group.
 //! The trace tests check these closed forms exactly ([`cost`]).
 
 pub mod decompose;
@@ -125,20 +126,9 @@ fn map_limb(i: usize, aq: usize, other_q: usize) -> usize {
     if i < aq { i } else { other_q + (i - aq) }
 }
 
-thread_local! {
-    /// One limb of scratch per thread for [`mac_pair`].
-    static SCRATCH: std::cell::RefCell<Vec<u64>> = const { std::cell::RefCell::new(Vec::new()) };
-}
-
 /// `acc0[i] += x[i]·k0[i]`, `acc1[i] += x[i]·k1[i]` for the limbs `i ∈ limbs` of the
 /// `Q_l ∪ P` accumulators. `x`, `k0`, `k1` may live on larger Q prefixes (a key over `Q_L ∪ P`)
 /// or only on `Q_l` (the input's own limbs): limbs are matched by modulus, never copied.
-///
-/// With `perm`, `x` is replaced by its automorphism: limb `i` of `x` is read through the
-/// NTT-domain slot permutation (`x'[j] = x[perm[j]]`) into a per-thread scratch limb that stays
-/// in cache. Hoisted rotations use this instead of materialising every rotated digit
-/// (`dnum · (l+1+k)` limbs written to and read back from memory per rotation).
-#[allow(clippy::too_many_arguments)]
 pub(crate) fn mac_pair(
     ring: &RingContext,
     acc0: &mut RnsPoly,
@@ -147,7 +137,6 @@ pub(crate) fn mac_pair(
     k0: &RnsPoly,
     k1: &RnsPoly,
     limbs: &[usize],
-    perm: Option<&[u32]>,
 ) {
     let n = ring.n();
     for _ in 0..2 {
@@ -169,19 +158,8 @@ pub(crate) fn mac_pair(
             let xi = x.limb(map_limb(i, aq, x.q_limbs()));
             let (b, a) =
                 (k0.limb(map_limb(i, aq, k0.q_limbs())), k1.limb(map_limb(i, aq, k1.q_limbs())));
-            match perm {
-                None => {
-                    t.mul_acc(o0, xi, b);
-                    t.mul_acc(o1, xi, a);
-                }
-                Some(p) => SCRATCH.with(|s| {
-                    let mut s = s.borrow_mut();
-                    s.resize(n, 0);
-                    s.iter_mut().zip(p).for_each(|(d, &j)| *d = xi[j as usize]);
-                    t.mul_acc(o0, &s, b);
-                    t.mul_acc(o1, &s, a);
-                }),
-            }
+            t.mul_acc(o0, xi, b);
+            t.mul_acc(o1, xi, a);
         },
     );
 }

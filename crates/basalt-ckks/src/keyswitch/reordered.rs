@@ -69,7 +69,7 @@ pub fn keyswitch_reordered_lazy(
         {
             let _r = region("InnerProduct");
             let own: Vec<usize> = digit.clone().collect();
-            mac_pair(ring, &mut acc0, &mut acc1, d, b, &a, &own, None);
+            mac_pair(ring, &mut acc0, &mut acc1, d, b, &a, &own);
         }
         let targets: Vec<usize> = (0..l1 + k).filter(|i| !digit.contains(i)).collect();
         let from: Vec<usize> = digit.clone().collect();
@@ -102,7 +102,7 @@ pub fn keyswitch_reordered_lazy(
                 }
             }
             let _r = region("InnerProduct");
-            mac_pair(ring, &mut acc0, &mut acc1, &ext, b, &a, blk, None);
+            mac_pair(ring, &mut acc0, &mut acc1, &ext, b, &a, blk);
         }
     }
     (acc0, acc1)
