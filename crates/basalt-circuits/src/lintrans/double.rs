@@ -3,14 +3,14 @@
 //!
 //! # Algorithm
 //! With `D = decompose(x)` computed once:
-//! 1. baby steps: `x̃_i = rot_i(x)` *lazily* — the inner product of the automorphed digits with
-//!    the Galois key plus `P·φ(c_0)`, left in `Q∪P` with the factor `P` (no ModDown);
-//!    `x̃_0 = P·x`;
+//! 1. baby steps: `x̃_i = rot_i(x)` *lazily* — the inner product of the digits with the Galois
+//!    key plus `P·c_0`, the pair then permuted by `φ`, left in `Q∪P` with the factor `P` (no
+//!    ModDown); `x̃_0 = P·x`;
 //! 2. per giant index `j`: `p̃_j = Σ_i x̃_i ⊙ pt_{j,i}` in `Q∪P`, the diagonals encoded over
 //!    `Q∪P` (the same small integer polynomial reduced modulo the `P` primes too; the factor
 //!    `P` is carried by `x̃_i`);
 //! 3. giant rotation in `Q∪P`: ModDown of `c_1` of `p̃_j` only, decompose it, inner product of
-//!    the automorphed digits with the key of `n1·j`, plus `φ(c_0)` still in `Q∪P`
+//!    the digits with the key of `n1·j`, plus `c_0` still in `Q∪P`, the pair permuted
 //!    (`Evaluator::rotate_lazy_qp`); `j = 0` needs nothing;
 //! 4. `ỹ = Σ_j rot_{n1 j}(p̃_j)` in `Q∪P`, then **one** ModDown of the pair and one rescale (by
 //!    the caller).
