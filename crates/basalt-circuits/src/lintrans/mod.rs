@@ -4,6 +4,8 @@
 //! diagonals) and a [`Strategy`] make a [`LinearTransform`]; [`LinearTransform::evaluate`]
 //! applies it to a ciphertext and rescales once, so the output has the input's scale exactly
 //! (diagonals are encoded at the scale of the prime(s) the rescale drops, as Lattigo does).
+//! [`LinearTransform::unrescaled`] leaves that rescale to the caller (Lattigo's contract), so a
+//! product can also sit at the base level.
 //!
 //! Strategies:
 //! - [`Strategy::Diagonal`]: Halevi–Shoup, one rotation per non-zero diagonal (optionally all
