@@ -11,6 +11,8 @@
 //!   packing for rectangular products ([`lintrans::mxv_hybrid`]).
 //! - [`polynomial`]: Chebyshev interpolation and evaluation with optimal depth and exact output
 //!   scale, plus the activation approximations (composite sign/ReLU, HELR sigmoid).
+//! - [`compare`]: sign / min / max through composites of odd polynomials (Cheon–Kim–Kim's
+//!   `f_3`, `g_3`), bootstrapping between stages through a caller's refresh.
 //! - [`helr`]: one HELR logistic-regression training iteration (FAB Table 8's workload).
 //! - [`accounting`]: operation counts from the kernel trace (`basalt_trace::record`).
 //! - [`mxv_suite`]: the seven FC layers of HE-MxV on Set-A/B/C, encrypted for real.
@@ -19,6 +21,7 @@
 
 pub mod accounting;
 pub mod bootstrap;
+pub mod compare;
 pub mod error;
 pub mod helr;
 pub mod lintrans;

@@ -109,6 +109,14 @@ fn every_preset_builds_and_reports_security() {
     let o3 = Parameters::preset("osiris_set_iii").unwrap();
     assert_eq!((o3.alpha(), o3.dnum(), o3.logical_levels()), (5, 2, 8));
     assert!(o3.q().iter().chain(o3.p()).all(|&q| q < 1 << 40), "Osiris words are ≤ 40 bits");
+    // Set IV's bootstrapping chain: 41 Q limbs, the odd ninth residual prime in the base so
+    // that 8 + 3 limbs (Set IV's top) stay after bootstrapping, under log QP_max = 1630.
+    let o4b = Parameters::preset("OSIRIS_SET_IV_BOOT").unwrap();
+    let o4 = Parameters::preset("OSIRIS_SET_IV").unwrap();
+    assert_eq!((o4b.q().len(), o4b.base_primes(), o4b.alpha(), o4b.dnum()), (41, 3, 14, 3));
+    assert_eq!(o4b.base_primes() + 8, o4.q().len());
+    assert!(o4b.log_qp() <= 1630.0 && o4b.security().meets == Some(128), "{}", o4b.log_qp());
+    assert!(o4b.q().iter().chain(o4b.p()).all(|&q| q < 1 << 40));
     let cl = Parameters::preset("CRATERLAKE_80").unwrap();
     assert!(cl.q().iter().chain(cl.p()).all(|&q| q < 1 << 28), "CraterLake words are 28 bits");
     assert!(matches!(Parameters::preset("nope"), Err(ParamError::UnknownPreset(_))));

@@ -67,6 +67,10 @@ const FILES: &[(&str, &str)] = &[
         include_str!("../../../../data/params/ckks/osiris_set_iii_boot.toml"),
     ),
     ("osiris_set_iv.toml", include_str!("../../../../data/params/ckks/osiris_set_iv.toml")),
+    (
+        "osiris_set_iv_boot.toml",
+        include_str!("../../../../data/params/ckks/osiris_set_iv_boot.toml"),
+    ),
 ];
 
 fn parse(file: &str, text: &str) -> Result<ParametersLiteral, ParamError> {
