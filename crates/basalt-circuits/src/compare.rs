@@ -182,8 +182,8 @@ pub fn min_max(
 ) -> Result<(Ciphertext, Ciphertext)> {
     let d = eval.sub(a, b)?;
     let h = eval.add(a, b)?;
-    let s = sign_refreshed(eval, &d, stages, refresh)?;
-    let t = times_sign(eval, &d, Factor::Const(0.5), &s, refresh)?;
+    let s = sign_refreshed(eval, &d, stages, &mut *refresh)?;
+    let t = times_sign(eval, &d, Factor::Const(0.5), &s, &mut *refresh)?;
     let mid = rescale_to(eval, &h, Factor::Const(0.5), t.level(), t.scale())?;
     Ok((eval.sub(&mid, &t)?, eval.add(&mid, &t)?))
 }

@@ -27,6 +27,7 @@ pub mod mnist;
 pub mod network;
 pub mod resnet;
 pub mod sim_source;
+pub mod sort;
 pub mod trace;
 
 pub use basalt_circuits::{CircuitError, Result};

@@ -12,6 +12,7 @@ use std::collections::HashMap;
 
 use crate::mnist;
 use crate::network::StrategyRule;
+use crate::sort::{BitonicSort, record_sort};
 use crate::trace::record_inference;
 use basalt_circuits::bootstrap::{Bootstrapper, Encapsulation, config::for_preset};
 use basalt_circuits::helr::{self, Helr};
@@ -149,6 +150,11 @@ pub fn record_program(p: &Program) -> Result<Trace, String> {
                 max_partials: *max_partials as usize,
             };
             record_matvec(preset, *level as usize, *diagonals as usize, rule, *rescale, *seeded)
+        }
+        Program::Sort { preset, log_len, seeded } => {
+            let params = Parameters::preset(preset).map_err(|e| e.to_string())?;
+            let sort = BitonicSort { log_len: *log_len, ..BitonicSort::osiris() };
+            record_sort(&params, &sort, *seeded).map(|(t, _)| t).map_err(|e| e.to_string())
         }
     }
 }

@@ -151,6 +151,11 @@ pub enum Program {
         rescale: bool,
         seeded: bool,
     },
+    /// Bitonic sort of `2^log_len` values in one ciphertext at `preset`'s top level, each
+    /// comparison twelve degree-7 polynomials (`basalt_workloads::sort`, Osiris' Sorting),
+    /// seeded keys or not. Each bootstrap is an empty region named [`BOOTSTRAP_REGION`], timed
+    /// from a separately recorded bootstrap.
+    Sort { preset: String, log_len: u32, seeded: bool },
 }
 
 /// Name of the empty region that stands for one bootstrap in a [`Program::Resnet20`] trace.
