@@ -12,6 +12,7 @@ mod fab;
 mod mnist;
 mod mxv;
 mod osiris;
+mod sort;
 mod strix;
 mod strix_gpu;
 
@@ -152,6 +153,7 @@ pub fn reproduce_with(
         };
         comp.extend(mnist::compute(p, data_dir, &traces)?);
         comp.extend(craterlake_resnet::compute(p, data_dir, &traces)?);
+        comp.extend(sort::compute(p, data_dir, &traces)?);
         out.readings.extend(papers::load_readings(data_dir, p, &rows)?);
         out.rows.extend(join(p, &rows, comp)?);
     }

@@ -111,7 +111,7 @@ const CPU_BOOTSTRAP_MS: f64 = 17_300.0;
 /// model the cheapest at both bandwidths (n1 ≥ 8 or 16 is slower in every column at 1 and
 /// 2 TB/s), so re-optimising per bandwidth as §VI-A does would keep it; the paper finds higher
 /// ratios optimal at 2 TB/s (docs/simulator.md, "Bootstrapping rows").
-const DFT_N1: u32 = 4;
+pub(super) const DFT_N1: u32 = 4;
 
 /// Table III "Bootstrap": one fully packed bootstrap of a level-0 Set III ciphertext, recorded
 /// by the library with every DFT in the giant-step-centric order and the column's hoisting;
@@ -180,11 +180,11 @@ fn bootstrap(data: &Path, traces: &Traces) -> Result<(Vec<Computed>, Option<[f64
 
 /// Table III's hoisting columns: the DFTs' baby steps without, with single and with double
 /// hoisting.
-const COLUMNS: [(&str, DftHoisting); 3] =
+pub(super) const COLUMNS: [(&str, DftHoisting); 3] =
     [("NH", DftHoisting::None), ("SH", DftHoisting::Single), ("DH", DftHoisting::Double)];
 
 /// `osiris.toml` at 1 TB/s (Table III(a)) and at 2 TB/s (III(b), validation).
-fn machines(data: &Path) -> Result<(Machine, Machine), SimError> {
+pub(super) fn machines(data: &Path) -> Result<(Machine, Machine), SimError> {
     let path = data.join("machines").join("osiris.toml");
     Ok((Machine::load(&path)?, Machine::load_with(&path, &["memory.hbm_gbps=2000"])?))
 }
