@@ -8,7 +8,8 @@
 //!    caller's `refresh` (a bootstrap) is applied.
 //! 2. `max(a, b) = (a + b)/2 + (a − b)/2 · sign(a − b)`, `min = (a + b)/2 − (a − b)/2 · sign(a − b)`:
 //!    one ciphertext product after the sign, and both halves land on the inputs' scale exactly
-//!    ([`rescale_to`]).
+//!    ([`rescale_sum_to`]); `(a − b)/2` is taken from `a` and `b` after the sign, so it costs
+//!    no level of its own ([`times_sign`]).
 //!
 //! The composites of Cheon, Kim, Kim and Lee use two degree-7 polynomials: `f_3` (the closed
 //! form below: `f_3(±1) = ±1` with three vanishing derivatives there, so it squeezes values
@@ -129,13 +130,10 @@ pub enum Factor<'a> {
     Slots(&'a [f64]),
 }
 
-/// `factor ⊙ ct` at exactly `(level, scale)`: dropped to `level + c` primes, multiplied by the
-/// factor encoded at `scale·Q/scale(ct)` (`Q` the primes the rescale then divides by), and
-/// rescaled. One level; the output scale is exact, so results can be added without drift.
+/// `factor ⊙ ct` at exactly `(level, scale)`: [`rescale_sum_to`] of one term.
 ///
 /// # Errors
-/// [`CircuitError::NotEnoughLevels`] if `ct` is not at least one level above `level`; scheme
-/// errors (a mask longer than the slots).
+/// As [`rescale_sum_to`].
 pub fn rescale_to(
     eval: &Evaluator,
     ct: &Ciphertext,
@@ -143,36 +141,65 @@ pub fn rescale_to(
     level: usize,
     scale: f64,
 ) -> Result<Ciphertext> {
+    rescale_sum_to(eval, &[(ct, factor)], level, scale)
+}
+
+/// `Σ factor_i ⊙ ct_i` at exactly `(level, scale)`: each term dropped to `level + c` primes and
+/// multiplied by its factor encoded at `scale·Q/scale(ct_i)` (`Q` the primes the rescale then
+/// divides by), the sum rescaled once. One level; the output scale is exact, so results can be
+/// added without drift, and terms of different scales and levels combine.
+///
+/// # Errors
+/// [`CircuitError::NotEnoughLevels`] if a term is not at least one level above `level`;
+/// [`CircuitError::Invalid`] for no term; scheme errors (a mask longer than the slots).
+pub fn rescale_sum_to(
+    eval: &Evaluator,
+    terms: &[(&Ciphertext, Factor<'_>)],
+    level: usize,
+    scale: f64,
+) -> Result<Ciphertext> {
     let params = eval.params();
     let c = params.primes_per_rescale();
-    if ct.level() < level + c {
-        return Err(CircuitError::NotEnoughLevels { needed: 1, available: 0, level: ct.level() });
-    }
-    let x = eval.drop_level(ct, ct.level() - (level + c))?;
     let q: f64 = params.q()[level + 1..=level + c].iter().map(|&q| q as f64).product();
-    let const_scale = scale * q / ct.scale();
-    let y = match factor {
-        Factor::Const(m) => eval.mul_const_scaled(&x, m, const_scale)?,
-        Factor::Slots(v) => {
-            let mut pt = if x.is_symbolic() {
-                Plaintext::symbolic(params, x.level())?
-            } else {
-                let v: Vec<Complex64> = v.iter().map(|&r| Complex64::new(r, 0.0)).collect();
-                eval.encoder().encode(&v, x.slots(), x.level(), const_scale)?
-            };
-            pt.set_scale(const_scale);
-            eval.mul_plain(&x, &pt)?
+    let mut sum: Option<Ciphertext> = None;
+    for &(ct, factor) in terms {
+        if ct.level() < level + c {
+            return Err(CircuitError::NotEnoughLevels {
+                needed: 1,
+                available: 0,
+                level: ct.level(),
+            });
         }
-    };
-    Ok(eval.rescale(&y)?)
+        let x = eval.drop_level(ct, ct.level() - (level + c))?;
+        let const_scale = scale * q / ct.scale();
+        let y = match factor {
+            Factor::Const(m) => eval.mul_const_scaled(&x, m, const_scale)?,
+            Factor::Slots(v) => {
+                let mut pt = if x.is_symbolic() {
+                    Plaintext::symbolic(params, x.level())?
+                } else {
+                    let v: Vec<Complex64> = v.iter().map(|&r| Complex64::new(r, 0.0)).collect();
+                    eval.encoder().encode(&v, x.slots(), x.level(), const_scale)?
+                };
+                pt.set_scale(const_scale);
+                eval.mul_plain(&x, &pt)?
+            }
+        };
+        sum = Some(match sum {
+            None => y,
+            Some(s) => eval.add(&s, &y)?,
+        });
+    }
+    let sum = sum.ok_or_else(|| CircuitError::Invalid("a sum of no terms".into()))?;
+    Ok(eval.rescale(&sum)?)
 }
 
 /// `(min(a, b), max(a, b))` slot-wise for `a, b` at one level and scale with `a − b ∈ [−1, 1]`;
 /// outputs at the inputs' scale, one level below the sign (see the module's algorithm).
 ///
 /// # Errors
-/// [`CircuitError::NotEnoughLevels`] if the difference has no level left for the final
-/// product (refresh the inputs first); as [`sign_refreshed`].
+/// [`CircuitError::NotEnoughLevels`] if the inputs have no level left for the final product
+/// (refresh them first); as [`sign_refreshed`].
 pub fn min_max(
     eval: &Evaluator,
     a: &Ciphertext,
@@ -183,42 +210,47 @@ pub fn min_max(
     let d = eval.sub(a, b)?;
     let h = eval.add(a, b)?;
     let s = sign_refreshed(eval, &d, stages, &mut *refresh)?;
-    let t = times_sign(eval, &d, Factor::Const(0.5), &s, &mut *refresh)?;
+    let half_d = [(a, Factor::Const(0.5)), (b, Factor::Const(-0.5))];
+    let t = times_sign(eval, &half_d, &s, refresh)?;
     let mid = rescale_to(eval, &h, Factor::Const(0.5), t.level(), t.scale())?;
     Ok((eval.sub(&mid, &t)?, eval.add(&mid, &t)?))
 }
 
-/// `factor ⊙ d ⊙ s` at `d`'s scale, one level below where `d` (after the factor) and `s` meet
-/// (refreshing `s` if it has no level left). The product's level is the lower of `s`'s and
-/// one below `d`'s.
+/// `(Σ factor_i ⊙ ct_i) ⊙ s` at the scale of the first term, one level below where the sum
+/// (one level below its lowest term) and `s` meet; `s` is refreshed first if it has no level
+/// left. Applying the factors to the terms rather than to their sum costs no level of its own
+/// (the factor's rescale and the sum's are one).
 ///
 /// # Errors
-/// [`CircuitError::NotEnoughLevels`] if `d` cannot take the factor and the product; scheme
+/// [`CircuitError::NotEnoughLevels`] if a term cannot take the factor and the product; scheme
 /// and `refresh` errors.
 pub fn times_sign(
     eval: &Evaluator,
-    d: &Ciphertext,
-    factor: Factor<'_>,
+    terms: &[(&Ciphertext, Factor<'_>)],
     s: &Ciphertext,
     refresh: Refresh<'_>,
 ) -> Result<Ciphertext> {
     let params = eval.params();
     let c = params.primes_per_rescale();
+    let Some(first) = terms.first() else {
+        return Err(CircuitError::Invalid("a product with no terms".into()));
+    };
     let mut s = s.clone();
     if levels_left(params, &s) < 1 {
         s = refresh(&s)?;
     }
+    let low = terms.iter().map(|(t, _)| t.level()).min().unwrap_or(0);
     let floor = params.base_primes() - 1 + c; // lowest level a product can be rescaled from
-    let lp = s.level().min(d.level().saturating_sub(c));
-    if lp < floor || d.level() < c {
-        return Err(CircuitError::NotEnoughLevels { needed: 2, available: 0, level: d.level() });
+    let lp = s.level().min(low.saturating_sub(c));
+    if lp < floor || low < c {
+        return Err(CircuitError::NotEnoughLevels { needed: 2, available: 0, level: low });
     }
-    // After the rescale at lp the product's scale is scale(d') · scale(s) / Q_lp: choose
-    // scale(d') so that it is scale(d) again.
+    // After the rescale at lp the product's scale is scale(sum) · scale(s) / Q_lp: choose
+    // scale(sum) so that it is the first term's scale again.
     let q: f64 = params.q()[lp + 1 - c..=lp].iter().map(|&q| q as f64).product();
-    let df = rescale_to(eval, d, factor, lp, d.scale() * q / s.scale())?;
+    let sum = rescale_sum_to(eval, terms, lp, first.0.scale() * q / s.scale())?;
     let s = eval.drop_level(&s, s.level() - lp)?;
-    Ok(eval.rescale(&eval.mul_relin(&df, &s)?)?)
+    Ok(eval.rescale(&eval.mul_relin(&sum, &s)?)?)
 }
 
 #[cfg(test)]

@@ -13,11 +13,13 @@
 //! 2. `d = x − y`, `h = x + y`, `s = sign(d)` (twelve degree-7 stages, 36 levels);
 //! 3. `x' = h/2 + (τ/2) ⊙ d ⊙ s`, `τ_i = +1` where slot `i` keeps the larger value (the high
 //!    slot of an ascending pair, the low one of a descending pair), `−1` where the smaller:
-//!    `|d| = d·sign(d)`, so `x'` is the pair's max or min (one masked level, one product).
+//!    `|d| = d·sign(d)`, so `x'` is the pair's max or min. `(τ/2) ⊙ d` is built after the sign
+//!    from `x` and its two rotations (masks `τ/2`, `−(τ/2) ⊙ M`, `−(τ/2) ⊙ (1 − M)`), so the
+//!    factor and the product share one level.
 //!
-//! A stage needs three levels of its input besides the sign: with fewer left, the input is
-//! refreshed first; inside the sign a refresh comes before each stage that does not fit
-//! ([`compare::sign_refreshed`]). Every comparison is computed in both slots of its pair
+//! A stage needs two levels of its input besides the sign; with fewer than three left (see
+//! `STAGE_LEVELS`) the input is refreshed first; inside the sign a refresh comes before each
+//! polynomial that does not fit ([`compare::sign_refreshed`]). Every comparison is computed in both slots of its pair
 //! (half the signs are redundant): the network has `m(m+1)/2` stages of one sign each.
 //!
 //! # Packing
@@ -35,13 +37,12 @@
 //! comparison).
 //!
 //! # Cost
-//! `m(m+1)/2` stages (105 for `2^14`), each: 2 rotations, 3 plaintext products, one sign
+//! `m(m+1)/2` stages (105 for `2^14`), each: 2 rotations, 5 plaintext products, one sign
 //! (`Σ` stage depths levels), one ciphertext product; bootstraps as the levels require.
 
 use basalt_circuits::compare::{self, Factor, Refresh};
 use basalt_circuits::polynomial::Chebyshev;
-use basalt_ckks::{Ciphertext, Evaluator, Plaintext};
-use num_complex::Complex64;
+use basalt_ckks::{Ciphertext, Evaluator};
 
 use crate::{CircuitError, Result};
 
@@ -53,8 +54,12 @@ pub struct BitonicSort {
     pub comparison: Vec<Chebyshev>,
 }
 
-/// Levels a stage takes from its input besides the sign: the partner mask, the `τ/2` factor and
-/// the product with the sign.
+/// A stage's input is refreshed first when it has fewer levels than this. Two are needed (the
+/// partner mask and the product with the sign; the `τ/2` factor shares the product's level,
+/// [`compare::times_sign`]); three aligns the 3-level polynomials with the 9-level chain
+/// after a bootstrap: on Set IV a dynamic program over every refresh placement (each
+/// stage's input, each polynomial, the product) finds 472 bootstraps for 2^14 values, which
+/// this rule attains (two: 489). It is a property of the schedule, not fitted to a row.
 const STAGE_LEVELS: usize = 3;
 
 impl BitonicSort {
@@ -90,19 +95,22 @@ impl BitonicSort {
         (0..self.log_len).flat_map(|b| [1i64 << b, -(1i64 << b)]).collect()
     }
 
-    /// The partner mask `M` and `τ/2` of one stage.
-    fn masks(&self, block: usize, j: usize) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
+    /// One stage's plaintext vectors: the partner mask `M`, `1 − M`, and the factors of
+    /// `(τ/2) ⊙ d` on `x`, `rot(x, j)` and `rot(x, −j)`: `τ/2`, `−(τ/2) ⊙ M`, `−(τ/2) ⊙ (1 − M)`.
+    fn masks(&self, block: usize, j: usize) -> [Vec<f64>; 5] {
         let n = self.len();
         let low: Vec<f64> = (0..n).map(|i| f64::from(u8::from(i & j == 0))).collect();
         let high: Vec<f64> = low.iter().map(|m| 1.0 - m).collect();
-        let tau_half = (0..n)
+        let tau_half: Vec<f64> = (0..n)
             .map(|i| {
                 let ascending = i & block == 0;
                 let is_high = i & j != 0;
                 if ascending == is_high { 0.5 } else { -0.5 }
             })
             .collect();
-        (low, high, tau_half)
+        let times = |m: &[f64]| tau_half.iter().zip(m).map(|(t, m)| -t * m).collect();
+        let (t_low, t_high) = (times(&low), times(&high));
+        [low, high, tau_half, t_low, t_high]
     }
 
     /// Cleartext twin: the same network with the same polynomial comparison (not an exact
@@ -115,7 +123,7 @@ impl BitonicSort {
         assert_eq!(x.len(), n, "one value per slot");
         let mut x = x.to_vec();
         for (block, j) in self.stages() {
-            let (low, _, tau_half) = self.masks(block, j);
+            let [low, _, tau_half, ..] = self.masks(block, j);
             x = (0..n)
                 .map(|i| {
                     let y = if low[i] == 1.0 { x[(i + j) % n] } else { x[(i + n - j) % n] };
@@ -151,46 +159,29 @@ impl BitonicSort {
             if compare::levels_left(params, &x) < STAGE_LEVELS {
                 x = refresh(&x)?;
             }
-            let (low, high, tau_half) = self.masks(block, j);
-            let y = self.partner(eval, &x, j, &low, &high)?;
-            let x0 = eval.drop_level(&x, x.level() - y.level())?;
+            let [low, high, tau_half, t_low, t_high] = self.masks(block, j);
+            let up = eval.rotate(&x, j as i64)?;
+            let down = eval.rotate(&x, -(j as i64))?;
+            // The partner y, one level down at x's scale; d = x − y and h = x + y.
+            let c = params.primes_per_rescale();
+            let ly = x.level() - c;
+            let partner = [(&up, Factor::Slots(&low)), (&down, Factor::Slots(&high))];
+            let y = compare::rescale_sum_to(eval, &partner, ly, x.scale())?;
+            let x0 = eval.drop_level(&x, c)?;
             let d = eval.sub(&x0, &y)?;
             let h = eval.add(&x0, &y)?;
             let s = compare::sign_refreshed(eval, &d, &self.comparison, &mut *refresh)?;
-            let t = compare::times_sign(eval, &d, Factor::Slots(&tau_half), &s, &mut *refresh)?;
+            // (τ/2) ⊙ d from x and its rotations: no level of its own.
+            let half_d = [
+                (&x, Factor::Slots(&tau_half)),
+                (&up, Factor::Slots(&t_low)),
+                (&down, Factor::Slots(&t_high)),
+            ];
+            let t = compare::times_sign(eval, &half_d, &s, &mut *refresh)?;
             let mid = compare::rescale_to(eval, &h, Factor::Const(0.5), t.level(), t.scale())?;
             x = eval.add(&mid, &t)?;
         }
         Ok(x)
-    }
-
-    /// `M ⊙ rot(x, j) + (1 − M) ⊙ rot(x, −j)` at `x`'s scale, one level down (both masks
-    /// encoded at the dropped prime(s), one rescale for the sum).
-    fn partner(
-        &self,
-        eval: &Evaluator,
-        x: &Ciphertext,
-        j: usize,
-        low: &[f64],
-        high: &[f64],
-    ) -> Result<Ciphertext> {
-        let params = eval.params();
-        let c = params.primes_per_rescale();
-        let l = x.level();
-        let q: f64 = params.q()[l + 1 - c..=l].iter().map(|&q| q as f64).product();
-        let mask = |v: &[f64]| -> Result<Plaintext> {
-            let mut pt = if x.is_symbolic() {
-                Plaintext::symbolic(params, l)?
-            } else {
-                let v: Vec<Complex64> = v.iter().map(|&r| Complex64::new(r, 0.0)).collect();
-                eval.encoder().encode(&v, x.slots(), l, q)?
-            };
-            pt.set_scale(q);
-            Ok(pt)
-        };
-        let up = eval.mul_plain(&eval.rotate(x, j as i64)?, &mask(low)?)?;
-        let down = eval.mul_plain(&eval.rotate(x, -(j as i64))?, &mask(high)?)?;
-        Ok(eval.rescale(&eval.add(&up, &down)?)?)
     }
 }
 
