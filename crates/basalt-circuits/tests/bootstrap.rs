@@ -437,8 +437,8 @@ fn paper_presets_consume_the_stated_levels() {
     assert!(for_preset("MXV_SET_A", None, 13).is_none());
     // The reconstructed chains (output level = index of the last residue kept): CraterLake
     // 56 → 22 residues and 50 → 16; unpacked 22 → 2; Osiris III 40 → 10 (q_0: two primes);
-    // Osiris IV 41 → 11, Set IV's top (the base holds q_0's two primes and the odd ninth
-    // residual prime).
+    // Osiris IV 41 → 11, Set IV's top (the base holds q_0's two primes and a word for the odd
+    // ninth residual limb).
     for (name, want) in [
         ("CRATERLAKE_80_BOOT", (4, 9, 4, 21)),
         ("CRATERLAKE_128_BOOT", (4, 9, 4, 15)),

@@ -109,8 +109,8 @@ fn every_preset_builds_and_reports_security() {
     let o3 = Parameters::preset("osiris_set_iii").unwrap();
     assert_eq!((o3.alpha(), o3.dnum(), o3.logical_levels()), (5, 2, 8));
     assert!(o3.q().iter().chain(o3.p()).all(|&q| q < 1 << 40), "Osiris words are ≤ 40 bits");
-    // Set IV's bootstrapping chain: 41 Q limbs, the odd ninth residual prime in the base so
-    // that 8 + 3 limbs (Set IV's top) stay after bootstrapping, under log QP_max = 1630.
+    // Set IV's bootstrapping chain: 41 Q limbs, a word for the odd ninth residual limb in the
+    // base so that 8 + 3 limbs (Set IV's top) stay after bootstrapping, under log QP_max = 1630.
     let o4b = Parameters::preset("OSIRIS_SET_IV_BOOT").unwrap();
     let o4 = Parameters::preset("OSIRIS_SET_IV").unwrap();
     assert_eq!((o4b.q().len(), o4b.base_primes(), o4b.alpha(), o4b.dnum()), (41, 3, 14, 3));

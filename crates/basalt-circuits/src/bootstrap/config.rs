@@ -78,9 +78,8 @@ impl BootstrapConfig {
 ///   its 2×28-bit level. 4 residual levels (8 limbs) left. The encapsulation key lives over
 ///   `Q_0·P_0` with two 33-bit special primes.
 /// - `OSIRIS_SET_IV_BOOT` (reconstructed, `data/params/ckks/osiris_set_iv_boot.toml`): the
-///   same circuit with EvalMod at its 2×27-bit level (the chain's primes are one bit smaller to
-///   keep `log QP ≤ 1630`); Set IV's odd ninth residual prime sits in the base modulus, so the
-///   output keeps 11 limbs, `OSIRIS_SET_IV`'s top.
+///   same circuit on the same bootstrapping levels; Set IV's odd ninth residual limb is a third
+///   base word, so the output keeps 11 limbs, `OSIRIS_SET_IV`'s top.
 /// - `CRATERLAKE_80_BOOT` / `CRATERLAKE_128_BOOT` (reconstructed): CraterLake cites Bossuat et
 ///   al.'s non-sparse bootstrapping, so FAB's shape — CoeffToSlot 4, the depth-9 EvalMod,
 ///   SlotToCoeff 4 — on two-residue levels: 34 of the 56 (50) residues, the paper's 35 of 57
@@ -117,12 +116,11 @@ pub fn for_preset(name: &str, log_slots: Option<u32>, log_n: u32) -> Option<Boot
             merge_rescale: true,
             ..BootstrapConfig::lattigo_default(ls)
         }),
-        "OSIRIS_SET_III_BOOT" | "N16_L19_A14_W40_H1024_BOOT" => Some(BootstrapConfig {
+        "OSIRIS_SET_III_BOOT"
+        | "N16_L19_A14_W40_H1024_BOOT"
+        | "OSIRIS_SET_IV_BOOT"
+        | "N16_L19_A14_W40_H1024_BOOT_IV" => Some(BootstrapConfig {
             evalmod: EvalModConfig { log_scale: 56.0, ..EvalModConfig::default() },
-            ..BootstrapConfig::lattigo_default(ls)
-        }),
-        "OSIRIS_SET_IV_BOOT" | "N16_L19_A14_W40_H1024_BOOT_IV" => Some(BootstrapConfig {
-            evalmod: EvalModConfig { log_scale: 54.0, ..EvalModConfig::default() },
             ..BootstrapConfig::lattigo_default(ls)
         }),
         "CRATERLAKE_80_BOOT"
