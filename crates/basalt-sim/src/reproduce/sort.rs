@@ -15,7 +15,7 @@ use basalt_trace::{Event, Trace};
 use super::osiris::{COLUMNS, DFT_N1, machines};
 use crate::machine::Machine;
 use crate::reproduce::{Computed, Traces, computed};
-use crate::synth::{DftPlan, Program, BOOTSTRAP_REGION};
+use crate::synth::{BOOTSTRAP_REGION, DftPlan, Program};
 use crate::{SimError, simulate};
 
 /// Lattigo's CPU time for the sort as Table III quotes it (23.0 K s), for the improvement rows.
