@@ -119,7 +119,11 @@ pub fn record_program(params: &Parameters, a: &TraceArgs) -> Result<Trace, Strin
         });
     }
     if a.program == Program::Resnet20 {
-        let p = basalt_sim::Program::Resnet20 { preset: a.preset.clone(), seeded: a.seeded };
+        let p = basalt_sim::Program::Resnet20 {
+            preset: a.preset.clone(),
+            sparse: None,
+            seeded: a.seeded,
+        };
         return basalt_workloads::sim_source::record_program(&p);
     }
     if let Some(net) = match a.program {

@@ -44,6 +44,6 @@ pub use report::Report;
 pub use reproduce::{ReproReport, reproduce, reproduce_with};
 pub use schedule::simulate;
 pub use synth::{
-    BOOTSTRAP_REGION, ClosedForm, DftHoisting, DftPlan, HelrStep, MnistNet, Program, TraceSource,
-    Workload,
+    BOOTSTRAP_REGION, ClosedForm, DftHoisting, DftPlan, HelrStep, MnistNet, Program, ResnetSparse,
+    TraceSource, Workload,
 };

@@ -12,6 +12,7 @@ use std::collections::HashMap;
 
 use crate::mnist;
 use crate::network::StrategyRule;
+use crate::resnet::ConvStrategy;
 use crate::sort::{BitonicSort, record_sort};
 use crate::trace::record_inference;
 use basalt_circuits::bootstrap::{Bootstrapper, Encapsulation, config::for_preset};
@@ -126,12 +127,22 @@ pub fn record_program(p: &Program) -> Result<Trace, String> {
                 StrategyRule { hoisting: hoisting_of(*hoisting), gsc: *gsc, max_partials: 4 };
             record_inference(&params, net, rule, *seeded).map_err(|e| e.to_string())
         }
-        Program::Resnet20 { preset, seeded } => {
+        Program::Resnet20 { preset, sparse, seeded } => {
             let params = Parameters::preset(preset).map_err(|e| e.to_string())?;
-            let cfg = for_preset(preset, None, params.log_n())
-                .ok_or(format!("preset {preset:?} has no bootstrapping circuit"))?;
-            let (t, _) = crate::resnet::record_resnet20(&params, &cfg, *seeded)
-                .map_err(|e| e.to_string())?;
+            let (boot_preset, log_slots, conv) = match sparse {
+                None => (preset, None, ConvStrategy::LATTIGO),
+                Some(s) => {
+                    let order = GscOrder::GiantStepCentric { max_partials: 4 };
+                    let conv = ConvStrategy { hoisting: hoisting_of(s.hoisting), order };
+                    (&s.boot_preset, Some(s.log_slots), conv)
+                }
+            };
+            let boot_params = Parameters::preset(boot_preset).map_err(|e| e.to_string())?;
+            let cfg = for_preset(boot_preset, log_slots, boot_params.log_n())
+                .ok_or(format!("preset {boot_preset:?} has no bootstrapping circuit"))?;
+            let (t, _) =
+                crate::resnet::record_resnet20(&params, (&boot_params, &cfg), conv, *seeded)
+                    .map_err(|e| e.to_string())?;
             Ok(t)
         }
         Program::MatVec {

@@ -10,7 +10,9 @@ use basalt_circuits::testing::{precision_bits_real, toy_bootstrap_params};
 use basalt_ckks::encryptor::{decrypt, encrypt_sk};
 use basalt_ckks::{Ciphertext, Encoder, Evaluator, KeyGenerator, Parameters, SecretDistribution};
 use basalt_trace::{Event, record};
-use basalt_workloads::resnet::{Arch, Bootstrap, BootstrapMarker, Model, Network, test_image};
+use basalt_workloads::resnet::{
+    Arch, Bootstrap, BootstrapMarker, ConvStrategy, Model, Network, test_image,
+};
 use num_complex::Complex64;
 
 const TINY: Arch =
@@ -51,7 +53,8 @@ fn tiny_resnet_matches_its_cleartext_twin() -> Result<()> {
     let net = Network::build(TINY, 11, &image)?;
     let delta = scales(&params, &bt);
     let out_level = bt.budget().output_level;
-    let model = Model::prepare(&params, &net, &sign, out_level, out_level, delta, false)?;
+    let lattigo = ConvStrategy::LATTIGO;
+    let model = Model::prepare(&params, &net, &sign, out_level, out_level, delta, lattigo, false)?;
     assert!(model.bootstraps() >= 7, "at least one per ReLU: {}", model.bootstraps());
     assert_eq!(TINY.bootstraps(&params, &sign, out_level, out_level, delta)?, model.bootstraps());
     eprintln!("tiny ResNet: {} bootstraps", model.bootstraps());
@@ -115,7 +118,8 @@ fn symbolic(params: &Parameters, sign: &CompositeSign) -> Result<Symbolic> {
     let net = Network::build(TINY, 11, &test_image(&TINY, 5))?;
     let delta = scales(params, &bt);
     let out_level = bt.budget().output_level;
-    let model = Model::prepare(params, &net, sign, out_level, out_level, delta, true)?;
+    let lattigo = ConvStrategy::LATTIGO;
+    let model = Model::prepare(params, &net, sign, out_level, out_level, delta, lattigo, true)?;
     let mut rot = model.rotations();
     rot.extend(bt.rotations());
     rot.sort_unstable();
@@ -203,5 +207,64 @@ fn resnet20_bootstrap_counts_on_craterlake_chains() -> Result<()> {
     }
     eprintln!("bootstraps (80 top, 80 refreshed, 128 top, 128 refreshed): {counts:?}");
     assert_eq!(counts, vec![35, 37, 62, 66]);
+    Ok(())
+}
+
+/// Osiris' Set IV (§VI, Table II): the network runs on `OSIRIS_SET_IV` (9 single-prime levels)
+/// and bootstraps 2^14 slots on `OSIRIS_SET_IV_BOOT`, whose bootstrap returns Set IV's 11-limb
+/// top. Run on the bootstrapping chain itself, its residual levels are double-prime (Basalt drops
+/// a fixed number of primes per rescale), so only 4 remain and the sign's last stage (5 + 1)
+/// does not fit: that is why the rows join two presets.
+#[test]
+fn resnet20_on_osiris_set_iv() -> Result<()> {
+    use basalt_circuits::CircuitError;
+    use basalt_circuits::bootstrap::config::for_preset;
+    use basalt_workloads::resnet::{SIGN_DEGREES, SIGN_EPS};
+    let sign = minimax::sign(&SIGN_DEGREES, SIGN_EPS)?;
+    let boot = Parameters::preset("OSIRIS_SET_IV_BOOT").unwrap();
+    let cfg = for_preset("OSIRIS_SET_IV_BOOT", Some(14), boot.log_n()).unwrap();
+    let arch = Arch { slots: 1 << cfg.log_slots, ..Arch::RESNET20 };
+    let out = cfg.budget(&boot)?.output_level;
+    let set_iv = Parameters::preset("OSIRIS_SET_IV").unwrap();
+    assert_eq!(out, set_iv.max_level(), "the bootstrap ends at Set IV's top");
+    let s = set_iv.default_scale();
+    assert!(cfg.max_input_scale(&boot) >= s, "no scale-lowering level at Δ = 2^36");
+    let n = arch.bootstraps(&set_iv, &sign, out, out, (s, s))?;
+    eprintln!("ResNet-20 on Set IV: {n} bootstraps");
+    assert_eq!(n, 38);
+    let on_boot = arch.bootstraps(&boot, &sign, out, out, (s, s));
+    assert!(matches!(on_boot, Err(CircuitError::NotEnoughLevels { needed: 6, available: 4, .. })));
+    Ok(())
+}
+
+/// The linear layers' strategy reaches the trace: double hoisting in the giant-step-centric
+/// order changes the kernels, not the levels or the bootstraps.
+#[test]
+fn conv_strategy_changes_kernels_not_bootstraps() -> Result<()> {
+    use basalt_circuits::lintrans::{GscOrder, Hoisting};
+    let (params, bt, sign) = setup();
+    let net = Network::build(TINY, 11, &test_image(&TINY, 5))?;
+    let delta = scales(&params, &bt);
+    let out = bt.budget().output_level;
+    let gsc = GscOrder::GiantStepCentric { max_partials: 4 };
+    let mut traces = Vec::new();
+    for conv in [ConvStrategy::LATTIGO, ConvStrategy { hoisting: Hoisting::Double, order: gsc }] {
+        let model = Model::prepare(&params, &net, &sign, out, out, delta, conv, true)?;
+        let keys = KeyGenerator::new(&params).gen_symbolic_evaluation_keys(
+            &model.rotations(),
+            false,
+            false,
+        );
+        let eval = Evaluator::new(&params, keys)?;
+        let mut ct = Ciphertext::symbolic(&params, model.input_level())?;
+        ct.set_slots(TINY.slots);
+        ct.set_scale(delta.0);
+        let marker = BootstrapMarker { level: out };
+        let (r, t) = record(|| model.evaluate(&eval, &marker, &ct));
+        r?;
+        traces.push((model.bootstraps(), t.counts()));
+    }
+    assert_eq!(traces[0].0, traces[1].0);
+    assert_ne!(traces[0].1, traces[1].1);
     Ok(())
 }

@@ -1,52 +1,27 @@
 //! CraterLake's ResNet-20 rows: Table 3 (CraterLake and F1+ times, speedups; target), Table 4
 //! (feature ablations; validation) and Table 5 (128-bit; validation), from the library's trace
 //! of one inference (`basalt_workloads::resnet`, [`Program::Resnet20`]) plus one packed
-//! bootstrap per [`BOOTSTRAP_REGION`] in it, timed from the same chain's [`Program::Bootstrap`]
+//! bootstrap per `BOOTSTRAP_REGION` in it (`inference.rs`), timed from the same chain's [`Program::Bootstrap`]
 //! trace (the packed-bootstrapping row's). Nothing here is fitted to these rows.
 
 use std::path::Path;
 
-use basalt_trace::{Event, Trace};
-
+use crate::SimError;
 use crate::machine::Machine;
 use crate::reproduce::craterlake::Ablations;
+use crate::reproduce::inference::Inference;
 use crate::reproduce::{Computed, Traces, computed};
-use crate::synth::{BOOTSTRAP_REGION, Program};
-use crate::{SimError, simulate};
+use crate::synth::Program;
 
 /// CraterLake's quoted CPU time for ResNet-20 (Table 3: 23 min).
 const CPU_MS: f64 = 1_380_000.0;
 const ROW: &str = "ResNet-20";
 
-/// One inference: the network's trace and its bootstrap's, and how many bootstraps.
-struct Inference {
-    net: Trace,
-    boot: Trace,
-    bootstraps: usize,
-}
-
-impl Inference {
-    fn load(traces: &Traces, preset: &str) -> Result<Option<Inference>, SimError> {
-        let p = Program::Resnet20 { preset: preset.into(), seeded: true };
-        let b =
-            Program::Bootstrap { preset: preset.into(), log_slots: None, dft: None, seeded: true };
-        let (Some(net), Some(boot)) = (traces.program(&p)?, traces.program(&b)?) else {
-            return Ok(None);
-        };
-        let bootstraps = net
-            .events
-            .iter()
-            .filter(|e| matches!(e, Event::Enter { name } if name == BOOTSTRAP_REGION))
-            .count();
-        Ok(Some(Inference { net, boot, bootstraps }))
-    }
-
-    /// Milliseconds on `m`: the network's kernels plus `bootstraps` packed bootstraps.
-    fn ms(&self, m: &Machine) -> Result<f64, SimError> {
-        let net = simulate(m, &self.net)?.seconds;
-        let boot = simulate(m, &self.boot)?.seconds;
-        Ok((net + self.bootstraps as f64 * boot) * 1e3)
-    }
+/// The network on `preset` with its bootstraps timed from the same chain's packed bootstrap.
+fn load(traces: &Traces, preset: &str) -> Result<Option<Inference>, SimError> {
+    let p = Program::Resnet20 { preset: preset.into(), sparse: None, seeded: true };
+    let b = Program::Bootstrap { preset: preset.into(), log_slots: None, dft: None, seeded: true };
+    Inference::load(traces, &p, &b)
 }
 
 /// The rows, for CraterLake only.
@@ -54,7 +29,7 @@ pub fn compute(paper: &str, data: &Path, traces: &Traces) -> Result<Vec<Computed
     if paper != "craterlake" {
         return Ok(Vec::new());
     }
-    let Some(r80) = Inference::load(traces, "CRATERLAKE_80_BOOT")? else { return Ok(Vec::new()) };
+    let Some(r80) = load(traces, "CRATERLAKE_80_BOOT")? else { return Ok(Vec::new()) };
     let Ablations { cl, f1, no_kshgen, no_crb, network } = Ablations::load(data)?;
     let how = |inf: &Inference, preset: &str, m: &str| {
         format!(
@@ -88,7 +63,7 @@ pub fn compute(paper: &str, data: &Path, traces: &Traces) -> Result<Vec<Computed
         over(&no_crb, "switches.crb_chaining=false")?,
         over(&network, "switches.network=crossbar")?,
     ];
-    if let Some(r128) = Inference::load(traces, "CRATERLAKE_128_BOOT")? {
+    if let Some(r128) = load(traces, "CRATERLAKE_128_BOOT")? {
         let t128 = r128.ms(&cl)?;
         let how = how(&r128, "CRATERLAKE_128_BOOT", "craterlake.toml");
         out.push(computed("5", ROW, "128-bit time", t128, &how));

@@ -9,9 +9,11 @@
 mod craterlake;
 mod craterlake_resnet;
 mod fab;
+mod inference;
 mod mnist;
 mod mxv;
 mod osiris;
+mod osiris_resnet;
 mod sort;
 mod strix;
 mod strix_gpu;
@@ -153,6 +155,7 @@ pub fn reproduce_with(
         };
         comp.extend(mnist::compute(p, data_dir, &traces)?);
         comp.extend(craterlake_resnet::compute(p, data_dir, &traces)?);
+        comp.extend(osiris_resnet::compute(p, data_dir, &traces)?);
         comp.extend(sort::compute(p, data_dir, &traces)?);
         out.readings.extend(papers::load_readings(data_dir, p, &rows)?);
         out.rows.extend(join(p, &rows, comp)?);

@@ -130,11 +130,12 @@ pub enum Program {
     /// giant-step-centric order (`gsc`) or Lattigo's, with seeded keys or not.
     Mnist { net: MnistNet, preset: String, hoisting: DftHoisting, gsc: bool, seeded: bool },
     /// One ResNet-20 inference (`basalt_workloads::resnet`) on one encrypted CIFAR-10 image
-    /// at `preset`'s top level, bootstrapping with `preset`'s circuit where the levels run out.
-    /// Each bootstrap is an empty region named [`BOOTSTRAP_REGION`] (a reproduction times it
-    /// from the [`Program::Bootstrap`] trace of the same preset, once per region); seeded keys
-    /// or not.
-    Resnet20 { preset: String, seeded: bool },
+    /// at `preset`'s top level, bootstrapping where the levels run out: with `sparse` absent,
+    /// with `preset`'s circuit at its slot count and the layers single-hoisted in Lattigo's
+    /// order (CraterLake's rows); else as [`ResnetSparse`] says. Each bootstrap is an empty
+    /// region named [`BOOTSTRAP_REGION`] (a reproduction times it from the [`Program::Bootstrap`]
+    /// trace of the bootstrapping preset, once per region); seeded keys or not.
+    Resnet20 { preset: String, sparse: Option<ResnetSparse>, seeded: bool },
     /// One BSGS matrix–vector product (`basalt_circuits::lintrans`) of a ciphertext at `level`
     /// of `preset` holding all its slots: `diagonals` consecutive non-zero diagonals, the least
     /// power-of-two `n1` leaving at most `max_partials` giant steps, `hoisting`, in Osiris'
@@ -156,6 +157,19 @@ pub enum Program {
     /// seeded keys or not. Each bootstrap is an empty region named [`BOOTSTRAP_REGION`], timed
     /// from a separately recorded bootstrap.
     Sort { preset: String, log_len: u32, seeded: bool },
+}
+
+/// Osiris' ResNet-20 (§VI): sparse-packed bootstrapping "consistent with prior work" and every
+/// layer a hoisted BSGS product (Orion's Hybrid++) with its Table III column's hoisting.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ResnetSparse {
+    /// Preset whose circuit bootstraps; its bootstrap must end at a level of the network's
+    /// preset (`OSIRIS_SET_IV_BOOT` ends at `OSIRIS_SET_IV`'s 11-limb top).
+    pub boot_preset: String,
+    /// log2 of the bootstrap's (and the network's) slots.
+    pub log_slots: u32,
+    /// The layers' hoisting, in the giant-step-centric order with at most 4 partial sums.
+    pub hoisting: DftHoisting,
 }
 
 /// Name of the empty region that stands for one bootstrap in a [`Program::Resnet20`] trace.

@@ -43,7 +43,7 @@
 
 mod model;
 
-pub use model::{Bootstrap, BootstrapMarker, Model, Refresh, record_resnet20};
+pub use model::{Bootstrap, BootstrapMarker, ConvStrategy, Model, Refresh, record_resnet20};
 
 use basalt_circuits::polynomial::Chebyshev;
 use basalt_circuits::polynomial::minimax::CompositeSign;

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 use basalt_circuits::Result;
 use basalt_circuits::bootstrap::{BootstrapConfig, Bootstrapper, Encapsulation};
+use basalt_circuits::lintrans::cost::baby_rotations;
 use basalt_circuits::lintrans::{Diagonals, GscOrder, Hoisting, LinearTransform, Split, Strategy};
 use basalt_circuits::polynomial::Chebyshev;
 use basalt_circuits::polynomial::eval::{evaluate, plan};
@@ -59,6 +60,21 @@ impl Refresh for BootstrapMarker {
     }
 }
 
+/// How the convolutions' (and the dense layer's) BSGS products run: CraterLake's rows use
+/// [`ConvStrategy::LATTIGO`]; Osiris runs every layer as a hoisted BSGS product (Orion's
+/// Hybrid++, §VI) with its Table III column's hoisting in the giant-step-centric order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ConvStrategy {
+    pub hoisting: Hoisting,
+    pub order: GscOrder,
+}
+
+impl ConvStrategy {
+    /// Single hoisting in Lattigo's order (the CraterLake bootstrap rows' products).
+    pub const LATTIGO: ConvStrategy =
+        ConvStrategy { hoisting: Hoisting::Single, order: GscOrder::BabyStepCentric };
+}
+
 /// A linear layer prepared at its input level: the transform and its bias.
 #[derive(Debug)]
 struct Prepared {
@@ -82,8 +98,8 @@ pub struct Model {
 
 impl Model {
     /// Prepare `net` for an input at `input_level` and the network's scale `scale`, bootstraps
-    /// taking `boot_scale` and returning to `refreshed`. `symbolic` builds shapes only (trace
-    /// mode).
+    /// taking `boot_scale` and returning to `refreshed`, the linear layers run with `conv`.
+    /// `symbolic` builds shapes only (trace mode).
     ///
     /// The polynomials need `scale` near the primes a rescale drops; a bootstrap needs its input
     /// scale below `Q_0` by the message ratio. If `boot_scale < scale`, every ciphertext keeps
@@ -101,6 +117,7 @@ impl Model {
         input_level: usize,
         refreshed: usize,
         (scale, boot_scale): (f64, f64),
+        conv: ConvStrategy,
         symbolic: bool,
     ) -> Result<Model> {
         let walk =
@@ -118,7 +135,7 @@ impl Model {
                         bias[l.slot(co, p / l.res(), p % l.res())] = c.b[co];
                     }
                 }
-                prepare(params, c.entries(), &bias, slots, level, scale, symbolic)
+                prepare(params, c.entries(), &bias, slots, level, (scale, conv), symbolic)
             })
             .collect::<Result<Vec<_>>>()?;
         let l3 = net.arch.stage_layout(2);
@@ -130,7 +147,7 @@ impl Model {
         let mut bias = net.dense_b.clone();
         bias.resize(slots, 0.0);
         let dense_level = walk.dense_level.expect("run ends in pool_dense");
-        let dense = prepare(params, entries, &bias, slots, dense_level, scale, symbolic)?;
+        let dense = prepare(params, entries, &bias, slots, dense_level, (scale, conv), symbolic)?;
         let pool_steps = (0..r.trailing_zeros())
             .flat_map(|t| [(l3.gap << t) * l3.side, l3.gap << t])
             .map(|s| s as i64)
@@ -195,14 +212,14 @@ impl Model {
 }
 
 /// The transform of a sparse matrix (entries `(row slot, column slot, weight)`) and its bias,
-/// at `level`.
+/// at `level`, run with `conv`.
 fn prepare(
     params: &Parameters,
     entries: impl Iterator<Item = (usize, usize, f64)>,
     bias: &[f64],
     slots: usize,
     level: usize,
-    scale: f64,
+    (scale, conv): (f64, ConvStrategy),
     symbolic: bool,
 ) -> Result<Prepared> {
     let diagonal = |o: usize, i: usize| (i + slots - o) % slots;
@@ -211,7 +228,7 @@ fn prepare(
         let mut present = vec![false; slots];
         entries.for_each(|(o, i, _)| present[diagonal(o, i)] = true);
         let indices: Vec<usize> = (0..slots).filter(|&k| present[k]).collect();
-        let strategy = fewest_rotations(&indices, slots)?;
+        let strategy = fewest_rotations(&indices, slots, conv)?;
         let lt = LinearTransform::shapes(params, indices, slots, strategy, level, 1.0)?;
         let mut bias = Plaintext::symbolic(params, bias_level)?;
         bias.set_scale(scale);
@@ -225,7 +242,7 @@ fn prepare(
         d[o].re += w;
     }
     let diags = Diagonals::from_map(slots, map)?;
-    let strategy = fewest_rotations(&diags.indices(), slots)?;
+    let strategy = fewest_rotations(&diags.indices(), slots, conv)?;
     let lt = LinearTransform::new(params, diags, strategy, level)?;
     let b: Vec<Complex64> = bias.iter().map(|&x| Complex64::new(x, 0.0)).collect();
     let bias = Encoder::new(params).encode(&b, slots, bias_level, scale)?;
@@ -238,21 +255,22 @@ fn dropped(params: &Parameters, level: usize) -> f64 {
     params.q()[level + 1 - c..=level].iter().map(|&q| q as f64).product()
 }
 
-/// BSGS with single hoisting in Lattigo's order, `n1` the power of two with the fewest
-/// rotations (baby plus giant steps) for these diagonals.
-fn fewest_rotations(indices: &[usize], slots: usize) -> Result<Strategy> {
+/// BSGS with `conv`'s hoisting and order, `n1` the power of two with the fewest rotations
+/// (baby steps, recomputed per group of giant steps in the giant-step-centric order, plus giant
+/// steps) for these diagonals.
+fn fewest_rotations(indices: &[usize], slots: usize, conv: ConvStrategy) -> Result<Strategy> {
     let mut best = (usize::MAX, 1);
     let mut n1 = 1;
     while n1 <= slots {
         let s = Split::new(indices, n1, slots)?;
-        let rotations = s.babies().iter().filter(|&&b| b != 0).count()
-            + s.giant.keys().filter(|&&g| g != 0).count();
+        let rotations =
+            baby_rotations(&s, conv.order) as usize + s.giant.keys().filter(|&&g| g != 0).count();
         if rotations < best.0 {
             best = (rotations, n1);
         }
         n1 *= 2;
     }
-    Ok(Strategy::Bsgs { n1: best.1, hoisting: Hoisting::Single, order: GscOrder::BabyStepCentric })
+    Ok(Strategy::Bsgs { n1: best.1, hoisting: conv.hoisting, order: conv.order })
 }
 
 /// The encrypted executor.
@@ -339,24 +357,39 @@ impl Exec for Encrypted<'_> {
 }
 
 /// Record one ResNet-20 inference at `params` in trace mode: the image at the top level, every
-/// bootstrap of circuit `cfg` a [`BootstrapMarker`] (time it from one bootstrap trace per
-/// marker: recording the dozens of full bootstraps inline would repeat one identical kernel
-/// stream), seeded keys or not. Returns the trace and the number of bootstraps.
+/// bootstrap a [`BootstrapMarker`] (time it from one bootstrap trace per marker: recording the
+/// dozens of full bootstraps inline would repeat one identical kernel stream), the linear layers
+/// run with `conv`, seeded keys or not. Returns the trace and the number of bootstraps.
+///
+/// The bootstrap is circuit `cfg` of chain `boot_params`: `params` itself (CraterLake), or a
+/// chain whose bootstrap ends at `params`' top limb count (Osiris' Set IV runs its residual
+/// levels one prime each on `OSIRIS_SET_IV` and bootstraps on `OSIRIS_SET_IV_BOOT`, whose
+/// bootstrap returns 11 limbs, that set's top). Traces see limb counts only, so the join is
+/// exact.
 ///
 /// # Errors
-/// A chain whose bootstrap leaves fewer levels than a sign stage; scheme errors.
+/// A bootstrap that does not end at a level of `params`; a chain whose bootstrap leaves fewer
+/// levels than a sign stage; scheme errors.
 pub fn record_resnet20(
     params: &Parameters,
-    cfg: &BootstrapConfig,
+    (boot_params, cfg): (&Parameters, &BootstrapConfig),
+    conv: ConvStrategy,
     seeded: bool,
 ) -> Result<(basalt_trace::Trace, usize)> {
     let arch = Arch { slots: 1 << cfg.log_slots, ..Arch::RESNET20 };
     let net = Network::build(arch, 0, &test_image(&arch, 0))?;
     let sign = basalt_circuits::polynomial::minimax::sign(&SIGN_DEGREES, SIGN_EPS)?;
     let scale = params.default_scale();
-    let scales = (scale, scale.min(cfg.max_input_scale(params)));
-    let refreshed = cfg.budget(params)?.output_level;
-    let model = Model::prepare(params, &net, &sign, params.max_level(), refreshed, scales, true)?;
+    let scales = (scale, scale.min(cfg.max_input_scale(boot_params)));
+    let refreshed = cfg.budget(boot_params)?.output_level;
+    if refreshed > params.max_level() {
+        return Err(basalt_circuits::CircuitError::Invalid(format!(
+            "the bootstrap ends at level {refreshed}, above the network chain's top {}",
+            params.max_level()
+        )));
+    }
+    let top = params.max_level();
+    let model = Model::prepare(params, &net, &sign, top, refreshed, scales, conv, true)?;
     let keys = basalt_ckks::KeyGenerator::new(params).gen_symbolic_evaluation_keys(
         &model.rotations(),
         false,
