@@ -316,6 +316,15 @@ mod tests {
             assert!(sort("III(a)") > 300.0 * a("III(a)", col).ours.unwrap() / 1e3, "{col}");
         }
         modelled_from_library(&r, "osiris", "III(a)", "Sorting", "improvement vs CPU");
+        // ResNet-20: the network on Set IV plus its 37 sparse bootstraps, every column.
+        for col in ["NH latency", "SH latency", "DH latency"] {
+            let resnet = |t: &str| r.get("osiris", t, "ResNet-20", col).unwrap();
+            assert!(resnet("III(a)").how.contains("+ 37 x"), "{}", resnet("III(a)").how);
+            let ms = |t: &str| resnet(t).ours.unwrap();
+            assert!(ms("III(b)") < ms("III(a)"), "{col}");
+            assert!(ms("III(a)") > 30.0 * a("III(a)", col).ours.unwrap(), "{col}");
+        }
+        modelled_from_library(&r, "osiris", "III(b)", "ResNet-20", "improvement vs CPU");
     }
 
     #[test]
