@@ -5,8 +5,8 @@
 //! Table III's T_mult,a/s (those bootstraps plus Set III's HMults), T_Mv:128,a/s (those
 //! bootstraps plus a 128-diagonal BSGS product at each level, Eq. (1)) and HELR-1024 (the
 //! library's HELR iteration plus a 256-slot bootstrap, both bandwidths); and the Table V column
-//! sums as bookkeeping of `osiris.toml`. The other Table III rows need application traces
-//! (ResNet-20, sorting, …) the libraries do not record yet.
+//! sums as bookkeeping of `osiris.toml`. The application rows (MNIST, ResNet-20, Sorting) are in
+//! their own modules (`mnist.rs`, `osiris_resnet.rs`, `sort.rs`).
 
 use std::path::Path;
 
