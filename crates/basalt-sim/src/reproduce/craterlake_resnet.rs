@@ -1,8 +1,9 @@
 //! CraterLake's ResNet-20 rows: Table 3 (CraterLake and F1+ times, speedups; target), Table 4
 //! (feature ablations; validation) and Table 5 (128-bit; validation), from the library's trace
 //! of one inference (`basalt_workloads::resnet`, [`Program::Resnet20`]) plus one packed
-//! bootstrap per `BOOTSTRAP_REGION` in it (`inference.rs`), timed from the same chain's [`Program::Bootstrap`]
-//! trace (the packed-bootstrapping row's). Nothing here is fitted to these rows.
+//! bootstrap per `BOOTSTRAP_REGION` in it (`inference.rs`), timed from the same chain's
+//! [`Program::Bootstrap`] trace (the packed-bootstrapping row's). Nothing here is fitted to these
+//! rows.
 
 use std::path::Path;
 

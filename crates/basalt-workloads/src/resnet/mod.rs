@@ -20,8 +20,11 @@
 //! `(c / g²)·32² + (g·i + (c mod g²) / g)·32 + g·j + c mod g`, so a stride-2 convolution needs
 //! no repacking and every stage fills `16·32² / g` slots. A convolution is then a
 //! matrix-vector product over the slots whose generalised diagonal `k` is `W[t][t + k]`; only
-//! 162 to 1,575 diagonals are non-zero at full size (92 and 275 for the shortcuts), applied by [`LinearTransform`](basalt_circuits::lintrans::LinearTransform)'s BSGS (single hoisting, Lattigo's order, as the
-//! CraterLake bootstrap rows; `n1` the power of two with fewest rotations). The pool sums each
+//! 162 to 1,575 diagonals are non-zero at full size (92 and 275 for the shortcuts), applied by
+//! [`LinearTransform`](basalt_circuits::lintrans::LinearTransform)'s BSGS with a
+//! [`ConvStrategy`] (CraterLake's rows: single hoisting in Lattigo's order, as their bootstrap
+//! rows; Osiris': the Table III column's hoisting in the GSC order; `n1` the power of two with
+//! fewest rotations). The pool sums each
 //! channel's positions by `2·log2(8)` rotate-and-adds; the dense layer (the 1/64 of the mean
 //! folded in) is one more transform.
 //!
