@@ -31,6 +31,7 @@ test-full:
 lint:
 	cargo fmt --all --check
 	cargo clippy --workspace --all-targets -- -D warnings
+	RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps -q
 
 ## bench: the benchmark suite as JSON lines (see BENCHMARKS.md)
 bench:

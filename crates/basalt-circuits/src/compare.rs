@@ -57,7 +57,7 @@ pub fn composite(d_g: usize, d_f: usize) -> Vec<Chebyshev> {
 }
 
 /// Twelve degree-7 stages, Osiris' comparison for sorting (§VI). The paper does not say which;
-/// `g_3^8` then `f_3^4` [GAP] brings every `|x| ≥ 2^−19` within `2^−20` of `±1` (with
+/// `g_3^8` then `f_3^4` \[GAP\] brings every `|x| ≥ 2^−19` within `2^−20` of `±1` (with
 /// `f_3^{12}` alone only `|x| ≥ 2^−11` is resolved), about the resolution a 36-bit scale
 /// leaves.
 pub fn osiris_sort() -> Vec<Chebyshev> {

@@ -11,7 +11,7 @@
 //! * [`memory`] — HBM traffic by kind and the on-chip store (Belady / LRU);
 //! * [`schedule`] — compute/memory overlap per window, stall accounting, regions;
 //! * [`report`] — latency, utilisation, traffic, energy (text and serde);
-//! * [`papers`] / [`reproduce`] — paper data and "ours vs theirs" per row;
+//! * [`papers`] / [`reproduce`](mod@reproduce) — paper data and "ours vs theirs" per row;
 //! * [`synth`] — closed-form kernel-stream generators used until library traces exist.
 //!
 //! # Example

@@ -11,14 +11,14 @@
 //! Packing as LoLa describes it: the client sends the image in *convolution representation*,
 //! one vector per kernel offset `(di, dj)` holding pixel `(2i+di, 2j+dj)` at slot
 //! `m·169 + 13i + j` for each map `m` (25 ciphertexts of 845 values in 1024 slots), so the
-//! convolution is 25 plaintext products and no rotation. [GAP] LoLa's dense layers use its
+//! convolution is 25 plaintext products and no rotation. \[GAP\] LoLa's dense layers use its
 //! stacked/interleaved representations; we use hybrid diagonals with BSGS (Osiris' own
 //! matrix-vector method, whose NH/SH/DH variants Table III times): 845→100 is 128 diagonals
 //! over 1024 slots + 3 rotate-and-sum steps, 100→10 is 16 diagonals over 128 slots + 3.
 //!
 //! # SecureML MLP (Mohassel, Zhang, S&P 2017, §V)
 //! dense 784→128 → square → dense 128→128 → square → dense 128→10; depth 5. The image is one
-//! ciphertext (784 pixels in 1024 slots). [GAP] SecureML's activation is ReLU (in MPC); under
+//! ciphertext (784 pixels in 1024 slots). \[GAP\] SecureML's activation is ReLU (in MPC); under
 //! CKKS at depth 5 we use the square, as CryptoNets and LoLa do.
 
 use basalt_circuits::testing::random_matrix;

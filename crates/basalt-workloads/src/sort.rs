@@ -6,7 +6,7 @@
 //! # Algorithm
 //! Batcher's bitonic network: for block sizes `2^k`, `k = 1..=m`, and distances
 //! `j = 2^{k−1}, …, 1`, every slot `i` meets its partner `i ⊕ j`; the pair is ascending where
-//! bit `k` of `i` is 0. One stage over all slots at once (SIMD, as Hong et al.'s [31] network of
+//! bit `k` of `i` is 0. One stage over all slots at once (SIMD, as Hong et al.'s \[31\] network of
 //! `k`-way comparisons with `k = 2`):
 //! 1. `y = M ⊙ rot(x, j) + (1 − M) ⊙ rot(x, −j)`, `M_i = [i & j = 0]`: every slot's partner (two
 //!    rotations, one masked level; the slot count `2^m` makes rotations cyclic mod `2^m`);
@@ -26,14 +26,14 @@
 //! `2^14` values, Set IV's `n = 2^15` slots: the values fill `2^14` slots of a sparsely packed
 //! ciphertext (the encoding repeats them twice over the ring's `N/2 = 2^15` slots), so that
 //! rotations by `±j` wrap inside the `2^14` values and every bootstrap is a `2^14`-slot sparse
-//! bootstrap (Osiris §VI: sparse-packed bootstrapping in sorting). [GAP] The paper gives neither
-//! the packing nor the composite; this is the simplest one ciphertext layout of [31]'s
+//! bootstrap (Osiris §VI: sparse-packed bootstrapping in sorting). \[GAP\] The paper gives neither
+//! the packing nor the composite; this is the simplest one ciphertext layout of \[31\]'s
 //! 2-way network.
 //!
 //! # Source
 //! K. E. Batcher, "Sorting networks and their applications", AFIPS 1968; S. Hong, S. Kim,
 //! J. Choi, Y. Lee, J. H. Cheon, "Efficient sorting of homomorphic encrypted data with k-way
-//! sorting network", IEEE TIFS 16, 2021 (Osiris' [31]); Cheon, Kim, Kim, ASIACRYPT 2020 (the
+//! sorting network", IEEE TIFS 16, 2021 (Osiris' \[31\]); Cheon, Kim, Kim, ASIACRYPT 2020 (the
 //! comparison).
 //!
 //! # Cost

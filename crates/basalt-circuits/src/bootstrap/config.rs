@@ -37,7 +37,7 @@ pub struct BootstrapConfig {
     pub hoisting: Hoisting,
     /// Merge the rescale after each of EvalMod's relinearised products into the key switch's
     /// ModDown (one division by `P·q_top`: de Castro et al.'s "ModDown merge", FAB's reference
-    /// [15], `Evaluator::mul_relin_rescale`). Off: relinearise, then rescale.
+    /// \[15\], `Evaluator::mul_relin_rescale`). Off: relinearise, then rescale.
     #[serde(default)]
     pub merge_rescale: bool,
 }

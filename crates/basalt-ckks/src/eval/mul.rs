@@ -72,7 +72,7 @@ impl Evaluator {
 
     /// `rescale(k·relinearize(mul(a, b)) + add + constant)` with `k = 2` if `double`, else 1,
     /// where the rescale is merged into relinearisation's ModDown: de Castro et al.'s "ModDown
-    /// merge" (FAB's reference [15]; `rescale_fusion` in their SimFHE cost model). The key
+    /// merge" (FAB's reference \[15\]; `rescale_fusion` in their SimFHE cost model). The key
     /// switch of `c_2` stays in `Q_l ∪ P`, `P·(k·c_0 + add_0 + constant, k·c_1 + add_1)` joins
     /// it there, and one exact division by `P·q_top` ([`rns::mod_down_rescale`]) replaces
     /// ModDown's and the rescale's INTT/BConv/NTT chains. The result equals the unmerged one

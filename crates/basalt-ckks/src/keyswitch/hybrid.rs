@@ -32,7 +32,7 @@ pub fn inner_product(
 
 /// Key switching left in `Q_l ∪ P`: `(u_0, u_1)` with `u_0 + u_1·s ≈ P·d·s'`.
 ///
-/// Real inputs with a full key take the fused schedule of [`super::fused`] (bit-identical, same
+/// Real inputs with a full key take the fused schedule of `super::fused` (bit-identical, same
 /// trace); symbolic inputs and seeded keys the step-by-step one.
 pub fn keyswitch_lazy(params: &Parameters, d: &RnsPoly, key: &KeyMaterial) -> (RnsPoly, RnsPoly) {
     if let (false, KeyMaterial::Full(k)) = (d.is_symbolic(), key) {

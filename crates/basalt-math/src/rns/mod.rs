@@ -1,7 +1,7 @@
 //! RNS basis changes: fast base conversion ([`BConv`]) and the ModChange family built on it.
 //!
 //! Osiris (§II) describes ModUp, ModDown and Rescale as one primitive, ModChange = INTT → BConv →
-//! NTT; here too they share one implementation ([`mod_change::divide_round`]).
+//! NTT; here too they share one implementation (`mod_change::divide_round`).
 
 mod bconv;
 mod mod_change;

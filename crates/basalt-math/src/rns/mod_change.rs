@@ -126,7 +126,7 @@ pub fn mod_down_add(ctx: &RingContext, x: &RnsPoly, c: &RnsPoly) -> RnsPoly {
 
 /// ModDown and Rescale in one pass: `Q_l ∪ P → Q_{l−count}`, `round(x / (P·q_{l−count+1}⋯q_l))`
 /// with one exact BConv from every dropped limb (the top `count` Q limbs and the P limbs).
-/// This is de Castro et al.'s "ModDown merge" (FAB's reference [15]; `rescale_fusion` in their
+/// This is de Castro et al.'s "ModDown merge" (FAB's reference \[15\]; `rescale_fusion` in their
 /// SimFHE cost model): a key switch followed by a rescale pays one INTT/BConv/NTT chain, not
 /// two. Domain in = domain out.
 ///

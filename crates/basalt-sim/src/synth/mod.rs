@@ -120,7 +120,7 @@ pub enum Program {
     Bootstrap { preset: String, log_slots: Option<u32>, dft: Option<DftPlan>, seeded: bool },
     /// HMult (tensor, relinearise, rescale) at `level` of `preset`, as `basalt trace --program
     /// hmult --level`; with `merged`, the rescale is folded into the relinearisation's ModDown
-    /// (`basalt_ckks::Evaluator::mul_relin_rescale`, the ModDown merge of FAB's reference [15]).
+    /// (`basalt_ckks::Evaluator::mul_relin_rescale`, the ModDown merge of FAB's reference \[15\]).
     HMult { preset: String, level: u32, seeded: bool, merged: bool },
     /// One step of a HELR training iteration (`basalt_circuits::helr`, FAB's packing) whose
     /// inputs start at `level` of `preset`, with seeded keys or not.

@@ -35,7 +35,7 @@ pub const STRIX_SETS: [(&str, PbsParams); 4] = [
 /// # Algorithm (Strix Alg. 1, with the digest §2.3 errata applied)
 /// ModSwitch the n+1 elements; rotate the test vector by b̄; then n blind-rotation iterations,
 /// each: rotate-and-subtract the (k+1) accumulator polynomials, decompose them into (k+1)·l_b
-/// polynomials, FFT those, multiply-add with the Fourier-domain bsk[i] ((k+1)·l_b·(k+1)
+/// polynomials, FFT those, multiply-add with the Fourier-domain bsk\[i\] ((k+1)·l_b·(k+1)
 /// products), IFFT and accumulate. Frequency-domain accumulation covers `accum_depth` products
 /// (Strix: PLP = 2, §IV-B), so each of the k+1 outputs needs ⌈(k+1)·l_b / accum_depth⌉ IFFTs; a
 /// library that accumulates fully in the frequency domain uses `accum_depth = (k+1)·l_b`.

@@ -112,7 +112,7 @@ fn operand_polys(k: &Kernel) -> Option<(u32, u64, u64)> {
 }
 
 /// Cycles one register-file port of `lanes` elements per cycle needs for `k`'s operands when
-/// nothing is chained ([`operand_polys`]).
+/// nothing is chained (`operand_polys`).
 pub fn rf_port_cycles(k: &Kernel, lanes: u32) -> f64 {
     operand_polys(k).map_or(0.0, |(n, r, w)| (r + w) as f64 * ceil_div(n as u64, lanes as u64))
 }
@@ -127,7 +127,7 @@ const KS_WORKING_SET: f64 = 5.0;
 /// computes an output residue: `N · from · min(G, to)` words. With a two-level store whose
 /// cluster register files cannot hold a key switch's working set (F1+ at N = 64K: 1 MB holds
 /// four 256 KB residue polynomials), every other kernel also reads its operands from the
-/// scratchpad and writes its results back across the crossbar ([`operand_polys`]); a base
+/// scratchpad and writes its results back across the crossbar (`operand_polys`); a base
 /// conversion then writes its `to` results back, its products and partial sums staying in the
 /// cluster.
 pub fn crossbar_words(k: &Kernel, x: &Crossbar, word_bytes: f64) -> (f64, f64) {
