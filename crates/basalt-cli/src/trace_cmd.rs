@@ -32,6 +32,9 @@ pub enum Program {
     /// bootstrap an empty marker region, as `sim reproduce` times it (add the preset's
     /// `bootstrap` trace once per marker).
     Resnet20,
+    /// One LSTM inference (`basalt_workloads::lstm`, CraterLake §8) on a bootstrapping preset:
+    /// `--steps` recurrence steps, bootstrapped at 128 slots whenever the levels run out.
+    Lstm,
 }
 
 #[derive(Args)]
@@ -64,6 +67,9 @@ pub struct TraceArgs {
     /// Networks only: Lattigo's baby-step-centric BSGS order instead of Osiris' giant-step-centric one.
     #[arg(long)]
     pub plain_order: bool,
+    /// LSTM only: recurrence steps (CraterLake's 50 bootstraps x 3 steps on CRATERLAKE_80_BOOT).
+    #[arg(long, default_value_t = 150)]
+    pub steps: u32,
 }
 
 impl TraceArgs {
@@ -80,6 +86,7 @@ impl TraceArgs {
             dft_n1: None,
             dft_hoisting: DftHoistingArg::Double,
             plain_order: false,
+            steps: 150,
         }
     }
 }
@@ -139,13 +146,24 @@ pub fn record_program(params: &Parameters, a: &TraceArgs) -> Result<Trace, Strin
             seeded: a.seeded,
         });
     }
+    if a.program == Program::Lstm {
+        return basalt_workloads::sim_source::record_program(&basalt_sim::Program::Lstm {
+            preset: a.preset.clone(),
+            steps: a.steps,
+            seeded: a.seeded,
+        });
+    }
     let level = a.level.unwrap_or(params.max_level());
     let kg = KeyGenerator::new(params);
     let rotations: Vec<i64> = match a.program {
         Program::Hmult | Program::MulRelin | Program::Rescale => vec![],
         Program::Rotate | Program::RotateTwice => vec![1],
         Program::Hoisted8 => (1..=8).collect(),
-        Program::Bootstrap | Program::MnistLola | Program::MnistMlp | Program::Resnet20 => {
+        Program::Bootstrap
+        | Program::MnistLola
+        | Program::MnistMlp
+        | Program::Resnet20
+        | Program::Lstm => {
             unreachable!("handled above")
         }
     };
@@ -175,7 +193,11 @@ pub fn record_program(params: &Parameters, a: &TraceArgs) -> Result<Trace, Strin
             Program::Hoisted8 => {
                 eval.rotate_hoisted(&ct, &rotations)?;
             }
-            Program::Bootstrap | Program::MnistLola | Program::MnistMlp | Program::Resnet20 => {
+            Program::Bootstrap
+            | Program::MnistLola
+            | Program::MnistMlp
+            | Program::Resnet20
+            | Program::Lstm => {
                 unreachable!("handled above")
             }
         }

@@ -17,12 +17,15 @@
 //! - [`resnet`]: ResNet-20 for CIFAR-10 (CraterLake Table 3), all channels in one ciphertext,
 //!   convolutions as BSGS matrix-vector products, composite minimax ReLU, bootstraps where the
 //!   levels run out; its cleartext twin.
+//! - [`lstm`]: CraterLake's LSTM benchmark (`h ← σ(W_0·h + W_1·x)`, 128-wide, bootstrapped
+//!   whenever the state runs out of levels) and its cleartext twin.
 //! - [`trace`]: record one inference at a preset in trace mode.
 //! - [`sim_source`]: every library program as a `basalt_sim::TraceSource`, for the
 //!   reproduction report (CLI and Python).
 //!
 //! See `docs/workloads.md` for packing, depth and parameters.
 
+pub mod lstm;
 pub mod mnist;
 pub mod network;
 pub mod resnet;

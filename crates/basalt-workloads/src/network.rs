@@ -321,7 +321,7 @@ fn encode(
 
 /// The transform of `w`'s hybrid diagonals (`m×n`, `n ≤ slots`), the rotate-and-sum shifts
 /// and the output slot count `m'`.
-fn dense(
+pub(crate) fn dense(
     params: &Parameters,
     w: &[Vec<f64>],
     slots: usize,

@@ -1,6 +1,6 @@
 //! The libraries as a [`TraceSource`] for the simulator's reproductions (`basalt sim
 //! reproduce`, Python's `basalt.sim.reproduce`): whole programs (bootstraps, HMult at a level,
-//! HELR steps, the MNIST networks) are recorded by the code that computes them, in shape-only
+//! HELR steps, the MNIST networks, the LSTM) are recorded by the code that computes them, in shape-only
 //! mode, so those rows never come from a hand-written stream. It lives in the top layer because
 //! it needs every library below (ckks, circuits, these workloads) and the simulator's `Program`.
 //!
@@ -14,7 +14,7 @@ use crate::mnist;
 use crate::network::StrategyRule;
 use crate::resnet::ConvStrategy;
 use crate::sort::{BitonicSort, record_sort};
-use crate::trace::record_inference;
+use crate::trace::{record_inference, record_lstm};
 use basalt_circuits::bootstrap::{Bootstrapper, Encapsulation, config::for_preset};
 use basalt_circuits::helr::{self, Helr};
 use basalt_circuits::lintrans::{GscOrder, Hoisting, LinearTransform, Strategy};
@@ -167,8 +167,18 @@ pub fn record_program(p: &Program) -> Result<Trace, String> {
             let sort = BitonicSort { log_len: *log_len, ..BitonicSort::osiris() };
             record_sort(&params, &sort, *seeded).map(|(t, _)| t).map_err(|e| e.to_string())
         }
+        Program::Lstm { preset, steps, seeded } => {
+            let params = Parameters::preset(preset).map_err(|e| e.to_string())?;
+            record_lstm(&params, preset, *steps as usize, LSTM_RULE, *seeded)
+                .map_err(|e| e.to_string())
+        }
     }
 }
+
+/// The LSTM's products: the CraterLake MNIST row's split (single hoisting, Lattigo's order,
+/// at most four giant steps), the one reading of a CraterLake matrix-vector product.
+const LSTM_RULE: StrategyRule =
+    StrategyRule { hoisting: Hoisting::Single, gsc: false, max_partials: 4 };
 
 fn hoisting_of(h: DftHoisting) -> Hoisting {
     match h {
@@ -242,8 +252,9 @@ fn record_helr(preset: &str, level: usize, step: HelrStep, seeded: bool) -> Resu
 #[cfg(test)]
 mod tests {
     //! Each paper's reproduction records its bootstraps at N = 2^16 (a few seconds each in
-    //! release), CraterLake's also two ResNet-20 inferences (about 17 s each); the three tests
-    //! together take about 70 s on the shared 2-core machine.
+    //! release), CraterLake's also two ResNet-20 inferences (about 17 s each) and two LSTM
+    //! inferences (50 and 75 bootstraps); the three tests together take about two minutes
+    //! on the shared 2-core machine.
 
     use std::path::PathBuf;
 
@@ -370,6 +381,16 @@ mod tests {
         let boot = r.get("craterlake", "3", "Packed Bootstrapping", "CraterLake time").unwrap();
         assert!(boots >= 19.0, "at least one bootstrap per ReLU: {boots}");
         assert!(resnet.ours.unwrap() > boots * boot.ours.unwrap(), "{}", resnet.how);
+        // The LSTM (basalt_workloads::lstm, 150 steps, 50 bootstraps): every row, and
+        // removing a feature never makes it faster.
+        for m in ["CraterLake time", "F1+ time", "speedup vs F1+", "speedup vs CPU"] {
+            modelled_from_library(&r, "craterlake", "3", "LSTM", m);
+        }
+        for m in ["speedup vs no KSHGen", "speedup vs no CRB/chaining", "speedup vs F1+ network"] {
+            modelled_from_library(&r, "craterlake", "4", "LSTM", m);
+            assert!(r.get("craterlake", "4", "LSTM", m).unwrap().ours.unwrap() >= 1.0, "{m}");
+        }
+        modelled_from_library(&r, "craterlake", "5", "LSTM", "128-bit time");
         // One slot is cheaper than 2^15 on the same machine.
         let t = |row: &str| r.get("craterlake", "3", row, "CraterLake time").unwrap().ours.unwrap();
         assert!(t("Unpacked bootstrapping") < t("Packed Bootstrapping"));

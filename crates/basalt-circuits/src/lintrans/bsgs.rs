@@ -233,3 +233,42 @@ pub(crate) fn eval_baby_step_centric(
     }
     giant.finish()
 }
+
+/// [`eval_baby_step_centric`] for `Σ_k M_k·x_k` (no or single hoisting, one split): each
+/// input decomposed once, the baby rotations by `i` of all inputs back to back, one partial
+/// sum per giant step over all inputs, one giant rotation each (see
+/// [`LinearTransform::evaluate_sum`]).
+pub(crate) fn eval_sum_baby_step_centric(
+    eval: &Evaluator,
+    terms: &[(&LinearTransform, &Ciphertext)],
+) -> Result<Ciphertext> {
+    let split = &terms[0].0.split;
+    let rots = terms
+        .iter()
+        .map(|&(lt, ct)| BabyRotator::new(eval, ct, lt.plan.hoisting))
+        .collect::<Result<Vec<_>>>()?;
+    let mut babies: Vec<BTreeMap<usize, Ciphertext>> = vec![BTreeMap::new(); terms.len()];
+    let ring = eval.params().ring();
+    for i in split.babies() {
+        // The key is named so that the simulator sees one Galois key read back to back
+        // (`Evaluator::rotate_hoisted_with` leaves its key anonymous).
+        let g = ring.galois_element_for_rotation(i as i64);
+        let _k = basalt_trace::key_scope(basalt_trace::KeyId::Galois { element: g });
+        for (b, rot) in babies.iter_mut().zip(&rots) {
+            b.insert(i, rot.rotate(i)?);
+        }
+    }
+    let mut giant = GiantAccumulator::new(split.n1);
+    for (&j, is) in &split.giant {
+        let mut partial = None;
+        for (&(lt, ct), b) in terms.iter().zip(&babies) {
+            for &i in is {
+                let prod =
+                    eval.mul_plain(&b[&i], lt.plaintext(j, i, ct.is_symbolic())?.as_ref())?;
+                accumulate(eval, &mut partial, prod)?;
+            }
+        }
+        giant.add(eval, j, partial.expect("giant steps are non-empty"))?;
+    }
+    giant.finish()
+}

@@ -374,6 +374,51 @@ impl LinearTransform {
         if self.rescale { Ok(eval.rescale(&acc)?) } else { Ok(acc) }
     }
 
+    /// `Σ_k M_k·x_k` for transforms with the same level, slots and plan (e.g. an RNN step's
+    /// `W_0·h + W_1·x`), rescaled once. The baby-step rotations of every input by `i` run back
+    /// to back, so a machine that keeps the Galois key on chip reads it once for all inputs
+    /// (CraterLake's compiler orders operations for operand reuse, §6), and the inputs' partial
+    /// sums share each giant-step rotation (rotations are linear): `n2 − 1` giant rotations
+    /// instead of `k·(n2 − 1)`. The result equals the sum of the [`LinearTransform::evaluate`]s
+    /// up to rounding.
+    ///
+    /// # Errors
+    /// [`CircuitError::Invalid`] for no terms, transforms that differ in level, slots or plan,
+    /// double hoisting or the giant-step-centric order (only the baby-step-centric order with
+    /// no or single hoisting is summed); as [`LinearTransform::evaluate`].
+    pub fn evaluate_sum(
+        eval: &Evaluator,
+        terms: &[(&LinearTransform, &Ciphertext)],
+    ) -> Result<Ciphertext> {
+        let Some(&(first, _)) = terms.first() else {
+            return Err(CircuitError::Invalid("a sum of no transforms".into()));
+        };
+        let plan = first.plan;
+        if plan.hoisting == Hoisting::Double || plan.order != GscOrder::BabyStepCentric {
+            return Err(CircuitError::Invalid(format!(
+                "summed transforms need Lattigo's order without double hoisting, got {plan:?}"
+            )));
+        }
+        for &(lt, ct) in terms {
+            if lt.plan != plan || lt.split != first.split || lt.level != first.level {
+                return Err(CircuitError::Invalid(
+                    "summed transforms must share level, plan and split".into(),
+                ));
+            }
+            if ct.slots() != lt.source.slots() {
+                return Err(CircuitError::SlotMismatch {
+                    expected: lt.source.slots(),
+                    found: ct.slots(),
+                });
+            }
+            if ct.level() != lt.level {
+                return Err(CkksError::LevelMismatch { left: ct.level(), right: lt.level }.into());
+            }
+        }
+        bsgs::check_keys(eval, &first.rotations())?;
+        Ok(eval.rescale(&bsgs::eval_sum_baby_step_centric(eval, terms)?)?)
+    }
+
     /// Rotations (slot shifts, left) whose Galois keys the evaluation needs.
     pub fn rotations(&self) -> Vec<i64> {
         self.split.rotations()

@@ -10,6 +10,7 @@ mod craterlake;
 mod craterlake_resnet;
 mod fab;
 mod inference;
+mod lstm;
 mod mnist;
 mod mxv;
 mod osiris;
@@ -157,6 +158,7 @@ pub fn reproduce_with(
         comp.extend(craterlake_resnet::compute(p, data_dir, &traces)?);
         comp.extend(osiris_resnet::compute(p, data_dir, &traces)?);
         comp.extend(sort::compute(p, data_dir, &traces)?);
+        comp.extend(lstm::compute(p, data_dir, &traces)?);
         out.readings.extend(papers::load_readings(data_dir, p, &rows)?);
         out.rows.extend(join(p, &rows, comp)?);
     }

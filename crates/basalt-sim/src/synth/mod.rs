@@ -157,6 +157,10 @@ pub enum Program {
     /// seeded keys or not. Each bootstrap is an empty region named [`BOOTSTRAP_REGION`], timed
     /// from a separately recorded bootstrap.
     Sort { preset: String, log_len: u32, seeded: bool },
+    /// One inference of CraterLake's LSTM benchmark (`basalt_workloads::lstm`): `steps`
+    /// 128-wide recurrence steps from the bootstrap's output level of `preset`, bootstrapped
+    /// (the preset's circuit at 128 slots) whenever the levels run out; seeded keys or not.
+    Lstm { preset: String, steps: u32, seeded: bool },
 }
 
 /// Osiris' ResNet-20 (§VI): sparse-packed bootstrapping "consistent with prior work" and every

@@ -1,0 +1,80 @@
+//! CraterLake's LSTM rows: Table 3 (CraterLake and F1+ times, speedups), Table 4 (the three
+//! feature ablations, validation) and Table 5 (128-bit, validation), each from the library's
+//! trace of one whole inference (`basalt_workloads::lstm`, recorded in shape-only mode).
+//!
+//! The sequence length is derived, not fitted: the paper's 50 bootstraps per inference (§8)
+//! times the steps one bootstrap's 10 two-residue levels hold on `CRATERLAKE_80_BOOT` (3
+//! steps of 3 levels), 150 steps. The 128-bit chain (7 levels after its bootstrap) runs the
+//! same 150 steps two per bootstrap, 75 bootstraps: "we bootstrap twice as often" (§9.4).
+//! Nothing here is tuned to the rows.
+
+use std::path::Path;
+
+use crate::machine::Machine;
+use crate::reproduce::craterlake::Ablations;
+use crate::reproduce::{Computed, Traces, computed};
+use crate::synth::Program;
+use crate::{SimError, simulate};
+
+/// Bootstraps per inference (§8) [P].
+const BOOTSTRAPS: u32 = 50;
+/// Steps one bootstrap's output levels hold on `CRATERLAKE_80_BOOT` [D]: 10 two-residue levels
+/// over 3 per step (`basalt_workloads::lstm::LstmModel::steps_per_bootstrap`, checked by its
+/// tests).
+const STEPS_PER_BOOTSTRAP: u32 = 3;
+/// Quoted CPU time of one inference (Table 3), for the speedup row.
+const CPU_MS: f64 = 859_000.0;
+
+/// Rows of `paper` (none but CraterLake's).
+pub fn compute(paper: &str, data: &Path, traces: &Traces) -> Result<Vec<Computed>, SimError> {
+    if paper != "craterlake" {
+        return Ok(Vec::new());
+    }
+    let Ablations { cl, f1, no_kshgen, no_crb, network } = Ablations::load(data)?;
+    let lstm = |preset: &str| Program::Lstm {
+        preset: preset.into(),
+        steps: BOOTSTRAPS * STEPS_PER_BOOTSTRAP,
+        seeded: true,
+    };
+    let Some(t) = traces.program(&lstm("CRATERLAKE_80_BOOT"))? else { return Ok(Vec::new()) };
+    let ms = |m: &Machine, t: &basalt_trace::Trace| -> Result<f64, SimError> {
+        Ok(simulate(m, t)?.seconds * 1e3)
+    };
+    let (t_cl, t_f1) = (ms(&cl, &t)?, ms(&f1, &t)?);
+    let how = |chain: &str, m: &str| {
+        format!(
+            "library trace: LSTM inference (basalt_workloads::lstm, pseudo-random weights), \
+             {chain}, 150 steps of W0 h + W1 x (one summed SH BSGS pass, 128x128 each) + \
+             degree-3 tanh, 128-slot bootstraps, seeded keys, {m}"
+        )
+    };
+    let h80 = |m: &str| how("CRATERLAKE_80_BOOT (50 bootstraps, 3 steps each)", m);
+    let mut out = vec![
+        computed("3", "LSTM", "CraterLake time", t_cl, &h80("craterlake.toml")),
+        computed("3", "LSTM", "F1+ time", t_f1, &h80("f1plus.toml")),
+        computed("3", "LSTM", "speedup vs F1+", t_f1 / t_cl, "our F1+ / our CraterLake time"),
+        computed(
+            "3",
+            "LSTM",
+            "speedup vs CPU",
+            CPU_MS / t_cl,
+            "quoted CPU time / our CraterLake time",
+        ),
+    ];
+    for (metric, m, what) in [
+        ("speedup vs no KSHGen", &no_kshgen, "switches.kshgen=false"),
+        ("speedup vs no CRB/chaining", &no_crb, "switches.crb_chaining=false"),
+        ("speedup vs F1+ network", &network, "switches.network=crossbar (residue tiling)"),
+    ] {
+        let how = h80(&format!("craterlake.toml with {what}, over the baseline"));
+        out.push(computed("4", "LSTM", metric, ms(m, &t)? / t_cl, &how));
+    }
+    if let Some(t128) = traces.program(&lstm("CRATERLAKE_128_BOOT"))? {
+        let t128 = ms(&cl, &t128)?;
+        let how = how("CRATERLAKE_128_BOOT (75 bootstraps, 2 steps each)", "craterlake.toml");
+        out.push(computed("5", "LSTM", "128-bit time", t128, &how));
+        let ratio = "our 128-bit / our 80-bit LSTM";
+        out.push(computed("5", "LSTM", "128-bit slowdown vs 80-bit", t128 / t_cl, ratio));
+    }
+    Ok(out)
+}
