@@ -1,15 +1,15 @@
-//! CraterLake's LSTM benchmark (§8, [57] Podschwadt & Takabi): the recurrence
+//! CraterLake's LSTM benchmark (§8, \[57\] Podschwadt & Takabi): the recurrence
 //! `h_{i+1} = σ(W_0·h_i + W_1·x_i)` over an encrypted sequence, with bootstrapping whenever the
 //! hidden state runs out of levels.
 //!
-//! # What the paper states [P]
+//! # What the paper states \[P\]
 //! "h_{i+1} = σ(W_0 h_i + W_1 x_i) many times. σ is an activation function approximated by a
 //! degree-3 polynomial, and W_0 h_i, W_1 x_i are 128×128 matrix-vector multiplies. This
 //! computation is multiplicatively deep and requires 50 bootstrappings per inference." (§8);
 //! bootstrapping leaves 22 of 57 levels for the application (§2.3, Fig. 2). The cited work is
 //! an Elman network (a "simple RNN"), which is what the formula describes.
 //!
-//! # Our reading [GAP] (data/papers/craterlake/readings.toml)
+//! # Our reading \[GAP\] (data/papers/craterlake/readings.toml)
 //! - **Packing**: `h_i` and `x_i` are 128-slot sparse ciphertexts (the vector replicated over
 //!   the ring's slots); `x_i` comes from the client at the level its step needs.
 //! - **Products**: two products, as the text lists them, each Halevi–Shoup diagonals by BSGS
@@ -47,8 +47,8 @@ pub const HIDDEN: usize = 128;
 /// Bootstraps per inference (§8).
 pub const BOOTSTRAPS: usize = 50;
 
-/// `B`: σ approximates `tanh` on `[−B, B]` [GAP]. With weights in `±1/√n` and `|h|, |x| ≤ 1`
-/// the pre-activations stay well inside (their spread is about `0.8`).
+/// `B`: σ approximates `tanh` on `[−B, B]` \[GAP\]. With weights in `±1/√n` and
+/// `|h|, |x| ≤ 1` the pre-activations stay well inside (their spread is about `0.8`).
 pub const INPUT_BOUND: f64 = 2.0;
 
 /// Levels of one step: the products (1) and σ (2).

@@ -1,5 +1,5 @@
-//! One inference (MNIST, LSTM) recorded in trace mode (shape-only ciphertexts, no arithmetic) at a preset:
-//! what `basalt sim reproduce` times. The kernel stream equals a real run's (tests).
+//! One inference (MNIST, LSTM) recorded in trace mode (shape-only ciphertexts, no arithmetic)
+//! at a preset: what `basalt sim reproduce` times. The kernel stream equals a real run's (tests).
 
 use basalt_circuits::bootstrap::{
     BootstrapConfig, Bootstrapper, Encapsulation, config::for_preset,

@@ -16,9 +16,9 @@ use crate::reproduce::{Computed, Traces, computed};
 use crate::synth::Program;
 use crate::{SimError, simulate};
 
-/// Bootstraps per inference (§8) [P].
+/// Bootstraps per inference (§8) \[P\].
 const BOOTSTRAPS: u32 = 50;
-/// Steps one bootstrap's output levels hold on `CRATERLAKE_80_BOOT` [D]: 10 two-residue levels
+/// Steps one bootstrap's output levels hold on `CRATERLAKE_80_BOOT` \[D\]: 10 two-residue levels
 /// over 3 per step (`basalt_workloads::lstm::LstmModel::steps_per_bootstrap`, checked by its
 /// tests).
 const STEPS_PER_BOOTSTRAP: u32 = 3;
