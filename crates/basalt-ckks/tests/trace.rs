@@ -134,6 +134,10 @@ fn key_loads_name_their_keys() {
     let lazy = c.eval.rotate_hoisted_lazy(&sym, &d, &[1]).unwrap();
     let (_, t) = record(|| c.eval.rotate_lazy_qp(&lazy[0], 2).unwrap());
     assert_eq!(keys_before_loads(&t), [g(2)]);
+    // So does a single-hoisted rotation from a shared decomposition (it did not: a key read
+    // twice by single-hoisted products never hit on chip).
+    let (_, t) = record(|| c.eval.rotate_hoisted_with(&sym, &d, 3).unwrap());
+    assert_eq!(keys_before_loads(&t), [g(3)]);
 }
 
 #[test]

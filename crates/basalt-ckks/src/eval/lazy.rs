@@ -85,6 +85,8 @@ impl Evaluator {
             return Ok(ct.clone());
         }
         let gk = self.galois_key(g, Some(k))?;
+        // Name the key for the simulator's on-chip store, as `rotate` does.
+        let _k = basalt_trace::key_scope(basalt_trace::KeyId::Galois { element: g });
         Ok(hoisted::automorphism_hoisted(&self.params, ct, decomp, g, &gk.key))
     }
 
