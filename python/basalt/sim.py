@@ -71,16 +71,20 @@ class record:
         return False
 
 
-def run(trace: Trace, machine="craterlake", overrides=None, *, plot_dir=None) -> dict:
+def run(trace: Trace, machine="craterlake", overrides=None, *, plot_dir=None,
+        bootstrap=None) -> dict:
     """Time ``trace`` on ``machine`` (a name from :func:`machines` or a path to a TOML file),
     with ``overrides`` of its fields (``{"memory.hbm_gbps": 2000}``). Returns the report:
     ``seconds``, ``cycles``, ``stall_cycles``, per-unit utilisation, HBM traffic by kind,
     energy. With ``plot_dir``, also writes utilisation, traffic and roofline SVGs there (their
-    paths are under ``"figures"``). Bad machine files, fields or values raise ``BasaltError``.
+    paths are under ``"figures"``). A program recorded with its bootstraps as markers (ResNet-20,
+    sort) needs the ``bootstrap`` trace, timed once per marker; without it such a trace raises
+    ``BasaltError`` rather than being timed without its bootstraps. Bad machine files, fields
+    or values raise ``BasaltError``.
     """
     sets = [f"{k}={_toml(v)}" for k, v in (overrides or {}).items()]
     text, figures = _basalt.sim_run(trace, _machine_path(machine), sets,
-                                    None if plot_dir is None else str(plot_dir))
+                                    None if plot_dir is None else str(plot_dir), bootstrap)
     report = json.loads(text)
     if figures:
         report["figures"] = figures

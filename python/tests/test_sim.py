@@ -145,6 +145,24 @@ def test_bad_inputs_raise_named_errors():
         real.encrypt_symbolic(8)
 
 
+def test_bootstrap_markers_are_timed_from_a_bootstrap_trace_or_refused():
+    ctx = Context.preset("LATTIGO_RESIDUAL", rotations=[1], symbolic=True)
+    x = ctx.encrypt_symbolic(ctx.slots)
+    with record() as r:
+        x.rotate(1)
+    # The op, a bootstrap marker (as ResNet-20 and sort record them), the op again.
+    events = json.loads(r.trace.to_json())["events"]
+    marker = [{"ev": "Enter", "name": "bootstrap (timed from the Bootstrap program)"},
+              {"ev": "Exit"}]
+    marked = basalt.sim.Trace.from_json(json.dumps({"events": events + marker + events}))
+    with pytest.raises(BasaltError, match="1 bootstrap"):
+        run(marked, "craterlake")
+    once = run(r.trace, "craterlake")["seconds"]
+    # Two segments plus the bootstrap (here the same op) once.
+    total = run(marked, "craterlake", bootstrap=r.trace)["seconds"]
+    assert total == pytest.approx(3 * once, rel=1e-9)
+
+
 def test_machines_lists_the_models():
     assert {"craterlake", "f1plus", "fab", "osiris", "strix"} <= set(basalt.sim.machines())
 

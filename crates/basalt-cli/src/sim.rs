@@ -91,6 +91,10 @@ enum SimCmd {
         /// Trace file (JSON).
         #[arg(long)]
         trace: PathBuf,
+        /// Bootstrap trace (JSON) timed once per bootstrap marker of `--trace` (the `resnet20`
+        /// and `sort` programs); a trace with markers is refused without it.
+        #[arg(long)]
+        bootstrap_trace: Option<PathBuf>,
         /// Overrides `key=value` of machine fields, e.g. `memory.hbm_gbps=2000`.
         #[arg(long = "set")]
         overrides: Vec<String>,
@@ -257,15 +261,16 @@ pub fn run(a: &SimArgs) -> Result<(), String> {
                 write_file(p, &svg)?;
             }
         }
-        SimCmd::Run { machine, trace, overrides, json, data, plot_dir } => {
+        SimCmd::Run { machine, trace, bootstrap_trace, overrides, json, data, plot_dir } => {
             let sets: Vec<&str> = overrides.iter().map(String::as_str).collect();
             let m = basalt_sim::Machine::load_with(machine_path(data, machine), &sets)
                 .map_err(|e| e.to_string())?;
-            let text =
-                std::fs::read_to_string(trace).map_err(|e| format!("{}: {e}", trace.display()))?;
-            let t: basalt_trace::Trace = serde_json::from_str(&text)
-                .map_err(|e| format!("{}: not a trace: {e}", trace.display()))?;
-            let r = basalt_sim::simulate(&m, &t).map_err(|e| e.to_string())?;
+            let t = read_trace(trace)?;
+            let r = match bootstrap_trace {
+                Some(b) => basalt_sim::refresh::simulate_with_bootstrap(&m, &t, &read_trace(b)?),
+                None => basalt_sim::simulate(&m, &t),
+            }
+            .map_err(|e| e.to_string())?;
             if *json {
                 println!("{}", serde_json::to_string_pretty(&r).map_err(|e| e.to_string())?);
             } else {

@@ -29,9 +29,12 @@ pub enum Program {
     /// One SecureML MLP MNIST inference, as `mnist-lola`.
     MnistMlp,
     /// One ResNet-20 inference (`basalt_workloads::resnet`) on a bootstrapping preset, each
-    /// bootstrap an empty marker region, as `sim reproduce` times it (add the preset's
-    /// `bootstrap` trace once per marker).
+    /// bootstrap an empty marker region, as `sim reproduce` times it (`basalt sim run
+    /// --bootstrap-trace` adds the preset's `bootstrap` trace once per marker).
     Resnet20,
+    /// Osiris' bitonic sort (`basalt_workloads::sort`) of `2^--log-slots` values (default
+    /// 2^14) on a preset such as OSIRIS_SET_IV, each bootstrap a marker as in `resnet20`.
+    Sort,
     /// One LSTM inference (`basalt_workloads::lstm`, CraterLake §8) on a bootstrapping preset:
     /// `--steps` recurrence steps, bootstrapped at 128 slots whenever the levels run out.
     Lstm,
@@ -54,7 +57,8 @@ pub struct TraceArgs {
     /// Use seeded (KSHGen) keys: the trace then contains KeyGen kernels.
     #[arg(long)]
     pub seeded: bool,
-    /// Slots of the bootstrap program (log2; default fully packed).
+    /// Slots of the bootstrap program (log2; default fully packed); for `sort`, the values
+    /// sorted (log2; default 14).
     #[arg(long)]
     pub log_slots: Option<u32>,
     /// Bootstrap only: every DFT as BSGS with this many baby steps, in Osiris' giant-step-centric
@@ -111,47 +115,10 @@ impl From<DftHoistingArg> for basalt_sim::DftHoisting {
 /// Record `program` on `params`. Ciphertexts and keys are symbolic (shape only), so nothing is
 /// sampled or computed: a trace at any parameter size takes milliseconds.
 pub fn record_program(params: &Parameters, a: &TraceArgs) -> Result<Trace, String> {
-    if a.program == Program::Bootstrap {
-        // The recorder `sim reproduce` uses (seeded keys on request, input scale within the
-        // circuit's message ratio), so a printed trace is the one a reproduction row timed.
-        return basalt_workloads::sim_source::record_program(&basalt_sim::Program::Bootstrap {
-            preset: a.preset.clone(),
-            log_slots: a.log_slots,
-            dft: a.dft_n1.map(|n1| basalt_sim::DftPlan {
-                n1,
-                hoisting: a.dft_hoisting.into(),
-                max_partials: 4,
-            }),
-            seeded: a.seeded,
-        });
-    }
-    if a.program == Program::Resnet20 {
-        let p = basalt_sim::Program::Resnet20 {
-            preset: a.preset.clone(),
-            sparse: None,
-            seeded: a.seeded,
-        };
+    if let Some(p) = workload(a) {
+        // The recorder `sim reproduce` uses (seeded keys on request, the workloads' own
+        // circuits), so a printed trace is the one a reproduction row timed.
         return basalt_workloads::sim_source::record_program(&p);
-    }
-    if let Some(net) = match a.program {
-        Program::MnistLola => Some(basalt_sim::MnistNet::Lola),
-        Program::MnistMlp => Some(basalt_sim::MnistNet::Mlp),
-        _ => None,
-    } {
-        return basalt_workloads::sim_source::record_program(&basalt_sim::Program::Mnist {
-            net,
-            preset: a.preset.clone(),
-            hoisting: a.dft_hoisting.into(),
-            gsc: !a.plain_order,
-            seeded: a.seeded,
-        });
-    }
-    if a.program == Program::Lstm {
-        return basalt_workloads::sim_source::record_program(&basalt_sim::Program::Lstm {
-            preset: a.preset.clone(),
-            steps: a.steps,
-            seeded: a.seeded,
-        });
     }
     let level = a.level.unwrap_or(params.max_level());
     let kg = KeyGenerator::new(params);
@@ -159,13 +126,7 @@ pub fn record_program(params: &Parameters, a: &TraceArgs) -> Result<Trace, Strin
         Program::Hmult | Program::MulRelin | Program::Rescale => vec![],
         Program::Rotate | Program::RotateTwice => vec![1],
         Program::Hoisted8 => (1..=8).collect(),
-        Program::Bootstrap
-        | Program::MnistLola
-        | Program::MnistMlp
-        | Program::Resnet20
-        | Program::Lstm => {
-            unreachable!("handled above")
-        }
+        _ => unreachable!("workload programs are recorded by `workload`"),
     };
     let keys = kg.gen_symbolic_evaluation_keys(&rotations, false, a.seeded);
     let variant = if a.reordered { KsVariant::Reordered } else { KsVariant::Hybrid };
@@ -193,18 +154,52 @@ pub fn record_program(params: &Parameters, a: &TraceArgs) -> Result<Trace, Strin
             Program::Hoisted8 => {
                 eval.rotate_hoisted(&ct, &rotations)?;
             }
-            Program::Bootstrap
-            | Program::MnistLola
-            | Program::MnistMlp
-            | Program::Resnet20
-            | Program::Lstm => {
-                unreachable!("handled above")
-            }
+            _ => unreachable!("workload programs are recorded by `workload`"),
         }
         Ok(())
     });
     r.map_err(|e| e.to_string())?;
     Ok(t)
+}
+
+/// The simulator's description of a workload program (bootstrap, networks, sort), or `None`
+/// for the single-operation programs recorded here.
+fn workload(a: &TraceArgs) -> Option<basalt_sim::Program> {
+    let (preset, seeded) = (a.preset.clone(), a.seeded);
+    Some(match a.program {
+        Program::Bootstrap => basalt_sim::Program::Bootstrap {
+            preset,
+            log_slots: a.log_slots,
+            dft: a.dft_n1.map(|n1| basalt_sim::DftPlan {
+                n1,
+                hoisting: a.dft_hoisting.into(),
+                max_partials: 4,
+            }),
+            seeded,
+        },
+        Program::Resnet20 => basalt_sim::Program::Resnet20 { preset, sparse: None, seeded },
+        Program::MnistLola | Program::MnistMlp => basalt_sim::Program::Mnist {
+            net: if a.program == Program::MnistLola {
+                basalt_sim::MnistNet::Lola
+            } else {
+                basalt_sim::MnistNet::Mlp
+            },
+            preset,
+            hoisting: a.dft_hoisting.into(),
+            gsc: !a.plain_order,
+            seeded,
+        },
+        Program::Lstm => basalt_sim::Program::Lstm { preset, steps: a.steps, seeded },
+        Program::Sort => {
+            basalt_sim::Program::Sort { preset, log_len: a.log_slots.unwrap_or(14), seeded }
+        }
+        Program::Hmult
+        | Program::MulRelin
+        | Program::Rescale
+        | Program::Rotate
+        | Program::RotateTwice
+        | Program::Hoisted8 => return None,
+    })
 }
 
 pub fn run(a: &TraceArgs) -> Result<(), String> {

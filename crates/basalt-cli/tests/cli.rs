@@ -194,6 +194,37 @@ fn sim_run_refuses_bad_machines_and_traces_by_name() {
     }
 }
 
+#[test]
+fn a_sort_trace_is_timed_with_its_bootstraps_or_refused() {
+    let sort = basalt()
+        .args(["trace", "--program", "sort", "--preset", "OSIRIS_SET_IV", "--log-slots", "3"])
+        .output()
+        .unwrap();
+    assert!(sort.status.success(), "{}", String::from_utf8_lossy(&sort.stderr));
+    let file = std::env::temp_dir().join(format!("basalt-sort-{}.json", std::process::id()));
+    std::fs::write(&file, &sort.stdout).unwrap();
+    // Any trace stands in for the bootstrap here; the point is that it is counted.
+    let boot = recorded("rotate", "sortboot");
+    let run = |extra: &[&std::path::Path]| {
+        let mut c = basalt();
+        c.args(["sim", "run", "--machine", "osiris", "--json", "--trace"]).arg(&file);
+        for b in extra {
+            c.arg("--bootstrap-trace").arg(b);
+        }
+        c.output().unwrap()
+    };
+    let refused = run(&[]);
+    let with = run(&[&boot]);
+    std::fs::remove_file(&file).ok();
+    std::fs::remove_file(&boot).ok();
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(err.contains("bootstrap(s) it does not contain") && !err.contains("panicked"), "{err}");
+    assert!(with.status.success(), "{}", String::from_utf8_lossy(&with.stderr));
+    let r: serde_json::Value = serde_json::from_slice(&with.stdout).unwrap();
+    assert!(r["seconds"].as_f64().unwrap() > 0.0);
+}
+
 /// A small, strict XML check: tags close in order, one root, no raw `<`/`&` in text.
 fn well_formed(doc: &str) -> bool {
     let Some(body) = doc.strip_prefix(r#"<?xml version="1.0" encoding="UTF-8"?>"#) else {

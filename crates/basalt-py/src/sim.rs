@@ -72,18 +72,26 @@ fn machine(path: &str, overrides: &[String]) -> PyResult<Machine> {
 
 /// Time `trace` on the machine file at `path`; the report (latency, per-unit utilisation,
 /// traffic by kind, stalls, energy) as JSON. With `plot_dir`, also write the run's SVG figures
-/// there and return their paths.
+/// there and return their paths. `bootstrap` is timed once per bootstrap marker of `trace`
+/// (a trace with markers is refused without it).
 #[pyfunction]
-#[pyo3(signature = (trace, path, overrides=vec![], plot_dir=None))]
+#[pyo3(signature = (trace, path, overrides=vec![], plot_dir=None, bootstrap=None))]
 fn sim_run(
     py: Python<'_>,
     trace: &PyTrace,
     path: &str,
     overrides: Vec<String>,
     plot_dir: Option<String>,
+    bootstrap: Option<PyRef<'_, PyTrace>>,
 ) -> PyResult<(String, Vec<String>)> {
     let m = machine(path, &overrides)?;
-    let r = py.allow_threads(|| basalt_sim::simulate(&m, &trace.trace)).map_err(err)?;
+    let boot = bootstrap.map(|b| b.trace.clone());
+    let r = py
+        .allow_threads(|| match &boot {
+            Some(b) => basalt_sim::refresh::simulate_with_bootstrap(&m, &trace.trace, b),
+            None => basalt_sim::simulate(&m, &trace.trace),
+        })
+        .map_err(err)?;
     let mut written = Vec::new();
     if let Some(dir) = plot_dir {
         let dir = Path::new(&dir);

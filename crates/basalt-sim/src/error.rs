@@ -30,6 +30,12 @@ pub enum SimError {
          {need_mib:.1} MiB, more than on-chip {onchip_mib} MiB + off-chip {hbm_gib} GiB"
     )]
     DoesNotFit { machine: String, need_mib: f64, onchip_mib: f64, hbm_gib: f64 },
+    #[error(
+        "the trace stands for {markers} bootstrap(s) it does not contain (empty `bootstrap` \
+         regions): time it with a bootstrap trace (`basalt sim run --bootstrap-trace b.json`, \
+         `basalt_sim::refresh::simulate_with_bootstrap`)"
+    )]
+    UntimedBootstraps { markers: usize },
     #[error("trace is malformed: {0}")]
     BadTrace(String),
     #[error("{path}:{line}: {message}")]

@@ -10,6 +10,7 @@
 //!   TFHE PBS cluster);
 //! * [`memory`] — HBM traffic by kind and the on-chip store (Belady / LRU);
 //! * [`schedule`] — compute/memory overlap per window, stall accounting, regions;
+//! * [`refresh`] — programs whose bootstraps are markers, timed from one recorded bootstrap;
 //! * [`report`] — latency, utilisation, traffic, energy (text and serde);
 //! * [`papers`] / [`reproduce`](mod@reproduce) — paper data and "ours vs theirs" per row;
 //! * [`synth`] — closed-form kernel-stream generators used until library traces exist.
@@ -31,6 +32,7 @@ pub mod memory;
 mod overrides;
 pub mod papers;
 pub mod plot;
+pub mod refresh;
 pub mod report;
 pub mod reproduce;
 pub mod schedule;

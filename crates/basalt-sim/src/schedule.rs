@@ -50,8 +50,19 @@ use crate::units;
 /// [`SimError::NoUnitFor`] when the machine has no unit for a kernel kind,
 /// [`SimError::TraceMismatch`] when a kernel exceeds the machine's ring degree or limb count,
 /// [`SimError::BadTrace`] for unbalanced regions, [`SimError::DoesNotFit`] when the program's
-/// keys and ciphertexts exceed on-chip plus off-chip capacity.
+/// keys and ciphertexts exceed on-chip plus off-chip capacity, [`SimError::UntimedBootstraps`]
+/// when the trace stands for bootstraps it does not contain (time it with
+/// [`crate::refresh::simulate_with_bootstrap`]).
 pub fn simulate(machine: &Machine, trace: &Trace) -> Result<Report, SimError> {
+    let markers = crate::refresh::bootstrap_markers(trace);
+    if markers > 0 {
+        return Err(SimError::UntimedBootstraps { markers });
+    }
+    simulate_unmarked(machine, trace)
+}
+
+/// [`simulate`] without the marker check: the segments [`crate::refresh`] cut out.
+pub(crate) fn simulate_unmarked(machine: &Machine, trace: &Trace) -> Result<Report, SimError> {
     let mut s = State::new(machine);
     s.plan = plan_store(machine, trace)?;
     let barrier = machine.switches.limb_interleaving == Some(false);

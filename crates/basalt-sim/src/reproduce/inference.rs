@@ -1,11 +1,13 @@
 //! One network inference timed as its marker trace plus one recorded bootstrap per
-//! [`BOOTSTRAP_REGION`] in it: the ResNet-20 rows of CraterLake and Osiris.
+//! [`BOOTSTRAP_REGION`](crate::BOOTSTRAP_REGION) in it ([`crate::refresh`]): the ResNet-20 rows
+//! of CraterLake and Osiris.
 
-use basalt_trace::{Event, Trace};
+use basalt_trace::Trace;
 
 use crate::machine::Machine;
+use crate::refresh::{bootstrap_markers, simulate_with_bootstrap};
 use crate::reproduce::Traces;
-use crate::synth::{BOOTSTRAP_REGION, Program};
+use crate::synth::Program;
 use crate::{SimError, simulate};
 
 /// One inference: the network's trace and its bootstrap's, and how many bootstraps.
@@ -26,23 +28,19 @@ impl Inference {
         let (Some(net), Some(boot)) = (traces.program(net)?, traces.program(boot)?) else {
             return Ok(None);
         };
-        let bootstraps = net
-            .events
-            .iter()
-            .filter(|e| matches!(e, Event::Enter { name } if name == BOOTSTRAP_REGION))
-            .count();
+        let bootstraps = bootstrap_markers(&net);
         Ok(Some(Inference { net, boot, bootstraps }))
     }
 
-    /// Milliseconds on `m`: the network's kernels plus `bootstraps` bootstraps.
+    /// Milliseconds on `m`: the network's segments between bootstraps plus `bootstraps`
+    /// bootstraps.
     pub(super) fn ms(&self, m: &Machine) -> Result<f64, SimError> {
-        let net = simulate(m, &self.net)?.seconds;
-        let boot = simulate(m, &self.boot)?.seconds;
-        Ok((net + self.bootstraps as f64 * boot) * 1e3)
+        Ok(simulate_with_bootstrap(m, &self.net, &self.boot)?.seconds * 1e3)
     }
 
-    /// Milliseconds on `m` of the network's kernels and of one bootstrap.
+    /// Milliseconds on `m` of the network's kernels (all segments) and of one bootstrap.
     pub(super) fn split_ms(&self, m: &Machine) -> Result<(f64, f64), SimError> {
-        Ok((simulate(m, &self.net)?.seconds * 1e3, simulate(m, &self.boot)?.seconds * 1e3))
+        let boot = simulate(m, &self.boot)?.seconds * 1e3;
+        Ok((self.ms(m)? - self.bootstraps as f64 * boot, boot))
     }
 }

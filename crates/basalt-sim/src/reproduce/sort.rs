@@ -10,12 +10,11 @@
 
 use std::path::Path;
 
-use basalt_trace::{Event, Trace};
-
 use super::osiris::{COLUMNS, DFT_N1, machines};
 use crate::machine::Machine;
+use crate::refresh::split_at_bootstraps;
 use crate::reproduce::{Computed, Traces, computed};
-use crate::synth::{BOOTSTRAP_REGION, DftPlan, Program};
+use crate::synth::{DftPlan, Program};
 use crate::{SimError, simulate};
 
 /// Lattigo's CPU time for the sort as Table III quotes it (23.0 K s), for the improvement rows.
@@ -32,7 +31,7 @@ pub fn compute(paper: &str, data: &Path, traces: &Traces) -> Result<Vec<Computed
     }
     let p = Program::Sort { preset: "OSIRIS_SET_IV".into(), log_len: LOG_LEN, seeded: true };
     let Some(sort) = traces.program(&p)? else { return Ok(Vec::new()) };
-    let (segments, boots) = split_at_refreshes(&sort);
+    let (segments, boots) = split_at_bootstraps(&sort)?;
     let (m1, m2) = machines(data)?;
     let segments_s = |m: &Machine| -> Result<f64, SimError> {
         segments.iter().map(|t| Ok(simulate(m, t)?.seconds)).sum()
@@ -68,69 +67,4 @@ pub fn compute(paper: &str, data: &Path, traces: &Traces) -> Result<Vec<Computed
         }
     }
     Ok(out)
-}
-
-/// Cut `t` at every (empty) [`BOOTSTRAP_REGION`] region: the segments in between, each with the
-/// regions open at the cut closed and reopened (so windows are cut where they were), and the
-/// number of refreshes.
-fn split_at_refreshes(t: &Trace) -> (Vec<Trace>, usize) {
-    let mut segments = Vec::new();
-    let mut current = Vec::new();
-    let mut open: Vec<String> = Vec::new();
-    let (mut refreshes, mut in_marker) = (0, false);
-    for ev in &t.events {
-        match ev {
-            Event::Enter { name } if name == BOOTSTRAP_REGION => {
-                refreshes += 1;
-                in_marker = true;
-                current.extend(open.iter().map(|_| Event::Exit));
-                segments.push(Trace { events: std::mem::take(&mut current) });
-                current = open.iter().map(|n| Event::Enter { name: n.clone() }).collect();
-            }
-            Event::Exit if in_marker => in_marker = false,
-            Event::Enter { name } => {
-                open.push(name.clone());
-                current.push(ev.clone());
-            }
-            Event::Exit => {
-                open.pop();
-                current.push(ev.clone());
-            }
-            _ => current.push(ev.clone()),
-        }
-    }
-    segments.push(Trace { events: current });
-    (segments, refreshes)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use basalt_trace::Kernel;
-
-    #[test]
-    fn refresh_markers_cut_the_trace_with_regions_balanced() {
-        let k = || Event::Kernel(Kernel::Ntt { n: 16, limbs: 1 });
-        let enter = |n: &str| Event::Enter { name: n.into() };
-        let t = Trace {
-            events: vec![
-                enter("SortStage"),
-                k(),
-                enter(BOOTSTRAP_REGION),
-                Event::Exit,
-                k(),
-                k(),
-                Event::Exit,
-                enter(BOOTSTRAP_REGION),
-                Event::Exit,
-            ],
-        };
-        let (segs, n) = split_at_refreshes(&t);
-        assert_eq!((segs.len(), n), (3, 2));
-        assert_eq!(segs[0].events, vec![enter("SortStage"), k(), Event::Exit]);
-        assert_eq!(segs[1].events, vec![enter("SortStage"), k(), k(), Event::Exit]);
-        assert!(segs[2].events.is_empty());
-        let kernels: usize = segs.iter().map(|s| s.kernels().count()).sum();
-        assert_eq!(kernels, t.kernels().count());
-    }
 }
