@@ -9,6 +9,7 @@
 mod craterlake;
 mod craterlake_resnet;
 mod fab;
+mod gmean;
 mod inference;
 mod lstm;
 mod mnist;
@@ -159,6 +160,8 @@ pub fn reproduce_with(
         comp.extend(osiris_resnet::compute(p, data_dir, &traces)?);
         comp.extend(sort::compute(p, data_dir, &traces)?);
         comp.extend(lstm::compute(p, data_dir, &traces)?);
+        let summaries = gmean::summaries(p, &comp);
+        comp.extend(summaries);
         out.readings.extend(papers::load_readings(data_dir, p, &rows)?);
         out.rows.extend(join(p, &rows, comp)?);
     }
@@ -166,7 +169,15 @@ pub fn reproduce_with(
 }
 
 fn join(paper: &str, rows: &[PaperRow], comp: Vec<Computed>) -> Result<Vec<ReproRow>, SimError> {
-    for c in &comp {
+    for (i, c) in comp.iter().enumerate() {
+        let key = (&*c.table, &*c.row, &*c.metric);
+        if comp[..i].iter().any(|d| (&*d.table, &*d.row, &*d.metric) == key) {
+            return Err(SimError::PaperData {
+                path: Path::new("data/papers").join(paper),
+                line: 0,
+                message: format!("two models computed ({}, {}, {})", c.table, c.row, c.metric),
+            });
+        }
         if !rows.iter().any(|r| r.key() == (&*c.table, &*c.row, &*c.metric)) {
             return Err(SimError::PaperData {
                 path: Path::new("data/papers").join(paper),
