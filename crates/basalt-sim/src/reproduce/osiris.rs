@@ -50,9 +50,26 @@ pub fn compute(data: &Path, traces: &Traces) -> Result<Vec<Computed>, SimError> 
     let m = machine(data, "osiris")?;
     let gsc = m.switches.gsc_order.unwrap_or(false);
     // Set IV at ℓ = 12: 13 Q limbs; α = 14 P limbs at the bootstrapping levels (digest §2.1).
+    // The library's product where the source records programs: level 12 of the Set IV chain
+    // (13 Q limbs, α = 14 P limbs), 64 diagonals, n2 = max_partials giant steps (so n1 = 64/n2).
     let point = |n1: u32, n2: u32| -> Result<(Point, &'static str), SimError> {
-        let shape = BsgsShape { n: 1 << 16, q_limbs: 13, p_limbs: 14, n1, n2 };
-        let (t, prov) = traces.get(&Workload::BsgsMatVec { shape, gsc });
+        let p = Program::MatVec {
+            preset: "OSIRIS_SET_IV_BOOT".into(),
+            level: 12,
+            diagonals: n1 * n2,
+            hoisting: DftHoisting::Double,
+            max_partials: n2,
+            gsc,
+            rescale: true,
+            seeded: true,
+        };
+        let (t, prov) = match traces.program(&p)? {
+            Some(t) => (t, "library trace (LinearTransform, OSIRIS_SET_IV_BOOT)"),
+            None => {
+                let shape = BsgsShape { n: 1 << 16, q_limbs: 13, p_limbs: 14, n1, n2 };
+                traces.get(&Workload::BsgsMatVec { shape, gsc })
+            }
+        };
         let r = simulate(&m, &t)?;
         let mm = modmults(&t);
         let p = Point {
