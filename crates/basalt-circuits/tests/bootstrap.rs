@@ -436,18 +436,19 @@ fn paper_presets_consume_the_stated_levels() {
     assert_eq!((b.cts, b.evalmod, b.stc, b.output_level), (1, 8, 1, 11));
     assert!(for_preset("MXV_SET_A", None, 13).is_none());
     // The reconstructed chains (output level = index of the last residue kept): CraterLake
-    // 56 → 22 residues and 50 → 16; unpacked 22 → 2; Osiris III 40 → 10 (q_0: two primes);
+    // 56 → 22 residues (80 and 200 bits) and 50 → 16; unpacked 22 → 2; Osiris III 40 → 10 (q_0: two primes);
     // Osiris IV 41 → 11, Set IV's top (the base holds q_0's two primes and a word for the odd
     // ninth residual limb).
     for (name, want) in [
         ("CRATERLAKE_80_BOOT", (4, 9, 4, 21)),
         ("CRATERLAKE_128_BOOT", (4, 9, 4, 15)),
+        ("CRATERLAKE_200_BOOT", (4, 9, 4, 21)),
         ("CRATERLAKE_80_BOOT_UNPACKED", (1, 8, 1, 1)),
         ("OSIRIS_SET_III_BOOT", (4, 8, 3, 9)),
         ("OSIRIS_SET_IV_BOOT", (4, 8, 3, 10)),
     ] {
         let p = Parameters::preset(name).unwrap();
-        let cfg = for_preset(name, None, 16).unwrap();
+        let cfg = for_preset(name, None, p.log_n()).unwrap();
         assert!(cfg.ephemeral_h.is_some(), "{name}: bootstraps through encapsulation");
         let b = cfg.budget(&p).unwrap();
         assert_eq!((b.cts, b.evalmod, b.stc, b.output_level), want, "{name}");

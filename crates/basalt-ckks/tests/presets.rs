@@ -119,6 +119,11 @@ fn every_preset_builds_and_reports_security() {
     assert!(o4b.q().iter().chain(o4b.p()).all(|&q| q < 1 << 40));
     let cl = Parameters::preset("CRATERLAKE_80").unwrap();
     assert!(cl.q().iter().chain(cl.p()).all(|&q| q < 1 << 28), "CraterLake words are 28 bits");
+    // CraterLake's 200-bit chain (N = 2^17): two digits are the fewest under the 200-bit bound
+    // (HE Standard at 2^17 interpolated between its 192- and 256-bit rows: log QP <= 2357).
+    let c200 = Parameters::preset("CRATERLAKE_200_BOOT").unwrap();
+    assert_eq!((c200.q().len(), c200.p().len(), c200.dnum()), (56, 28, 2));
+    assert!(c200.log_qp() <= 2357.3 && c200.security().bits >= 200.0, "{}", c200.log_qp());
     assert!(matches!(Parameters::preset("nope"), Err(ParamError::UnknownPreset(_))));
 }
 

@@ -85,7 +85,7 @@ enum SimCmd {
     },
     /// Time a trace (JSON from `basalt trace`) on a machine.
     Run {
-        /// Machine file, or a name from data/machines (osiris, fab, mxv_u200, craterlake, f1plus, strix, cpu).
+        /// Machine file, or a name from data/machines (osiris, fab, mxv_u200, craterlake, craterlake_128k, f1plus, strix, cpu).
         #[arg(long)]
         machine: String,
         /// Trace file (JSON).

@@ -331,12 +331,9 @@ impl Unit {
 }
 
 impl Machine {
-    /// Read and validate a machine file.
+    /// Read and validate a machine file (with its `extends` base, if it names one).
     pub fn load(path: impl AsRef<Path>) -> Result<Machine, SimError> {
-        let path = path.as_ref();
-        let text = std::fs::read_to_string(path)
-            .map_err(|source| SimError::Io { path: path.into(), source })?;
-        Machine::from_toml(&text, path)
+        Machine::load_with(path, &[])
     }
 
     /// Parse and validate machine TOML; `path` is only used in error messages.

@@ -2,6 +2,10 @@
 //! (`basalt sim sweep --set memory.hbm_gbps=2000`) or an ablation (`switches.kshgen=false`) is
 //! checked exactly like a shipped file. `units.<name>.<field>` and `components.<name>.<field>`
 //! address array entries by their `name`.
+//!
+//! A file may also start from another (`extends = "craterlake.toml"`, a path beside it): a
+//! variant the paper describes as "the chip, changed thus" (CraterLake's 128K configuration)
+//! then states only its changes, and the base's tags and sources are not copied.
 
 use std::path::Path;
 
@@ -55,6 +59,48 @@ fn set(root: &mut toml::Table, key: &str, value: toml::Value) -> Result<(), Stri
     Ok(())
 }
 
+/// Lay `top` over `base`: tables merge key by key; arrays of named tables (`units`,
+/// `components`) merge entry by entry with the base's entry of the same `name`, and entries
+/// with a new name are appended; any other value replaces the base's.
+fn merge(base: &mut toml::Table, top: toml::Table) {
+    for (k, v) in top {
+        match (base.get_mut(&k), v) {
+            (Some(toml::Value::Table(b)), toml::Value::Table(t)) => merge(b, t),
+            (Some(toml::Value::Array(b)), toml::Value::Array(t)) => {
+                for entry in t {
+                    let name = entry.get("name").cloned();
+                    let same =
+                        b.iter_mut().find(|e| name.is_some() && e.get("name") == name.as_ref());
+                    match (same, entry) {
+                        (Some(toml::Value::Table(e)), toml::Value::Table(t)) => merge(e, t),
+                        (_, entry) => b.push(entry),
+                    }
+                }
+            }
+            (_, v) => {
+                base.insert(k, v);
+            }
+        }
+    }
+}
+
+/// The TOML of the machine file at `path`, with its `extends` chain resolved.
+fn read_table(path: &Path) -> Result<toml::Table, SimError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|source| SimError::Io { path: path.into(), source })?;
+    let bad = |message: String| SimError::Parse { path: path.into(), message };
+    let mut root: toml::Table = toml::from_str(&text).map_err(|e| bad(e.to_string()))?;
+    match root.remove("extends") {
+        None => Ok(root),
+        Some(toml::Value::String(base)) => {
+            let mut table = read_table(&path.with_file_name(base))?;
+            merge(&mut table, root);
+            Ok(table)
+        }
+        Some(_) => Err(bad("`extends` must be a file name".into())),
+    }
+}
+
 impl Machine {
     /// Parse `text`, apply `key=value` overrides, then validate as [`Machine::from_toml`] does.
     pub fn from_toml_with(
@@ -63,7 +109,16 @@ impl Machine {
         overrides: &[&str],
     ) -> Result<Machine, SimError> {
         let bad = |message: String| SimError::Parse { path: path.into(), message };
-        let mut root: toml::Table = toml::from_str(text).map_err(|e| bad(e.to_string()))?;
+        let root: toml::Table = toml::from_str(text).map_err(|e| bad(e.to_string()))?;
+        Machine::from_table_with(root, path, overrides)
+    }
+
+    fn from_table_with(
+        mut root: toml::Table,
+        path: &Path,
+        overrides: &[&str],
+    ) -> Result<Machine, SimError> {
+        let bad = |message: String| SimError::Parse { path: path.into(), message };
         for o in overrides {
             let (k, v) =
                 o.split_once('=').ok_or_else(|| bad(format!("override `{o}` is not key=value")))?;
@@ -74,12 +129,10 @@ impl Machine {
         Machine::from_toml(&text, path)
     }
 
-    /// [`Machine::load`] with overrides.
+    /// [`Machine::load`] with overrides (applied after the file's `extends` base).
     pub fn load_with(path: impl AsRef<Path>, overrides: &[&str]) -> Result<Machine, SimError> {
         let path = path.as_ref();
-        let text = std::fs::read_to_string(path)
-            .map_err(|source| SimError::Io { path: path.into(), source })?;
-        Machine::from_toml_with(&text, path, overrides)
+        Machine::from_table_with(read_table(path)?, path, overrides)
     }
 }
 
@@ -101,6 +154,25 @@ mod tests {
         assert_eq!(m.memory.hbm_gbps, 150.0);
         assert_eq!(m.units.iter().find(|u| u.name == "fft").unwrap().lanes, 8);
         assert_eq!(m.switches.folding, Some(false));
+    }
+
+    #[test]
+    fn a_named_entry_merges_with_the_base_entry() {
+        let mut base: toml::Table = toml::from_str(
+            "a = 1\n[t]\nx = 1\ny = 2\n[[units]]\nname = \"u\"\nlanes = 4\nrows = 2\n",
+        )
+        .unwrap();
+        let top: toml::Table = toml::from_str(
+            "a = 3\n[t]\ny = 5\n[[units]]\nname = \"u\"\nlanes = 8\n[[units]]\nname = \"v\"\n",
+        )
+        .unwrap();
+        merge(&mut base, top);
+        let want: toml::Table = toml::from_str(concat!(
+            "a = 3\n[t]\nx = 1\ny = 5\n",
+            "[[units]]\nname = \"u\"\nlanes = 8\nrows = 2\n[[units]]\nname = \"v\"\n",
+        ))
+        .unwrap();
+        assert_eq!(base, want);
     }
 
     #[test]

@@ -25,8 +25,37 @@ fn all_machine_files_load() {
     // basalt_cpu.toml is written by `basalt sim calibrate` (this machine's measured kernels).
     assert_eq!(
         names,
-        ["basalt_cpu", "cpu", "craterlake", "f1plus", "fab", "mxv_u200", "osiris", "strix"]
+        [
+            "basalt_cpu",
+            "cpu",
+            "craterlake",
+            "craterlake_128k",
+            "f1plus",
+            "fab",
+            "mxv_u200",
+            "osiris",
+            "strix"
+        ]
     );
+}
+
+#[test]
+fn a_variant_extends_its_base() {
+    // CraterLake §9.4: the 128K configuration is the chip with N up to 128K and 27.4 mm² more.
+    let base = Machine::load(machines().join("craterlake.toml")).unwrap();
+    let v = Machine::load(machines().join("craterlake_128k.toml")).unwrap();
+    assert_eq!((base.max_ring_degree, v.max_ring_degree), (1 << 16, 1 << 17));
+    assert_eq!((v.units.clone(), v.memory.clone()), (base.units.clone(), base.memory.clone()));
+    assert_eq!(v.components.len(), base.components.len() + 1);
+    let area = |m: &Machine| m.components.iter().filter_map(|c| c.area_mm2).sum::<f64>();
+    assert!((area(&v) - area(&base) - 27.4).abs() < 1e-9);
+    // An override lands on the merged file.
+    let o = Machine::load_with(machines().join("craterlake_128k.toml"), &["units.crb.rows=30"]);
+    assert_eq!(o.unwrap().units.iter().find(|u| u.name == "crb").unwrap().rows, Some(30));
+    // N = 2^17 runs on the variant and is refused by the base.
+    let t = hybrid_keyswitch(KsShape { n: 1 << 17, limbs: 8, dnum: 2, special: 4, seeded: true });
+    assert!(matches!(simulate(&base, &t), Err(SimError::TraceMismatch { .. })));
+    assert!(simulate(&v, &t).unwrap().cycles > 0.0);
 }
 
 #[test]

@@ -205,6 +205,8 @@ fn bootstrap_rows_need_a_library_trace() {
         ("osiris", "III(b)", "Bootstrap", "NH latency"),
         ("craterlake", "3", "Packed Bootstrapping", "CraterLake time"),
         ("craterlake", "5", "Packed Bootstrapping", "128-bit time"),
+        ("craterlake", "5", "Packed Bootstrapping", "200-bit time"),
+        ("craterlake", "5", "gmean", "200-bit slowdown vs 80-bit"),
         ("fab", "7", "FAB", "T_mult a/slot"),
     ] {
         let x = r.get(paper, table, row, metric).unwrap();

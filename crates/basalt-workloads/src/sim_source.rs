@@ -57,7 +57,7 @@ pub fn record_program(p: &Program) -> Result<Trace, String> {
             let mut cfg = for_preset(preset, *log_slots, params.log_n()).ok_or(format!(
                 "preset {preset:?} has no bootstrapping circuit (N16QP1546H192H32, FAB, \
                      OSIRIS_SET_III_BOOT, OSIRIS_SET_IV_BOOT, CRATERLAKE_80_BOOT, \
-                     CRATERLAKE_80_BOOT_UNPACKED, CRATERLAKE_128_BOOT)"
+                     CRATERLAKE_80_BOOT_UNPACKED, CRATERLAKE_128_BOOT, CRATERLAKE_200_BOOT)"
             ))?;
             if let Some(d) = dft {
                 let order = GscOrder::GiantStepCentric { max_partials: d.max_partials as usize };

@@ -125,8 +125,11 @@ fn the_twin_keeps_a_live_state_over_the_papers_sequence() {
 
 #[test]
 fn craterlake_chains_fix_the_interval_and_the_bootstraps() -> Result<()> {
-    // 80-bit: 10 two-residue levels after the bootstrap hold 3 steps; 128-bit: 7 hold 2.
-    for (preset, per_boot) in [("CRATERLAKE_80_BOOT", 3), ("CRATERLAKE_128_BOOT", 2)] {
+    // 80-bit (and 200-bit, N = 2^17): 10 two-residue levels after the bootstrap hold 3 steps;
+    // 128-bit: 7 hold 2.
+    for (preset, per_boot) in
+        [("CRATERLAKE_80_BOOT", 3), ("CRATERLAKE_128_BOOT", 2), ("CRATERLAKE_200_BOOT", 3)]
+    {
         let params = Parameters::preset(preset).expect("preset");
         let t = record_lstm(&params, preset, 2 * per_boot, RULE, true)?;
         assert_eq!(bootstraps(&t), 2, "{preset}");

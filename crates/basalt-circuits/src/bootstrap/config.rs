@@ -85,6 +85,8 @@ impl BootstrapConfig {
 ///   SlotToCoeff 4 — on two-residue levels: 34 of the 56 (50) residues, the paper's 35 of 57
 ///   (51). `q_0` is two residues (56 bits); the dense secret is encapsulated into an `h = 32`
 ///   one over `Q_0·P_0` (2 + 2 residues) so that `K = 12` bounds the overflow.
+/// - `CRATERLAKE_200_BOOT` (reconstructed, N = 2^17): the same circuit on the 80-bit chain's
+///   56 residues with two digits, fully packed at 2^16 slots.
 /// - `CRATERLAKE_80_BOOT_UNPACKED` (reconstructed): one slot (default `log_slots = 0`) at
 ///   N = 2^14 (F1's benchmark, F1's ring), one level per DFT and a depth-8 EvalMod (`r = 3`):
 ///   the whole 22-residue chain.
@@ -126,7 +128,9 @@ pub fn for_preset(name: &str, log_slots: Option<u32>, log_n: u32) -> Option<Boot
         "CRATERLAKE_80_BOOT"
         | "N16_L28_D1_W28_DP_BOOT"
         | "CRATERLAKE_128_BOOT"
-        | "N16_L25_D3_W28_DP_BOOT" => Some(BootstrapConfig {
+        | "N16_L25_D3_W28_DP_BOOT"
+        | "CRATERLAKE_200_BOOT"
+        | "N17_L28_D2_W28_DP_BOOT" => Some(BootstrapConfig {
             cts_levels: 4,
             stc_levels: 4,
             evalmod: EvalModConfig {

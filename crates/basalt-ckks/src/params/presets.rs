@@ -28,6 +28,10 @@ const FILES: &[(&str, &str)] = &[
         include_str!("../../../../data/params/ckks/craterlake_128_boot.toml"),
     ),
     (
+        "craterlake_200_boot.toml",
+        include_str!("../../../../data/params/ckks/craterlake_200_boot.toml"),
+    ),
+    (
         "craterlake_80_1digit.toml",
         include_str!("../../../../data/params/ckks/craterlake_80_1digit.toml"),
     ),

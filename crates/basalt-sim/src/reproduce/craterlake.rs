@@ -1,8 +1,8 @@
 //! CraterLake rows: Table 1 operation counts from the closed-form key-switching streams
 //! (`synth::ckks`, Listing 1 and the standard per-limb algorithm), and Table 2 area bookkeeping.
 //! Bootstrapping rows of Tables 3–5 from the library's traces of the reconstructed chains
-//! (`CRATERLAKE_80_BOOT`, `_UNPACKED`, `CRATERLAKE_128_BOOT`); the application rows (ResNet-20,
-//! HELR, LSTM, MNIST, CIFAR) need programs the libraries do not record yet. F1+ and the Table 4
+//! (`CRATERLAKE_80_BOOT`, `_UNPACKED`, `CRATERLAKE_128_BOOT`, `CRATERLAKE_200_BOOT`); the
+//! application rows live in their own modules. F1+ and the Table 4
 //! "F1+ network" column share one crossbar model (residue-polynomial tiling, §4.3).
 
 use std::path::Path;
@@ -10,6 +10,7 @@ use std::path::Path;
 use basalt_trace::{ElemOp, KernelKind, Trace};
 
 use crate::machine::Machine;
+use crate::reproduce::craterlake_security::{LEVELS, ring_degree};
 use crate::reproduce::{Computed, Traces, computed, machine};
 use crate::synth::ckks::KsShape;
 use crate::synth::{Program, Workload};
@@ -103,7 +104,8 @@ fn boot(preset: &str, seeded: bool) -> Program {
 }
 
 /// Table 3 (CraterLake and F1+ times, speedups), Table 4 (KSHGen and CRB/chaining ablations,
-/// validation) and Table 5 (128-bit, validation) for packed and unpacked bootstrapping. Each
+/// validation) for packed and unpacked bootstrapping, Table 5 (128- and 200-bit, validation)
+/// for packed. Each
 /// bootstrap is one library trace of the chain's circuit with the automatic DFT plan; seeded
 /// keys, so that a machine with an enabled KSHGen loads half of each key and one without (F1+,
 /// or CraterLake with `switches.kshgen=false`) loads all of it.
@@ -180,20 +182,19 @@ fn bootstrap(data: &Path, traces: &Traces) -> Result<Vec<Computed>, SimError> {
             &how("craterlake.toml with switches.network=crossbar (residue tiling: every BConv input residue to each of the 8 groups over a crossbar of the fixed network's 8192 words/cycle), over the baseline"),
         ));
         if row == "Packed Bootstrapping" {
-            packed_80 = Some(t_cl);
+            packed_80 = Some((t_cl, ring_degree(&t)));
         }
     }
-    if let (Some(t80), Some(t)) = (packed_80, traces.program(&boot("CRATERLAKE_128_BOOT", true))?) {
-        let t128 = ms(&cl, &t)?;
-        let how = "library trace: bootstrap, CRATERLAKE_128_BOOT (reconstructed: max L = 51, alpha = 17), 2^15 slots, seeded keys, craterlake.toml";
-        out.push(computed("5", "Packed Bootstrapping", "128-bit time", t128, how));
-        out.push(computed(
-            "5",
-            "Packed Bootstrapping",
-            "128-bit slowdown vs 80-bit",
-            t128 / t80,
-            "our 128-bit / our 80-bit packed bootstrap",
-        ));
+    let Some(base) = packed_80 else { return Ok(out) };
+    for level in &LEVELS {
+        let Some(t) = traces.program(&boot(level.preset, true))? else { continue };
+        let how = format!(
+            "library trace: bootstrap, {} (reconstructed), fully packed, seeded keys, {}",
+            level.preset,
+            level.file()
+        );
+        let ours = (ms(&level.machine(data)?, &t)?, ring_degree(&t));
+        out.extend(level.rows("Packed Bootstrapping", ours, base, &how));
     }
     Ok(out)
 }

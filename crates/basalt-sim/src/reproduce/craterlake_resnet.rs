@@ -1,7 +1,7 @@
 //! CraterLake's ResNet-20 rows: Table 3 (CraterLake and F1+ times, speedups; target), Table 4
-//! (feature ablations; validation) and Table 5 (128-bit; validation), from the library's trace
-//! of one inference (`basalt_workloads::resnet`, [`Program::Resnet20`]) plus one packed
-//! bootstrap per `BOOTSTRAP_REGION` in it (`inference.rs`), timed from the same chain's
+//! (feature ablations; validation) and Table 5 (128- and 200-bit; validation), from the
+//! library's trace of one inference (`basalt_workloads::resnet`, [`Program::Resnet20`]) plus one
+//! packed bootstrap per `BOOTSTRAP_REGION` in it (`inference.rs`), timed from the same chain's
 //! [`Program::Bootstrap`] trace (the packed-bootstrapping row's). Nothing here is fitted to these
 //! rows.
 
@@ -10,6 +10,7 @@ use std::path::Path;
 use crate::SimError;
 use crate::machine::Machine;
 use crate::reproduce::craterlake::Ablations;
+use crate::reproduce::craterlake_security::LEVELS;
 use crate::reproduce::inference::Inference;
 use crate::reproduce::{Computed, Traces, computed};
 use crate::synth::Program;
@@ -64,12 +65,11 @@ pub fn compute(paper: &str, data: &Path, traces: &Traces) -> Result<Vec<Computed
         over(&no_crb, "switches.crb_chaining=false")?,
         over(&network, "switches.network=crossbar")?,
     ];
-    if let Some(r128) = load(traces, "CRATERLAKE_128_BOOT")? {
-        let t128 = r128.ms(&cl)?;
-        let how = how(&r128, "CRATERLAKE_128_BOOT", "craterlake.toml");
-        out.push(computed("5", ROW, "128-bit time", t128, &how));
-        let ratio = "our 128-bit / our 80-bit ResNet-20";
-        out.push(computed("5", ROW, "128-bit slowdown vs 80-bit", t128 / t_cl, ratio));
+    for level in &LEVELS {
+        let Some(r) = load(traces, level.preset)? else { continue };
+        let ours = (r.ms(&level.machine(data)?)?, r.ring_degree());
+        let how = how(&r, level.preset, &level.file());
+        out.extend(level.rows(ROW, ours, (t_cl, r80.ring_degree()), &how));
     }
     Ok(out)
 }

@@ -38,6 +38,11 @@ impl Inference {
         Ok(simulate_with_bootstrap(m, &self.net, &self.boot)?.seconds * 1e3)
     }
 
+    /// The network trace's ring degree.
+    pub(super) fn ring_degree(&self) -> u32 {
+        super::craterlake_security::ring_degree(&self.net)
+    }
+
     /// Milliseconds on `m` of the network's kernels (all segments) and of one bootstrap.
     pub(super) fn split_ms(&self, m: &Machine) -> Result<(f64, f64), SimError> {
         let boot = simulate(m, &self.boot)?.seconds * 1e3;

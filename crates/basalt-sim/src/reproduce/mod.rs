@@ -8,6 +8,7 @@
 
 mod craterlake;
 mod craterlake_resnet;
+mod craterlake_security;
 mod fab;
 mod gmean;
 mod inference;
