@@ -37,6 +37,7 @@ use basalt_ckks::{Ciphertext, Evaluator, Parameters, Plaintext};
 use num_complex::Complex64;
 
 use crate::network::{self, StrategyRule};
+use crate::trace::{Inputs, record_shapes};
 
 /// The layer sizes of a LoLa-CIFAR-style network.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -336,7 +337,8 @@ impl CifarModel {
                 }
             })
             .collect::<Result<_>>()?;
-        let bias2: Vec<f64> = (0..s.hidden()).map(|t| net.bias2[t / (s.out2() * s.out2())]).collect();
+        let bias2: Vec<f64> =
+            (0..s.hidden()).map(|t| net.bias2[t / (s.out2() * s.out2())]).collect();
         let bias2 = enc(&bias2, mp, level - drop, scale)?;
         level -= drop;
         // Layer 4: square.
@@ -398,9 +400,8 @@ impl CifarModel {
         for (id, ct) in inputs.iter().enumerate() {
             network::emit_io(eval, ct, id, true);
         }
-        let square = |x: &Ciphertext| -> Result<Ciphertext> {
-            Ok(eval.rescale(&eval.mul_relin(x, x)?)?)
-        };
+        let square =
+            |x: &Ciphertext| -> Result<Ciphertext> { Ok(eval.rescale(&eval.mul_relin(x, x)?)?) };
         let offsets = self.shape.offsets();
         let h1 = self
             .conv1
@@ -430,4 +431,19 @@ impl CifarModel {
         network::emit_io(eval, &y, inputs.len(), false);
         Ok(y)
     }
+}
+
+/// Record one LoLa-CIFAR inference at `params` in trace mode (seed-0 weights, shapes only).
+///
+/// # Errors
+/// As [`CifarModel::prepare`] and [`CifarModel::evaluate`].
+pub fn record(
+    params: &Parameters,
+    rule: StrategyRule,
+    seeded: bool,
+) -> Result<basalt_trace::Trace> {
+    let model = CifarModel::prepare(params, &Cifar::new(LOLA_CIFAR, 0), rule, true)?;
+    let inputs =
+        Inputs { count: model.inputs(), level: model.input_level(), slots: model.input_slots() };
+    record_shapes(params, &model.rotations(), seeded, inputs, |eval, cts| model.evaluate(eval, cts))
 }

@@ -23,6 +23,7 @@ use basalt_circuits::{CircuitError, Result};
 use basalt_ckks::{Ciphertext, Evaluator, Parameters};
 
 use crate::network::{self, Layer, Network, StrategyRule};
+use crate::trace::{Inputs, record_shapes};
 
 /// Encrypts `values` (zero-padded to `slots`) at `level` and `scale`: the model owner.
 pub type WeightEncryptor<'a> = &'a dyn Fn(&[f64], usize, usize, f64) -> Result<Ciphertext>;
@@ -32,8 +33,16 @@ const WEIGHT_ID: usize = 1 << 32;
 
 #[derive(Debug)]
 enum Stage {
-    Pointwise { w: Vec<Ciphertext>, b: Ciphertext },
-    Dense { split: Split, diags: BTreeMap<(usize, usize), Ciphertext>, folds: Vec<i64>, b: Ciphertext },
+    Pointwise {
+        w: Vec<Ciphertext>,
+        b: Ciphertext,
+    },
+    Dense {
+        split: Split,
+        diags: BTreeMap<(usize, usize), Ciphertext>,
+        folds: Vec<i64>,
+        b: Ciphertext,
+    },
     Square,
 }
 
@@ -90,7 +99,9 @@ impl EncryptedModel {
                 Layer::Dense { w, b } => {
                     let mp = w.len().next_power_of_two();
                     if mp > slots || w.first().is_none_or(|r| r.len() > slots) {
-                        return Err(CircuitError::Invalid("a dense layer wider than its slots".into()));
+                        return Err(CircuitError::Invalid(
+                            "a dense layer wider than its slots".into(),
+                        ));
                     }
                     let diagonals: BTreeMap<usize, Vec<f64>> = (0..mp)
                         .map(|i| (i, network::hybrid_diagonal(w, mp, slots, i)))
@@ -120,7 +131,12 @@ impl EncryptedModel {
             });
             level -= drop;
         }
-        Ok(EncryptedModel { stages, input_slots: net.input_slots, level: top, hoisting: rule.hoisting })
+        Ok(EncryptedModel {
+            stages,
+            input_slots: net.input_slots,
+            level: top,
+            hoisting: rule.hoisting,
+        })
     }
 
     /// Level and slots of the input ciphertexts.
@@ -178,7 +194,10 @@ impl EncryptedModel {
             x = match stage {
                 Stage::Pointwise { w, b } => {
                     if inputs.len() != w.len() {
-                        return Err(CircuitError::VectorLength { len: inputs.len(), cols: w.len() });
+                        return Err(CircuitError::VectorLength {
+                            len: inputs.len(),
+                            cols: w.len(),
+                        });
                     }
                     let mut acc: Option<Ciphertext> = None;
                     for (xk, wk) in inputs.iter().zip(w) {
@@ -254,4 +273,21 @@ fn sum_into(eval: &Evaluator, acc: &mut Option<Ciphertext>, x: Ciphertext) -> Re
         Some(a) => eval.add_assign(a, &x)?,
     }
     Ok(())
+}
+
+/// Record one LoLa-MNIST inference with encrypted weights at `params` in trace mode (seed-0
+/// weights, shapes only).
+///
+/// # Errors
+/// As [`EncryptedModel::prepare`] and [`EncryptedModel::evaluate`].
+pub fn record_mnist(
+    params: &Parameters,
+    rule: StrategyRule,
+    seeded: bool,
+) -> Result<basalt_trace::Trace> {
+    let net = crate::mnist::lola(0);
+    let model = EncryptedModel::prepare(params, &net, rule, None)?;
+    let inputs =
+        Inputs { count: net.inputs(), level: model.input_level(), slots: model.input_slots() };
+    record_shapes(params, &model.rotations(), seeded, inputs, |eval, cts| model.evaluate(eval, cts))
 }

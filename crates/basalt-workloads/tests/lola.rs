@@ -76,7 +76,8 @@ fn mnist_with_encrypted_weights_matches_its_twin_and_its_trace() -> Result<()> {
     let b = bits(&ctx, &out, &net.evaluate_plain(&xs))?;
     eprintln!("MNIST, encrypted weights: {b:.1} bits");
     assert!(b > 12.0, "{b:.1} bits");
-    let (sym, t_sym) = basalt_trace::record(|| shapes.evaluate(&ctx.eval, &symbolic(&params, &cts)?));
+    let (sym, t_sym) =
+        basalt_trace::record(|| shapes.evaluate(&ctx.eval, &symbolic(&params, &cts)?));
     assert!(sym?.is_symbolic());
     assert_eq!(t_real, t_sym, "the kernel stream must not depend on the data or the weights");
     // Lazy relinearisation: one key switch for the convolution, one per giant step (4 + 4,
@@ -111,7 +112,8 @@ fn toy_cifar_matches_its_twin_and_its_trace() -> Result<()> {
     eprintln!("toy LoLa-CIFAR: {b:.1} bits");
     assert!(b > 14.0, "{b:.1} bits");
     let shapes = CifarModel::prepare(&params, &Cifar::new(TOY_CIFAR, 0), SH, true)?;
-    let (sym, t_sym) = basalt_trace::record(|| shapes.evaluate(&ctx.eval, &symbolic(&params, &cts)?));
+    let (sym, t_sym) =
+        basalt_trace::record(|| shapes.evaluate(&ctx.eval, &symbolic(&params, &cts)?));
     assert!(sym?.is_symbolic());
     assert_eq!(t_real, t_sym, "the kernel stream must not depend on the data or the weights");
     Ok(())
