@@ -138,3 +138,23 @@ fn a_chain_shorter_than_five_levels_is_an_error() {
     let e = EncryptedModel::prepare(&params, &mnist::lola(0), SH, None).unwrap_err();
     assert!(e.to_string().contains("level"), "{e}");
 }
+
+/// Key switches of a trace (one key load each).
+fn key_loads(t: &basalt_trace::Trace) -> usize {
+    t.kernels().filter(|k| matches!(k, basalt_trace::Kernel::KeyLoad { .. })).count()
+}
+
+#[test]
+fn lola_cifar_at_f1s_ring_switches_keys_as_the_packing_says() -> Result<()> {
+    // Second convolution: all 4096 hybrid diagonals in both blocks, n1 = 1024: 1023 baby
+    // rotations per block + 3 giant + 1 fold (8192 -> 4096 slots); dense 2608 -> 10: 16
+    // diagonals, n1 = 4: 3 + 3, and 8 folds (4096 -> 16); squares: 2 blocks + 1.
+    let params = Parameters::preset("CRATERLAKE_MNIST").expect("preset");
+    let t = cifar::record(&params, SH, true)?;
+    assert_eq!(key_loads(&t), 2 * 1023 + 3 + 1 + (3 + 3 + 8) + 3);
+    // Encrypted-weights MNIST: the unencrypted row's 46 rotations and 2 squares, plus one
+    // relinearisation for the convolution and one per giant step (4 + 4).
+    let t = basalt_workloads::encrypted_weights::record_mnist(&params, SH, true)?;
+    assert_eq!(key_loads(&t), 46 + 2 + 1 + 8);
+    Ok(())
+}
