@@ -38,6 +38,11 @@ pub enum Program {
     /// One LSTM inference (`basalt_workloads::lstm`, CraterLake §8) on a bootstrapping preset:
     /// `--steps` recurrence steps, bootstrapped at 128 slots whenever the levels run out.
     Lstm,
+    /// One LoLa-MNIST inference with encrypted weights (`basalt_workloads::encrypted_weights`,
+    /// single-hoisted BSGS in Lattigo's order), as `sim reproduce craterlake` times it.
+    MnistLolaEncrypted,
+    /// One LoLa-CIFAR inference (`basalt_workloads::cifar`), as `sim reproduce craterlake`.
+    LolaCifar,
 }
 
 #[derive(Args)]
@@ -190,6 +195,15 @@ fn workload(a: &TraceArgs) -> Option<basalt_sim::Program> {
             seeded,
         },
         Program::Lstm => basalt_sim::Program::Lstm { preset, steps: a.steps, seeded },
+        Program::MnistLolaEncrypted | Program::LolaCifar => basalt_sim::Program::Lola {
+            net: if a.program == Program::LolaCifar {
+                basalt_sim::LolaNet::Cifar
+            } else {
+                basalt_sim::LolaNet::MnistEncryptedWeights
+            },
+            preset,
+            seeded,
+        },
         Program::Sort => {
             basalt_sim::Program::Sort { preset, log_len: a.log_slots.unwrap_or(14), seeded }
         }

@@ -46,6 +46,6 @@ pub use report::Report;
 pub use reproduce::{ReproReport, reproduce, reproduce_with};
 pub use schedule::simulate;
 pub use synth::{
-    BOOTSTRAP_REGION, ClosedForm, DftHoisting, DftPlan, HelrStep, MnistNet, Program, ResnetSparse,
-    TraceSource, Workload,
+    BOOTSTRAP_REGION, ClosedForm, DftHoisting, DftPlan, HelrStep, LolaNet, MnistNet, Program,
+    ResnetSparse, TraceSource, Workload,
 };

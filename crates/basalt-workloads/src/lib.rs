@@ -25,6 +25,8 @@
 //!
 //! See `docs/workloads.md` for packing, depth and parameters.
 
+pub mod cifar;
+pub mod encrypted_weights;
 pub mod lstm;
 pub mod mnist;
 pub mod network;

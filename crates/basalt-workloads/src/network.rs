@@ -249,13 +249,8 @@ impl Model {
     /// client's ciphertexts arrive in memory, and LoLa's 25 are as many bytes as its weights.
     pub fn evaluate(&self, eval: &Evaluator, inputs: &[Ciphertext]) -> Result<Ciphertext> {
         let mut x = inputs.first().ok_or(CircuitError::EmptyMatrix)?.clone();
-        let n = eval.params().n() as u32;
-        let object = |ct: &Ciphertext, id: usize| {
-            (n, ct.level() as u32 + 1, ct.degree() as u32 + 1, id as u64)
-        };
         for (id, ct) in inputs.iter().enumerate() {
-            let (n, limbs, polys, id) = object(ct, id);
-            basalt_trace::emit(basalt_trace::Kernel::CtLoad { n, limbs, polys, id });
+            emit_io(eval, ct, id, true);
         }
         for stage in &self.stages {
             x = match stage {
@@ -283,21 +278,31 @@ impl Model {
                 Stage::Square => eval.rescale(&eval.mul_relin(&x, &x)?)?,
             };
         }
-        let (n, limbs, polys, id) = object(&x, inputs.len());
-        basalt_trace::emit(basalt_trace::Kernel::CtStore { n, limbs, polys, id });
+        emit_io(eval, &x, inputs.len(), false);
         Ok(x)
     }
 }
 
+/// Record the read (`load`) or write of `ct` as off-chip object `id` (`CtLoad` / `CtStore`).
+pub(crate) fn emit_io(eval: &Evaluator, ct: &Ciphertext, id: usize, load: bool) {
+    let (n, limbs) = (eval.params().n() as u32, ct.level() as u32 + 1);
+    let (polys, id) = (ct.degree() as u32 + 1, id as u64);
+    basalt_trace::emit(if load {
+        basalt_trace::Kernel::CtLoad { n, limbs, polys, id }
+    } else {
+        basalt_trace::Kernel::CtStore { n, limbs, polys, id }
+    });
+}
+
 /// The product of the primes a rescale at `level` drops: the scale at which a weight keeps
 /// the ciphertext's scale through the rescale.
-fn dropped_scale(params: &Parameters, level: usize) -> f64 {
+pub(crate) fn dropped_scale(params: &Parameters, level: usize) -> f64 {
     let drop = params.primes_per_rescale();
     params.q()[level + 1 - drop..=level].iter().map(|&q| q as f64).product()
 }
 
 /// `values` (zero-padded to `slots`) encoded at `level` and `scale`, or its shape.
-fn encode(
+pub(crate) fn encode(
     params: &Parameters,
     values: &[f64],
     slots: usize,
@@ -341,12 +346,7 @@ pub(crate) fn dense(
     }
     let mut map = BTreeMap::new();
     for i in 0..mp {
-        let d: Vec<Complex64> = (0..slots)
-            .map(|t| {
-                let (r, c) = (t % mp, (t + i) % slots);
-                Complex64::new(if r < m && c < n { w[r][c] } else { 0.0 }, 0.0)
-            })
-            .collect();
+        let d = hybrid_diagonal(w, mp, slots, i);
         if d.iter().any(|z| z.re != 0.0) {
             map.insert(i as i64, d);
         }
@@ -358,9 +358,25 @@ pub(crate) fn dense(
     } else {
         LinearTransform::new(params, diags, strategy, level)?
     };
-    let folds = std::iter::successors(Some(slots / 2), |s| Some(s / 2))
+    Ok((lt, folds(slots, mp), mp))
+}
+
+/// Hybrid diagonal `i` of `w` (rows padded to `mp`): `d_i[t] = w[t mod mp][(t+i) mod slots]`,
+/// zero outside `w`.
+pub(crate) fn hybrid_diagonal(w: &[Vec<f64>], mp: usize, slots: usize, i: usize) -> Vec<Complex64> {
+    let n = w.first().map_or(0, Vec::len);
+    (0..slots)
+        .map(|t| {
+            let (r, c) = (t % mp, (t + i) % slots);
+            Complex64::new(if r < w.len() && c < n { w[r][c] } else { 0.0 }, 0.0)
+        })
+        .collect()
+}
+
+/// The rotate-and-sum shifts that fold `slots` hybrid-diagonal outputs onto the first `mp`.
+pub(crate) fn folds(slots: usize, mp: usize) -> Vec<i64> {
+    std::iter::successors(Some(slots / 2), |s| Some(s / 2))
         .take_while(|&s| s >= mp)
         .map(|s| s as i64)
-        .collect();
-    Ok((lt, folds, mp))
+        .collect()
 }

@@ -19,7 +19,7 @@ use basalt_circuits::bootstrap::{Bootstrapper, Encapsulation, config::for_preset
 use basalt_circuits::helr::{self, Helr};
 use basalt_circuits::lintrans::{GscOrder, Hoisting, LinearTransform, Strategy};
 use basalt_ckks::{Ciphertext, Evaluator, KeyGenerator, Parameters};
-use basalt_sim::{DftHoisting, HelrStep, MnistNet, Program, TraceSource, Workload};
+use basalt_sim::{DftHoisting, HelrStep, LolaNet, MnistNet, Program, TraceSource, Workload};
 use basalt_trace::{Trace, record};
 
 /// Records [`Program`]s with basalt-ckks / basalt-circuits and keeps each trace: a reproduction
@@ -167,6 +167,16 @@ pub fn record_program(p: &Program) -> Result<Trace, String> {
             let sort = BitonicSort { log_len: *log_len, ..BitonicSort::osiris() };
             record_sort(&params, &sort, *seeded).map(|(t, _)| t).map_err(|e| e.to_string())
         }
+        Program::Lola { net, preset, seeded } => {
+            let params = Parameters::preset(preset).map_err(|e| e.to_string())?;
+            match net {
+                LolaNet::MnistEncryptedWeights => {
+                    crate::encrypted_weights::record_mnist(&params, LSTM_RULE, *seeded)
+                }
+                LolaNet::Cifar => crate::cifar::record(&params, LSTM_RULE, *seeded),
+            }
+            .map_err(|e| e.to_string())
+        }
         Program::Lstm { preset, steps, seeded } => {
             let params = Parameters::preset(preset).map_err(|e| e.to_string())?;
             record_lstm(&params, preset, *steps as usize, LSTM_RULE, *seeded)
@@ -175,8 +185,9 @@ pub fn record_program(p: &Program) -> Result<Trace, String> {
     }
 }
 
-/// The LSTM's products: the CraterLake MNIST row's split (single hoisting, Lattigo's order,
-/// at most four giant steps), the one reading of a CraterLake matrix-vector product.
+/// The LSTM's and the other LoLa rows' products: the CraterLake MNIST row's split (single
+/// hoisting, Lattigo's order, at most four giant steps), the one reading of a CraterLake
+/// matrix-vector product.
 const LSTM_RULE: StrategyRule =
     StrategyRule { hoisting: Hoisting::Single, gsc: false, max_partials: 4 };
 

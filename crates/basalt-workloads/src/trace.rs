@@ -25,17 +25,37 @@ pub fn record_inference(
 ) -> Result<Trace> {
     let network = net.build(0);
     let model = Model::prepare(params, &network, rule, true)?;
-    let keys =
-        KeyGenerator::new(params).gen_symbolic_evaluation_keys(&model.rotations(), false, seeded);
+    let inputs =
+        Inputs { count: network.inputs(), level: model.input_level(), slots: model.input_slots() };
+    record_shapes(params, &model.rotations(), seeded, inputs, |eval, cts| model.evaluate(eval, cts))
+}
+
+/// The input ciphertexts of an inference: how many, at which level, with how many slots.
+pub(crate) struct Inputs {
+    pub count: usize,
+    pub level: usize,
+    pub slots: usize,
+}
+
+/// Record `run` on shape-only `inputs` with symbolic keys for `rotations` (and the
+/// relinearisation key), `seeded` or not.
+pub(crate) fn record_shapes(
+    params: &Parameters,
+    rotations: &[i64],
+    seeded: bool,
+    inputs: Inputs,
+    run: impl FnOnce(&Evaluator, &[Ciphertext]) -> Result<Ciphertext>,
+) -> Result<Trace> {
+    let keys = KeyGenerator::new(params).gen_symbolic_evaluation_keys(rotations, false, seeded);
     let eval = Evaluator::new(params, keys)?;
-    let inputs = (0..network.inputs())
+    let cts = (0..inputs.count)
         .map(|_| {
-            let mut ct = Ciphertext::symbolic(params, model.input_level())?;
-            ct.set_slots(model.input_slots());
+            let mut ct = Ciphertext::symbolic(params, inputs.level)?;
+            ct.set_slots(inputs.slots);
             Ok(ct)
         })
         .collect::<Result<Vec<_>>>()?;
-    let (out, t) = record(|| model.evaluate(&eval, &inputs));
+    let (out, t) = record(|| run(&eval, &cts));
     out?;
     Ok(t)
 }

@@ -1,13 +1,14 @@
 //! The MNIST network rows: Osiris Table III(a) "MLP" and "LoLA" (Set I, NH / SH / DH at
 //! 1 TB/s) and CraterLake Table 3 / 4 "MNIST Unencryp. Wghts." (LoLa on CraterLake and F1+;
 //! the feature ablations, validation), each from the library's trace of one inference (`basalt_workloads::mnist`, recorded in
-//! shape-only mode). Nothing here is fitted to these rows. LeNet (Osiris Set II) and the
-//! encrypted-weights MNIST row need networks the workloads crate does not have yet.
+//! shape-only mode). Nothing here is fitted to these rows. LeNet (Osiris Set II) needs a
+//! network the workloads crate does not have yet; the encrypted-weights row is in `lola`.
 
 use std::path::Path;
 
 use crate::machine::Machine;
 use crate::reproduce::craterlake::Ablations;
+use crate::reproduce::lola::shallow_rows;
 use crate::reproduce::{Computed, Traces, computed};
 use crate::synth::{DftHoisting, MnistNet, Program};
 use crate::{SimError, simulate};
@@ -71,7 +72,6 @@ fn osiris(data: &Path, traces: &Traces) -> Result<Vec<Computed>, SimError> {
 /// (the reading the bootstrap rows follow) and seeded keys, so that KSHGen halves key loads on
 /// CraterLake and F1+ loads whole keys.
 fn craterlake(data: &Path, traces: &Traces) -> Result<Vec<Computed>, SimError> {
-    let Ablations { cl, f1, no_kshgen, no_crb, network } = Ablations::load(data)?;
     let p = Program::Mnist {
         net: MnistNet::Lola,
         preset: "CRATERLAKE_MNIST".into(),
@@ -80,8 +80,6 @@ fn craterlake(data: &Path, traces: &Traces) -> Result<Vec<Computed>, SimError> {
         seeded: true,
     };
     let Some(t) = traces.program(&p)? else { return Ok(Vec::new()) };
-    let ms = |m: &Machine| -> Result<f64, SimError> { Ok(simulate(m, &t)?.seconds * 1e3) };
-    let (t_cl, t_f1) = (ms(&cl)?, ms(&f1)?);
     let how = |m: &str| {
         format!(
             "library trace: LoLa-MNIST inference (basalt_workloads::mnist, pseudo-random \
@@ -89,40 +87,6 @@ fn craterlake(data: &Path, traces: &Traces) -> Result<Vec<Computed>, SimError> {
              dense layers, seeded keys, {m}"
         )
     };
-    let (r3, r4) = ("MNIST Unencryp. Wghts.", "MNIST Unencrypt. Wghts.");
-    Ok(vec![
-        computed("3", r3, "CraterLake time", t_cl, &how("craterlake.toml")),
-        computed("3", r3, "F1+ time", t_f1, &how("f1plus.toml")),
-        computed("3", r3, "speedup vs F1+", t_f1 / t_cl, "our F1+ / our CraterLake time"),
-        computed(
-            "3",
-            r3,
-            "speedup vs CPU",
-            CRATERLAKE_CPU_MS / t_cl,
-            "quoted CPU time / our CraterLake time",
-        ),
-        computed(
-            "4",
-            r4,
-            "speedup vs no KSHGen",
-            ms(&no_kshgen)? / t_cl,
-            &how("craterlake.toml with switches.kshgen=false, over the baseline"),
-        ),
-        computed(
-            "4",
-            r4,
-            "speedup vs no CRB/chaining",
-            ms(&no_crb)? / t_cl,
-            &how("craterlake.toml with switches.crb_chaining=false, over the baseline"),
-        ),
-        computed(
-            "4",
-            r4,
-            "speedup vs F1+ network",
-            ms(&network)? / t_cl,
-            &how(
-                "craterlake.toml with switches.network=crossbar (residue tiling), over the baseline",
-            ),
-        ),
-    ])
+    let rows = ("MNIST Unencryp. Wghts.", "MNIST Unencrypt. Wghts.");
+    shallow_rows(&Ablations::load(data)?, &t, rows, CRATERLAKE_CPU_MS, &how)
 }

@@ -12,6 +12,7 @@ mod craterlake_security;
 mod fab;
 mod gmean;
 mod inference;
+mod lola;
 mod lstm;
 mod mnist;
 mod mxv;
@@ -161,6 +162,7 @@ pub fn reproduce_with(
         comp.extend(osiris_resnet::compute(p, data_dir, &traces)?);
         comp.extend(sort::compute(p, data_dir, &traces)?);
         comp.extend(lstm::compute(p, data_dir, &traces)?);
+        comp.extend(lola::compute(p, data_dir, &traces)?);
         let summaries = gmean::summaries(p, &comp);
         comp.extend(summaries);
         out.readings.extend(papers::load_readings(data_dir, p, &rows)?);

@@ -161,6 +161,19 @@ pub enum Program {
     /// 128-wide recurrence steps from the bootstrap's output level of `preset`, bootstrapped
     /// (the preset's circuit at 128 slots) whenever the levels run out; seeded keys or not.
     Lstm { preset: String, steps: u32, seeded: bool },
+    /// One inference of one of CraterLake's other shallow LoLa rows (`basalt_workloads::
+    /// encrypted_weights`, `basalt_workloads::cifar`) on one encrypted image at `preset`'s top
+    /// level, the dense layers single-hoisted BSGS in Lattigo's order, seeded keys or not.
+    Lola { net: LolaNet, preset: String, seeded: bool },
+}
+
+/// The LoLa networks of [`Program::Lola`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum LolaNet {
+    /// LoLa-MNIST with every weight a ciphertext (Table 3 "MNIST Encryp. Wghts.").
+    MnistEncryptedWeights,
+    /// LoLa-CIFAR with unencrypted weights (Table 3 "CIFAR Unencryp. Wghts.").
+    Cifar,
 }
 
 /// Osiris' ResNet-20 (§VI): sparse-packed bootstrapping "consistent with prior work" and every

@@ -1,0 +1,90 @@
+//! CraterLake's other two shallow LoLa rows, Table 3 (CraterLake and F1+ times, speedups) and
+//! Table 4 (feature ablations, validation): "MNIST Encryp. Wghts." (LoLa-MNIST with every
+//! weight a ciphertext, `basalt_workloads::encrypted_weights`) and "CIFAR Unencryp. Wghts."
+//! (LoLa-CIFAR, `basalt_workloads::cifar`), each from the library's trace of one inference on
+//! `CRATERLAKE_MNIST` (the shallow rows' reconstructed F1 parameters: N = 2^14, 5 × 28-bit
+//! levels), single-hoisted BSGS in Lattigo's order, seeded keys. Nothing here is fitted to
+//! these rows.
+
+use std::path::Path;
+
+use basalt_trace::Trace;
+
+use crate::machine::Machine;
+use crate::reproduce::craterlake::Ablations;
+use crate::reproduce::{Computed, Traces, computed};
+use crate::synth::{LolaNet, Program};
+use crate::{SimError, simulate};
+
+/// The rows: network, Table 3 and Table 4 names (Table 4 spells them differently), quoted CPU
+/// time (ms, Table 3) and what the trace is.
+const ROWS: [(LolaNet, &str, &str, f64, &str); 2] = [
+    (
+        LolaNet::MnistEncryptedWeights,
+        "MNIST Encryp. Wghts.",
+        "MNIST Encryp. Wghts.",
+        1369.0,
+        "LoLa-MNIST inference with encrypted weights (basalt_workloads::encrypted_weights: every \
+         weight vector, pre-rotated diagonal and bias a ciphertext read from memory, tensor \
+         products relinearised once per sum)",
+    ),
+    (
+        LolaNet::Cifar,
+        "CIFAR Unencryp. Wghts.",
+        "CIFAR Unencrypt. Wghts.",
+        187_000.0,
+        "LoLa-CIFAR inference (basalt_workloads::cifar: conv 83x8x8 s2 on 384 convolution-\
+         representation inputs in 2 blocks, square, conv 163x6x6 s2 as one summed hybrid-diagonal \
+         BSGS pass, square, dense 2608->10)",
+    ),
+];
+
+/// Rows of `paper` (none but CraterLake's).
+pub fn compute(paper: &str, data: &Path, traces: &Traces) -> Result<Vec<Computed>, SimError> {
+    if paper != "craterlake" {
+        return Ok(Vec::new());
+    }
+    let machines = Ablations::load(data)?;
+    let mut out = Vec::new();
+    for (net, r3, r4, cpu_ms, what) in ROWS {
+        let p = Program::Lola { net, preset: "CRATERLAKE_MNIST".into(), seeded: true };
+        let Some(t) = traces.program(&p)? else { return Ok(Vec::new()) };
+        let how = |m: &str| {
+            format!(
+                "library trace: {what}, pseudo-random weights, CRATERLAKE_MNIST (reconstructed: \
+                 N = 2^14, 5 x 28-bit levels), SH BSGS, seeded keys, {m}"
+            )
+        };
+        out.extend(shallow_rows(&machines, &t, (r3, r4), cpu_ms, &how)?);
+    }
+    Ok(out)
+}
+
+/// Table 3's four rows and Table 4's three for one shallow benchmark's trace `t` on the
+/// CraterLake machines: times, speedup over F1+, quoted CPU time over ours, and each ablation
+/// over the baseline. `how` describes the trace on a named machine.
+pub(super) fn shallow_rows(
+    m: &Ablations,
+    t: &Trace,
+    (r3, r4): (&str, &str),
+    cpu_ms: f64,
+    how: &dyn Fn(&str) -> String,
+) -> Result<Vec<Computed>, SimError> {
+    let ms = |m: &Machine| -> Result<f64, SimError> { Ok(simulate(m, t)?.seconds * 1e3) };
+    let (t_cl, t_f1) = (ms(&m.cl)?, ms(&m.f1)?);
+    let mut out = vec![
+        computed("3", r3, "CraterLake time", t_cl, &how("craterlake.toml")),
+        computed("3", r3, "F1+ time", t_f1, &how("f1plus.toml")),
+        computed("3", r3, "speedup vs F1+", t_f1 / t_cl, "our F1+ / our CraterLake time"),
+        computed("3", r3, "speedup vs CPU", cpu_ms / t_cl, "quoted CPU time / our CraterLake time"),
+    ];
+    for (metric, machine, what) in [
+        ("speedup vs no KSHGen", &m.no_kshgen, "switches.kshgen=false"),
+        ("speedup vs no CRB/chaining", &m.no_crb, "switches.crb_chaining=false"),
+        ("speedup vs F1+ network", &m.network, "switches.network=crossbar (residue tiling)"),
+    ] {
+        let how = how(&format!("craterlake.toml with {what}, over the baseline"));
+        out.push(computed("4", r4, metric, ms(machine)? / t_cl, &how));
+    }
+    Ok(out)
+}
