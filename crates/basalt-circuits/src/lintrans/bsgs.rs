@@ -251,8 +251,8 @@ pub(crate) fn eval_sum_baby_step_centric(
     let ring = eval.params().ring();
     for i in split.babies() {
         // The key is named so that the simulator sees one Galois key read back to back by the
-        // terms' rotations (every rotation also names its own key since 9299f56; the scopes
-        // nest and agree, this one is kept for the lazy paths of the double hoisting).
+        // terms' rotations. Every evaluator rotation names its own key too (since 9299f56);
+        // the scopes nest and agree, so this one only states the intent at the loop.
         let g = ring.galois_element_for_rotation(i as i64);
         let _k = basalt_trace::key_scope(basalt_trace::KeyId::Galois { element: g });
         for (b, rot) in babies.iter_mut().zip(&rots) {
