@@ -724,6 +724,7 @@ impl Encapsulation {
             p: params.p()[..k].to_vec(),
             dnum: Some(1),
             alpha: None,
+            key_switch_bands: vec![],
             secret: SecretDistribution::Hamming { h },
             sigma: params.sigma(),
             log_default_scale: params.literal().log_default_scale,
