@@ -599,3 +599,55 @@ fn a_36_bit_third_base_word_costs_bootstrapping_precision() {
     let (p24, p36) = (mean(24), mean(36));
     assert!(p24 > 22.0 && p24 > p36 + 3.0, "{p24} vs {p36}");
 }
+
+/// The same CraterLake-shaped chain with CraterLake's level-dependent key switching
+/// (`key_switch_bands`, §3.1): one digit and `P_l` = `l+1` special primes up to 25 Q limbs, two
+/// digits above. The bootstrap runs its top levels (ModRaise, SubSum, CoeffToSlot) with two
+/// digits and the rest with one; its keys hold only the parts of the levels they run at.
+#[test]
+fn banded_key_switching_chain_bootstraps() {
+    use basalt_ckks::params::KeySwitchBand;
+    let levels = 2 + 8 + 2 + 2;
+    let mut lit = basalt_ckks::ParametersLiteral::toy(11, 28, 28, 0, 28, 25, 1);
+    lit.name = "TOY_SPLIT_Q0_DP_BANDED".into();
+    lit.log_q = vec![28; 3 + 2 * levels];
+    lit.double_prime = true;
+    lit.base_primes = Some(3);
+    lit.log_default_scale = 56.0;
+    lit.dnum = None;
+    lit.key_switch_bands = vec![
+        KeySwitchBand { below_q_limbs: Some(26), digits: 1 },
+        KeySwitchBand { below_q_limbs: None, digits: 2 },
+    ];
+    let params = Parameters::new(lit).unwrap();
+    assert_eq!((params.dnum_at(params.max_level()), params.dnum_at(20)), (2, 1));
+    let cfg = BootstrapConfig {
+        evalmod: basalt_circuits::bootstrap::EvalModConfig {
+            log_scale: 56.0,
+            ..Default::default()
+        },
+        ..cfg(10, 2, 2)
+    };
+    let s = setup(params, cfg);
+    // A rotation key holds fewer parts than the set has gadgets.
+    let parts = |g: &basalt_ckks::GaloisKey| g.key.parts().iter().flatten().count();
+    let most = s.eval.keys().galois.values().map(parts).max().unwrap();
+    assert!(most < s.params.gadgets().len(), "{most} of {}", s.params.gadgets().len());
+    let v = random_values(1 << 10, 5, false);
+    let scale = s.params.default_scale().min(s.bt.max_input_scale());
+    let pt = s.enc.encode(&v, 1 << 10, 2, scale).unwrap();
+    let ct = encrypt_sk(&s.params, &pt, &s.sk).unwrap();
+    let out = s.bootstrap(&ct);
+    let p = PrecisionStats::new(&v, &s.decrypt(&out));
+    eprintln!("banded key switching N=2^11: mean {:.1} bits, min {:.1}", p.mean.l2, p.min.l2);
+    assert!(p.mean.l2 > 15.0 && p.min.l2 > 12.0, "{p:?}");
+    // The trace of the same bootstrap with shape-only keys is the executed one.
+    let sym = Evaluator::new(&s.params, s.bt.symbolic_keys(false)).unwrap();
+    let mut sym_ct = Ciphertext::symbolic(&s.params, 2).unwrap();
+    sym_ct.set_slots(1 << 10);
+    sym_ct.set_scale(scale);
+    let sym_enc = Encapsulation::symbolic(&s.params, 32).unwrap();
+    let (_, real) = basalt_trace::record(|| s.bootstrap(&ct));
+    let (_, symb) = basalt_trace::record(|| s.bt.bootstrap(&sym, Some(&sym_enc), &sym_ct).unwrap());
+    assert_eq!(real.kernels().collect::<Vec<_>>(), symb.kernels().collect::<Vec<_>>());
+}

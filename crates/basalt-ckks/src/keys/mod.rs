@@ -35,9 +35,9 @@ impl KeyGenerator {
     /// per distinct digit size, far more than one level needs. Keys used at another level are
     /// refused ([`crate::CkksError::KeyNotForLevel`]). Without bands every level shares one
     /// part, so this changes nothing.
-    pub fn for_levels(mut self, levels: std::ops::RangeInclusive<usize>) -> KeyGenerator {
+    pub fn for_levels(mut self, levels: impl IntoIterator<Item = usize>) -> KeyGenerator {
         self.wanted = vec![false; self.params.gadgets().len()];
-        for l in levels.filter(|&l| l <= self.params.max_level()) {
+        for l in levels.into_iter().filter(|&l| l <= self.params.max_level()) {
             self.wanted[self.params.gadget_index(l)] = true;
         }
         self
