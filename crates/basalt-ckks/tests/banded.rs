@@ -86,12 +86,16 @@ fn invalid_bands_are_named_errors() {
         vec![band(Some(4), 1), band(Some(7), 2)],
         vec![band(None, 1), band(None, 2)],
         vec![band(Some(4), 1), band(Some(4), 2), band(None, 3)],
-        vec![band(Some(9), 1), band(None, 2)],
         vec![band(Some(1), 1), band(None, 2)],
     ] {
         let e = bad(&|l| l.key_switch_bands = bands.clone());
         assert!(matches!(e, ParamError::BadKeySwitchBands(_)), "{bands:?}: {e}");
     }
+    // A bound beyond the chain leaves the bands above it unused (a preset's truncated chain).
+    let mut lit = banded_literal();
+    lit.key_switch_bands = vec![band(Some(20), 3), band(None, 1)];
+    let p = Parameters::new(lit).unwrap();
+    assert_eq!((p.dnum_at(7), p.alpha_at(7)), (3, 3));
     // 1 digit at 4 limbs needs 4 special primes; the set has 3.
     let e = bad(&|l| l.key_switch_bands = vec![band(Some(5), 1), band(None, 3)]);
     assert_eq!(e, ParamError::TooFewSpecialPrimes { q_limbs: 4, needed: 4, have: 3 });

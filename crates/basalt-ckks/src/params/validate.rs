@@ -73,9 +73,10 @@ impl Gadget {
     }
 }
 
-/// Check the band list of a literal with `limbs` Q limbs: ascending bounds inside the chain,
-/// the last band open-ended, at least one digit everywhere.
-fn check_bands(bands: &[KeySwitchBand], limbs: usize) -> Result<(), ParamError> {
+/// Check the band list of a literal: ascending bounds above 1, the last band open-ended, at
+/// least one digit everywhere. Bounds beyond the chain's limbs are allowed (the bands above
+/// are then unused), so that a preset's bands survive a truncated chain.
+fn check_bands(bands: &[KeySwitchBand]) -> Result<(), ParamError> {
     let bad = |msg: String| Err(ParamError::BadKeySwitchBands(msg));
     let mut prev = 1;
     for (i, b) in bands.iter().enumerate() {
@@ -93,9 +94,9 @@ fn check_bands(bands: &[KeySwitchBand], limbs: usize) -> Result<(), ParamError> 
                 ));
             }
             (Some(x), false) => {
-                if x <= prev || x > limbs {
+                if x <= prev {
                     return bad(format!(
-                        "band {i}: `below_q_limbs = {x}` must exceed the previous bound ({prev}) and be at most the {limbs} Q limbs, or the next band is never used"
+                        "band {i}: `below_q_limbs = {x}` must exceed the previous bound ({prev})"
                     ));
                 }
                 prev = x;
@@ -281,7 +282,7 @@ impl Parameters {
             if lit.dnum.is_some() || lit.alpha.is_some() {
                 return Err(ParamError::BandsAndDnum);
             }
-            check_bands(&lit.key_switch_bands, limbs)?;
+            check_bands(&lit.key_switch_bands)?;
         }
         let alpha = match (lit.dnum, lit.alpha) {
             (Some(_), Some(_)) => return Err(ParamError::DnumAndAlpha),
