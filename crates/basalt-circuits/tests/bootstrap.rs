@@ -459,16 +459,23 @@ fn paper_presets_consume_the_stated_levels() {
 /// CraterLake's chain shape on a toy ring: `q_0` split over three 28-bit words, two 28-bit
 /// residues per level, a dense secret bootstrapped through an `h = 32` ephemeral one whose key
 /// needs three special primes (`P_0 ≥ Q_0`).
-#[test]
-fn split_q0_double_prime_chain_bootstraps() {
-    let levels = 2 + 8 + 2 + 2; // StC 2, EvalMod 8, CtS 2, residual 2
-    let mut lit = basalt_ckks::ParametersLiteral::toy(11, 28, 28, 0, 28, 2 * levels + 3, 1);
-    lit.name = "TOY_SPLIT_Q0_DP".into();
+/// CraterLake's chain shape on N = 2^11: `q_0` over three 28-bit words, StC 2, EvalMod 8, CtS
+/// 2 and 2 residual levels of two 28-bit residues, `k` 28-bit special primes; `bands` (if any)
+/// replace `dnum = 1`. With its bootstrapping configuration.
+fn split_q0_chain(
+    k: usize,
+    bands: Vec<basalt_ckks::params::KeySwitchBand>,
+) -> (Parameters, BootstrapConfig) {
+    let levels = 2 + 8 + 2 + 2;
+    let mut lit = basalt_ckks::ParametersLiteral::toy(11, 28, 28, 0, 28, k, 1);
+    lit.name = format!("TOY_SPLIT_Q0_DP_K{k}");
     lit.log_q = vec![28; 3 + 2 * levels];
     lit.double_prime = true;
     lit.base_primes = Some(3);
     lit.log_default_scale = 56.0;
-    let params = Parameters::new(lit).unwrap();
+    if !bands.is_empty() {
+        (lit.dnum, lit.key_switch_bands) = (None, bands);
+    }
     let cfg = BootstrapConfig {
         evalmod: basalt_circuits::bootstrap::EvalModConfig {
             log_scale: 56.0,
@@ -476,6 +483,12 @@ fn split_q0_double_prime_chain_bootstraps() {
         },
         ..cfg(10, 2, 2)
     };
+    (Parameters::new(lit).unwrap(), cfg)
+}
+
+#[test]
+fn split_q0_double_prime_chain_bootstraps() {
+    let (params, cfg) = split_q0_chain(2 * (2 + 8 + 2 + 2) + 3, vec![]);
     let s = setup(params, cfg);
     assert!(s.encaps.is_some());
     let b = s.bt.budget();
@@ -607,27 +620,14 @@ fn a_36_bit_third_base_word_costs_bootstrapping_precision() {
 #[test]
 fn banded_key_switching_chain_bootstraps() {
     use basalt_ckks::params::KeySwitchBand;
-    let levels = 2 + 8 + 2 + 2;
-    let mut lit = basalt_ckks::ParametersLiteral::toy(11, 28, 28, 0, 28, 25, 1);
-    lit.name = "TOY_SPLIT_Q0_DP_BANDED".into();
-    lit.log_q = vec![28; 3 + 2 * levels];
-    lit.double_prime = true;
-    lit.base_primes = Some(3);
-    lit.log_default_scale = 56.0;
-    lit.dnum = None;
-    lit.key_switch_bands = vec![
-        KeySwitchBand { below_q_limbs: Some(26), digits: 1 },
-        KeySwitchBand { below_q_limbs: None, digits: 2 },
-    ];
-    let params = Parameters::new(lit).unwrap();
+    let (params, cfg) = split_q0_chain(
+        25,
+        vec![
+            KeySwitchBand { below_q_limbs: Some(26), digits: 1 },
+            KeySwitchBand { below_q_limbs: None, digits: 2 },
+        ],
+    );
     assert_eq!((params.dnum_at(params.max_level()), params.dnum_at(20)), (2, 1));
-    let cfg = BootstrapConfig {
-        evalmod: basalt_circuits::bootstrap::EvalModConfig {
-            log_scale: 56.0,
-            ..Default::default()
-        },
-        ..cfg(10, 2, 2)
-    };
     let s = setup(params, cfg);
     // A rotation key holds fewer parts than the set has gadgets.
     let parts = |g: &basalt_ckks::GaloisKey| g.key.parts().iter().flatten().count();

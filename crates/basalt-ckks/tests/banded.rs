@@ -4,11 +4,11 @@
 
 mod common;
 
-use basalt_ckks::keyswitch::{self, KsCost};
+use basalt_ckks::keyswitch;
 use basalt_ckks::params::KeySwitchBand;
 use basalt_ckks::*;
-use basalt_trace::{ElemOp, Kernel, KernelKind, Trace, record};
-use common::{Ctx, random_values, rot, setup};
+use basalt_trace::{Kernel, record};
+use common::{Ctx, check_ks_counts, random_values, rot, setup};
 
 fn band(below: Option<usize>, digits: usize) -> KeySwitchBand {
     KeySwitchBand { below_q_limbs: below, digits }
@@ -177,15 +177,6 @@ fn qp_plaintext_with_too_few_special_primes_is_refused() {
     let lazy = c.eval.rotate_hoisted_lazy(&ct, &c.eval.decompose(&ct).unwrap(), &[0]).unwrap();
     let e = c.eval.mul_plain_qp(&lazy[0], &pt).unwrap_err();
     assert!(matches!(e, CkksError::InvalidPolynomial { .. }), "{e}");
-}
-
-fn check_ks_counts(t: &Trace, c: &KsCost, extra_mulacc: u64, what: &str) {
-    assert_eq!(t.count(KernelKind::Intt), c.intt_limbs, "{what}: INTT");
-    assert_eq!(t.count(KernelKind::Ntt), c.ntt_limbs, "{what}: NTT");
-    assert_eq!(t.count(KernelKind::BConv), c.bconv_macs, "{what}: BConv");
-    let mulacc = t.count(KernelKind::Elem(ElemOp::MulAcc));
-    assert_eq!(mulacc, c.mul_acc_limbs + extra_mulacc, "{what}: MulAcc");
-    assert_eq!(t.count(KernelKind::KeyLoad), c.key_limbs, "{what}: key limbs");
 }
 
 /// Real and shape-only keys record the same kernels at every level, and the counts are the
