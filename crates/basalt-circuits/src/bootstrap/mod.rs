@@ -446,7 +446,13 @@ impl Bootstrapper {
         (rot, middle)
     }
 
-    /// Evaluation keys for the circuit (relinearization for every level, rotations and
+    /// The levels rescaling from the top reaches: `base_primes + j·primes_per_rescale` limbs.
+    fn reachable_levels(&self) -> Vec<usize> {
+        let (base, c) = (self.params.base_primes(), self.params.primes_per_rescale());
+        (base - 1..=self.params.max_level()).step_by(c).collect()
+    }
+
+    /// Evaluation keys for the circuit (relinearization for every reachable level, rotations and
     /// conjugation for the levels they run at, see `key_levels`; seeded or full) and, if the
     /// config asks for an
     /// ephemeral secret, the encapsulation keys.
@@ -462,8 +468,9 @@ impl Bootstrapper {
         let (rot, middle) = self.key_levels();
         let at = |levels: &[usize]| kg.clone().for_levels(levels.iter().copied());
         let mut keys = EvaluationKeys::default()
-            // Every level: callers multiply with it after the bootstrap too.
-            .with_relin(kg.gen_relin_key(sk, seeded))
+            // Every level a rescale can reach (callers multiply with it after the bootstrap
+            // too); with double-prime scaling the odd limb counts are never reached.
+            .with_relin(kg.clone().for_levels(self.reachable_levels()).gen_relin_key(sk, seeded))
             .with_galois(at(&middle).gen_conjugation_key(sk, seeded));
         for (r, levels) in &rot {
             keys = keys.with_galois(at(levels).gen_rotation_key(sk, *r, seeded));
