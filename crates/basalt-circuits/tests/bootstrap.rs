@@ -459,16 +459,23 @@ fn paper_presets_consume_the_stated_levels() {
 /// CraterLake's chain shape on a toy ring: `q_0` split over three 28-bit words, two 28-bit
 /// residues per level, a dense secret bootstrapped through an `h = 32` ephemeral one whose key
 /// needs three special primes (`P_0 ≥ Q_0`).
-#[test]
-fn split_q0_double_prime_chain_bootstraps() {
-    let levels = 2 + 8 + 2 + 2; // StC 2, EvalMod 8, CtS 2, residual 2
-    let mut lit = basalt_ckks::ParametersLiteral::toy(11, 28, 28, 0, 28, 2 * levels + 3, 1);
-    lit.name = "TOY_SPLIT_Q0_DP".into();
+/// CraterLake's chain shape on N = 2^11: `q_0` over three 28-bit words, StC 2, EvalMod 8, CtS
+/// 2 and 2 residual levels of two 28-bit residues, `k` 28-bit special primes; `bands` (if any)
+/// replace `dnum = 1`. With its bootstrapping configuration.
+fn split_q0_chain(
+    k: usize,
+    bands: Vec<basalt_ckks::params::KeySwitchBand>,
+) -> (Parameters, BootstrapConfig) {
+    let levels = 2 + 8 + 2 + 2;
+    let mut lit = basalt_ckks::ParametersLiteral::toy(11, 28, 28, 0, 28, k, 1);
+    lit.name = format!("TOY_SPLIT_Q0_DP_K{k}");
     lit.log_q = vec![28; 3 + 2 * levels];
     lit.double_prime = true;
     lit.base_primes = Some(3);
     lit.log_default_scale = 56.0;
-    let params = Parameters::new(lit).unwrap();
+    if !bands.is_empty() {
+        (lit.dnum, lit.key_switch_bands) = (None, bands);
+    }
     let cfg = BootstrapConfig {
         evalmod: basalt_circuits::bootstrap::EvalModConfig {
             log_scale: 56.0,
@@ -476,6 +483,12 @@ fn split_q0_double_prime_chain_bootstraps() {
         },
         ..cfg(10, 2, 2)
     };
+    (Parameters::new(lit).unwrap(), cfg)
+}
+
+#[test]
+fn split_q0_double_prime_chain_bootstraps() {
+    let (params, cfg) = split_q0_chain(2 * (2 + 8 + 2 + 2) + 3, vec![]);
     let s = setup(params, cfg);
     assert!(s.encaps.is_some());
     let b = s.bt.budget();
@@ -598,4 +611,43 @@ fn a_36_bit_third_base_word_costs_bootstrapping_precision() {
     };
     let (p24, p36) = (mean(24), mean(36));
     assert!(p24 > 22.0 && p24 > p36 + 3.0, "{p24} vs {p36}");
+}
+
+/// The same CraterLake-shaped chain with CraterLake's level-dependent key switching
+/// (`key_switch_bands`, §3.1): one digit and `P_l` = `l+1` special primes up to 25 Q limbs, two
+/// digits above. The bootstrap runs its top levels (ModRaise, SubSum, CoeffToSlot) with two
+/// digits and the rest with one; its keys hold only the parts of the levels they run at.
+#[test]
+fn banded_key_switching_chain_bootstraps() {
+    use basalt_ckks::params::KeySwitchBand;
+    let (params, cfg) = split_q0_chain(
+        25,
+        vec![
+            KeySwitchBand { below_q_limbs: Some(26), digits: 1 },
+            KeySwitchBand { below_q_limbs: None, digits: 2 },
+        ],
+    );
+    assert_eq!((params.dnum_at(params.max_level()), params.dnum_at(20)), (2, 1));
+    let s = setup(params, cfg);
+    // A rotation key holds fewer parts than the set has gadgets.
+    let parts = |g: &basalt_ckks::GaloisKey| g.key.parts().iter().flatten().count();
+    let most = s.eval.keys().galois.values().map(parts).max().unwrap();
+    assert!(most < s.params.gadgets().len(), "{most} of {}", s.params.gadgets().len());
+    let v = random_values(1 << 10, 5, false);
+    let scale = s.params.default_scale().min(s.bt.max_input_scale());
+    let pt = s.enc.encode(&v, 1 << 10, 2, scale).unwrap();
+    let ct = encrypt_sk(&s.params, &pt, &s.sk).unwrap();
+    let out = s.bootstrap(&ct);
+    let p = PrecisionStats::new(&v, &s.decrypt(&out));
+    eprintln!("banded key switching N=2^11: mean {:.1} bits, min {:.1}", p.mean.l2, p.min.l2);
+    assert!(p.mean.l2 > 15.0 && p.min.l2 > 12.0, "{p:?}");
+    // The trace of the same bootstrap with shape-only keys is the executed one.
+    let sym = Evaluator::new(&s.params, s.bt.symbolic_keys(false)).unwrap();
+    let mut sym_ct = Ciphertext::symbolic(&s.params, 2).unwrap();
+    sym_ct.set_slots(1 << 10);
+    sym_ct.set_scale(scale);
+    let sym_enc = Encapsulation::symbolic(&s.params, 32).unwrap();
+    let (_, real) = basalt_trace::record(|| s.bootstrap(&ct));
+    let (_, symb) = basalt_trace::record(|| s.bt.bootstrap(&sym, Some(&sym_enc), &sym_ct).unwrap());
+    assert_eq!(real.kernels().collect::<Vec<_>>(), symb.kernels().collect::<Vec<_>>());
 }

@@ -328,3 +328,49 @@ fn unrescaled_transform_is_the_rescaled_one_before_its_rescale() -> Result<()> {
     }
     Ok(())
 }
+
+/// Level-dependent key switching (`key_switch_bands`): every strategy, double hoisting's
+/// `Q∪P` diagonals included, decrypts and traces its closed form at levels whose digit size
+/// and special modulus differ.
+#[test]
+fn banded_key_switching_matches_twin_and_closed_forms_at_every_band() -> Result<()> {
+    use basalt_ckks::params::KeySwitchBand;
+    let mut lit = basalt_ckks::ParametersLiteral::toy(10, 60, 40, 7, 61, 3, 1);
+    lit.dnum = None;
+    lit.log_default_scale = 40.0;
+    lit.key_switch_bands = vec![
+        KeySwitchBand { below_q_limbs: Some(4), digits: 1 },
+        KeySwitchBand { below_q_limbs: Some(7), digits: 2 },
+        KeySwitchBand { below_q_limbs: None, digits: 3 },
+    ];
+    let params = basalt_ckks::Parameters::new(lit).expect("valid banded set");
+    let m = random_matrix(SLOTS, SLOTS, 1.0, 8);
+    let diags = Diagonals::from_dense_real(&m, SLOTS)?;
+    let levels = [7usize, 5, 3, 2];
+    let mut rots: Vec<i64> = Vec::new();
+    for (_, s) in strategies() {
+        for &level in &levels {
+            rots.extend(rotations_for(&params, &diags, s, level)?);
+        }
+    }
+    rots.sort_unstable();
+    rots.dedup();
+    let ctx = Ctx::new(&params, &rots)?;
+    let x = random_values(SLOTS, 4, true);
+    let twin = diags.evaluate_plain(&x)?;
+    for level in levels {
+        let ct = ctx.encrypt(&x, SLOTS, level)?;
+        for (name, s) in strategies() {
+            let lt = LinearTransform::new(&params, diags.clone(), s, level)?;
+            let (out, counts) = measure(params.n(), || lt.evaluate(&ctx.eval, &ct));
+            let bits = precision_bits(&twin, &ctx.decrypt(&out?)?);
+            assert!(bits > 18.0, "{name} at level {level}: precision {bits:.1} bits");
+            assert_eq!(
+                counts,
+                lt.predicted_cost(),
+                "{name} at level {level}: trace vs closed form"
+            );
+        }
+    }
+    Ok(())
+}

@@ -149,13 +149,14 @@ impl Plaintext {
 }
 
 impl PlaintextQP {
-    /// A `Q_l ∪ P` plaintext from a polynomial with `l+1` Q limbs and all `k` P limbs (NTT
-    /// domain). Symbolic polynomials are accepted (trace mode).
+    /// A `Q_l ∪ P` plaintext from a polynomial with `l+1` Q limbs and the `k_at(l)` P limbs of
+    /// its level (NTT domain). Symbolic polynomials are accepted (trace mode).
     ///
     /// # Errors
-    /// As [`Plaintext::from_poly`], with exactly `params.k()` P limbs required.
+    /// As [`Plaintext::from_poly`], with exactly `params.k_at(l)` P limbs required.
     pub fn from_poly(params: &Parameters, poly: RnsPoly, scale: f64, slots: usize) -> Result<Self> {
-        check_poly_operand(params, &poly, params.k(), "Q∪P plaintext")?;
+        let k = params.k_at(poly.q_limbs().clamp(1, params.max_level() + 1) - 1);
+        check_poly_operand(params, &poly, k, "Q∪P plaintext")?;
         check_scale_slots(params, scale, slots)?;
         Ok(PlaintextQP { poly, scale, slots, params_id: params.id() })
     }
@@ -166,7 +167,7 @@ impl PlaintextQP {
     pub fn symbolic(params: &Parameters, level: usize) -> Result<Self> {
         check_level(params, level)?;
         Ok(PlaintextQP {
-            poly: RnsPoly::symbolic(params.n(), level + 1, params.k(), Domain::Ntt),
+            poly: RnsPoly::symbolic(params.n(), level + 1, params.k_at(level), Domain::Ntt),
             scale: params.default_scale(),
             slots: params.max_slots(),
             params_id: params.id(),

@@ -194,7 +194,8 @@ impl Encoder {
         Ok(coeffs)
     }
 
-    /// Encode `values` over the extended basis `Q_level ∪ P`: the same integer polynomial as
+    /// Encode `values` over the extended basis `Q_level ∪ P_level` (the special primes key
+    /// switching uses at `level`): the same integer polynomial as
     /// [`Encoder::encode`], also reduced modulo the special primes, for products with lazy
     /// (`Q ∪ P`) ciphertexts in double-hoisted linear transforms.
     ///
@@ -213,7 +214,7 @@ impl Encoder {
     ) -> Result<PlaintextQP> {
         let coeffs = self.checked_embed(values, slots, level, scale)?;
         let ring = self.params.ring();
-        let mut poly = ring.from_f64_round(&coeffs, level + 1, self.params.k());
+        let mut poly = ring.from_f64_round(&coeffs, level + 1, self.params.k_at(level));
         ring.ntt_assign(&mut poly);
         Ok(PlaintextQP { poly, scale, slots, params_id: self.params.id() })
     }

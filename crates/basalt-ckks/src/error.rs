@@ -34,6 +34,14 @@ pub enum ParamError {
     AlphaOutOfRange { alpha: usize, max: usize },
     #[error("give `dnum` or `alpha`, not both")]
     DnumAndAlpha,
+    #[error("give `key_switch_bands` or `dnum`/`alpha`, not both")]
+    BandsAndDnum,
+    #[error("invalid `key_switch_bands`: {0}")]
+    BadKeySwitchBands(String),
+    #[error(
+        "key switching at {q_limbs} Q limbs needs {needed} special primes (one per digit limb), the set has {have}"
+    )]
+    TooFewSpecialPrimes { q_limbs: usize, needed: usize, have: usize },
     #[error(
         "P ({log_p:.1} bits) is smaller than the largest digit ({log_digit:.1} bits): key switching noise would not be reduced"
     )]
@@ -83,6 +91,10 @@ pub enum CkksError {
     MissingRotationKey { rotation: i64, galois: u64 },
     #[error("missing conjugation key (Galois element {galois})")]
     MissingConjugationKey { galois: u64 },
+    #[error(
+        "the key has no part for level {level} (it serves levels {served}); generate it for this level"
+    )]
+    KeyNotForLevel { level: usize, served: String },
     #[error("missing relinearization key")]
     MissingRelinKey,
     #[error("ciphertext has degree {degree}; this operation needs degree {expected}")]

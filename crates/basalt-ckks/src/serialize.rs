@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize, de::DeserializeOwned};
 use crate::ciphertext::{Ciphertext, Plaintext};
 use crate::error::{CkksError, Result};
 use crate::keys::{
-    GaloisKey, KeyMaterial, KeySwitchKey, KeyTag, PublicKey, RelinKey, SecretKey,
+    GaloisKey, KeyMaterial, KeyPart, KeySwitchKey, KeyTag, PublicKey, RelinKey, SecretKey,
     SeededKeySwitchKey,
 };
 use crate::params::Parameters;
@@ -22,6 +22,12 @@ use crate::params::Parameters;
 /// 2: Galois keys switch `s` to `φ^{-1}(s)` (Lattigo's form, automorphism after the key switch);
 /// a version-1 Galois key would rotate wrongly, so version 1 is refused.
 const VERSION: u32 = 2;
+
+/// Key-switching keys: 3 holds one part per gadget of the parameter set (level-dependent key
+/// switching, `key_switch_bands`) and draws `a_j` from the stream `(gadget, digit, limb)`; a
+/// version-2 key (one part, stream `(digit, limb)`) would expand to other `a_j`, so it is
+/// refused.
+const KEY_VERSION: u32 = 3;
 
 #[derive(Serialize, Deserialize)]
 struct PolyWire {
@@ -50,6 +56,14 @@ struct KeyWire {
     tag: KeyTag,
     galois: u64,
     seed: [u8; 32],
+    seeded: bool,
+    /// The parts present, by gadget index, ascending.
+    parts: Vec<PartWire>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct PartWire {
+    gadget: u32,
     b: Vec<PolyWire>,
     /// Empty for a seeded key.
     a: Vec<PolyWire>,
@@ -129,10 +143,17 @@ fn check_meta(
     want: &[u8; 4],
     version: u32,
 ) -> Result<()> {
+    let expected = if want == b"BCKY" { KEY_VERSION } else { VERSION };
     if &magic != want {
         return Err(corrupt(what, "bad magic"));
     }
-    if version != VERSION {
+    if want == b"BCKY" && version == 2 {
+        return Err(corrupt(
+            what,
+            "version 2 key (one part for every level, before level-dependent key switching): regenerate it",
+        ));
+    }
+    if version != expected {
         return Err(corrupt(what, format!("unsupported version {version}")));
     }
     let _ = params;
@@ -225,21 +246,29 @@ impl Plaintext {
 }
 
 fn key_out(material: &KeyMaterial, galois: u64) -> Result<Vec<u8>> {
-    let (b, a, seed, tag, id) = match material {
-        KeyMaterial::Full(k) => (&k.b, k.a.as_slice(), k.seed, k.tag, k.params_id),
-        KeyMaterial::Seeded(k) => (&k.b, &[][..], k.seed, k.tag, k.params_id),
+    let (seed, tag, id) = match material {
+        KeyMaterial::Full(k) => (k.seed, k.tag, k.params_id),
+        KeyMaterial::Seeded(k) => (k.seed, k.tag, k.params_id),
     };
+    let polys = |v: &[RnsPoly]| v.iter().map(|p| poly_out("key", p)).collect::<Result<Vec<_>>>();
+    let parts = material
+        .parts()
+        .iter()
+        .enumerate()
+        .filter_map(|(g, p)| p.as_ref().map(|p| (g, p)))
+        .map(|(g, p)| Ok(PartWire { gadget: g as u32, b: polys(&p.b)?, a: polys(&p.a)? }))
+        .collect::<Result<_>>()?;
     encode(
         "key",
         &KeyWire {
             magic: *b"BCKY",
-            version: VERSION,
+            version: KEY_VERSION,
             params_id: id,
             tag,
             galois,
             seed,
-            b: b.iter().map(|p| poly_out("key", p)).collect::<Result<_>>()?,
-            a: a.iter().map(|p| poly_out("key", p)).collect::<Result<_>>()?,
+            seeded: material.is_seeded(),
+            parts,
         },
     )
 }
@@ -249,31 +278,51 @@ fn key_in(params: &Parameters, bytes: &[u8]) -> Result<(KeyMaterial, u64)> {
     let w: KeyWire = decode(W, bytes)?;
     check_meta(W, params, w.magic, b"BCKY", w.version)?;
     check_id(params, w.params_id)?;
-    if w.b.len() != params.dnum() || !(w.a.is_empty() || w.a.len() == params.dnum()) {
-        return Err(corrupt(
-            W,
-            format!("{} digits, the parameter set has dnum = {}", w.b.len(), params.dnum()),
-        ));
-    }
     if let KeyTag::Galois(g) = w.tag
         && (g % 2 == 0 || g >= 2 * params.n() as u64 || g != w.galois)
     {
         return Err(corrupt(W, format!("invalid Galois element {g}")));
     }
-    let l1 = Some(params.max_level() + 1);
-    let k = params.k();
-    let b: Vec<RnsPoly> =
-        w.b.into_iter().map(|p| poly_in(W, params, p, l1, k)).collect::<Result<_>>()?;
-    let m = if w.a.is_empty() {
-        KeyMaterial::Seeded(SeededKeySwitchKey {
-            b,
-            seed: w.seed,
-            tag: w.tag,
-            params_id: w.params_id,
-        })
+    if w.parts.is_empty() {
+        return Err(corrupt(W, "a key has at least one part"));
+    }
+    let gadgets = params.gadgets();
+    let mut parts: Vec<Option<KeyPart>> = vec![None; gadgets.len()];
+    for p in w.parts {
+        let g = p.gadget as usize;
+        let Some(gadget) = gadgets.get(g) else {
+            return Err(corrupt(
+                W,
+                format!("part {g}: the parameter set has {} gadgets", gadgets.len()),
+            ));
+        };
+        if parts[g].is_some() {
+            return Err(corrupt(W, format!("part {g} appears twice")));
+        }
+        let digits = gadget.digits();
+        let a_len = if w.seeded { 0 } else { digits };
+        if p.b.len() != digits || p.a.len() != a_len {
+            return Err(corrupt(
+                W,
+                format!(
+                    "part {g}: {} + {} polynomials, the gadget has {digits} digits ({})",
+                    p.b.len(),
+                    p.a.len(),
+                    if w.seeded { "seeded" } else { "full" }
+                ),
+            ));
+        }
+        let (l1, k) = (Some(gadget.top_level + 1), gadget.p_limbs);
+        let polys = |v: Vec<PolyWire>| {
+            v.into_iter().map(|x| poly_in(W, params, x, l1, k)).collect::<Result<Vec<_>>>()
+        };
+        parts[g] = Some(KeyPart { b: polys(p.b)?, a: polys(p.a)? });
+    }
+    let (seed, tag, params_id) = (w.seed, w.tag, w.params_id);
+    let m = if w.seeded {
+        KeyMaterial::Seeded(SeededKeySwitchKey { parts, seed, tag, params_id })
     } else {
-        let a = w.a.into_iter().map(|p| poly_in(W, params, p, l1, k)).collect::<Result<_>>()?;
-        KeyMaterial::Full(KeySwitchKey { b, a, seed: w.seed, tag: w.tag, params_id: w.params_id })
+        KeyMaterial::Full(KeySwitchKey { parts, seed, tag, params_id })
     };
     Ok((m, w.galois))
 }

@@ -143,6 +143,6 @@ fn checked_hoisted_rotation_and_in_place_add() {
     c.eval.add_assign(&mut a, &batch[1]).unwrap();
     assert_eq!(a, c.eval.add(&ct, &batch[1]).unwrap());
     assert!(matches!(c.eval.add_assign(&mut a, &low), Err(CkksError::LevelMismatch { .. })));
-    assert_eq!(c.eval.p_mod_q().len(), c.params.q().len());
+    assert_eq!(c.eval.p_mod_q(0).len(), c.params.q().len());
     assert_eq!(c.eval.encoder().params().id(), c.params.id());
 }

@@ -2,22 +2,10 @@
 //! real run, and the counts equal the closed forms of `keyswitch::cost`.
 
 mod common;
-use basalt_ckks::keyswitch::{self, KsCost};
+use basalt_ckks::keyswitch;
 use basalt_ckks::*;
 use basalt_trace::{ElemOp, Kernel, KernelKind, Trace, record};
 use common::*;
-
-fn check_ks_counts(t: &Trace, c: &KsCost, extra_mulacc: u64, what: &str) {
-    assert_eq!(t.count(KernelKind::Intt), c.intt_limbs, "{what}: INTT");
-    assert_eq!(t.count(KernelKind::Ntt), c.ntt_limbs, "{what}: NTT");
-    assert_eq!(t.count(KernelKind::BConv), c.bconv_macs, "{what}: BConv");
-    assert_eq!(
-        t.count(KernelKind::Elem(ElemOp::MulAcc)),
-        c.mul_acc_limbs + extra_mulacc,
-        "{what}: MulAcc"
-    );
-    assert_eq!(t.count(KernelKind::KeyLoad), c.key_limbs, "{what}: key limbs");
-}
 
 #[test]
 fn real_and_symbolic_traces_are_equal_and_match_closed_forms() {

@@ -418,8 +418,44 @@ impl Bootstrapper {
         r
     }
 
-    /// Evaluation keys for the circuit (relinearization, rotations, conjugation; seeded or
-    /// full) and, if the config asks for an ephemeral secret, the encapsulation keys.
+    /// The levels each rotation key runs at: its transforms' levels (SubSum's at the top, the
+    /// sparse repacking rotation anywhere between CoeffToSlot's input and SlotToCoeff's), and
+    /// that middle span (conjugation). With level-dependent key
+    /// switching (`key_switch_bands`) a key holds one part per digit size it is used at, so
+    /// generating every part for every key would multiply the key memory (52 parts on
+    /// `CRATERLAKE_80_BOOT`); without bands every level shares one part and this changes nothing.
+    fn key_levels(&self) -> (std::collections::BTreeMap<i64, Vec<usize>>, Vec<usize>) {
+        let stc_in = self.stc.first().map_or(0, LinearTransform::level);
+        let middle: Vec<usize> = (stc_in..=self.cts_level).collect();
+        let mut rot: std::collections::BTreeMap<i64, Vec<usize>> = Default::default();
+        for lt in self.cts.iter().chain(&self.stc) {
+            for r in lt.rotations() {
+                rot.entry(r).or_default().push(lt.level());
+            }
+        }
+        let mut k = self.slots;
+        while k < self.params.max_slots() {
+            let levels = rot.entry(k as i64).or_default();
+            levels.push(self.params.max_level());
+            if 2 * k == self.params.max_slots() {
+                levels.extend(&middle); // the sparse repacking after CoeffToSlot
+            }
+            k *= 2;
+        }
+        rot.remove(&0);
+        (rot, middle)
+    }
+
+    /// The levels rescaling from the top reaches: `base_primes + j·primes_per_rescale` limbs.
+    fn reachable_levels(&self) -> Vec<usize> {
+        let (base, c) = (self.params.base_primes(), self.params.primes_per_rescale());
+        (base - 1..=self.params.max_level()).step_by(c).collect()
+    }
+
+    /// Evaluation keys for the circuit (relinearization for every reachable level, rotations and
+    /// conjugation for the levels they run at, see `key_levels`; seeded or full) and, if the
+    /// config asks for an
+    /// ephemeral secret, the encapsulation keys.
     ///
     /// # Errors
     /// Parameter errors of the small encapsulation set.
@@ -429,7 +465,16 @@ impl Bootstrapper {
         seeded: bool,
     ) -> Result<(EvaluationKeys, Option<Encapsulation>)> {
         let kg = KeyGenerator::new(&self.params);
-        let keys = kg.gen_evaluation_keys(sk, &self.rotations(), true, seeded);
+        let (rot, middle) = self.key_levels();
+        let at = |levels: &[usize]| kg.clone().for_levels(levels.iter().copied());
+        let mut keys = EvaluationKeys::default()
+            // Every level a rescale can reach (callers multiply with it after the bootstrap
+            // too); with double-prime scaling the odd limb counts are never reached.
+            .with_relin(kg.clone().for_levels(self.reachable_levels()).gen_relin_key(sk, seeded))
+            .with_galois(at(&middle).gen_conjugation_key(sk, seeded));
+        for (r, levels) in &rot {
+            keys = keys.with_galois(at(levels).gen_rotation_key(sk, *r, seeded));
+        }
         let enc = match self.cfg.ephemeral_h {
             None => None,
             Some(h) => Some(Encapsulation::generate(&self.params, sk, h)?),
@@ -659,6 +704,14 @@ fn ms(t: Instant) -> f64 {
     t.elapsed().as_secs_f64() * 1e3
 }
 
+/// A key generator for the top level only: the switch back to the dense secret runs right after
+/// ModRaise, so with level-dependent key switching (`key_switch_bands`) the key needs only the
+/// top level's part.
+fn top_level_keys(params: &Parameters) -> KeyGenerator {
+    let top = params.max_level();
+    KeyGenerator::new(params).for_levels(top..=top)
+}
+
 impl Encapsulation {
     /// Keys for switching `sk` to a fresh ephemeral secret of weight `h` over the small set
     /// `(Q_0, P_0)` (the base primes and the first special primes, see `small_params`), and
@@ -675,8 +728,7 @@ impl Encapsulation {
         let to_sparse =
             KeyMaterial::Full(KeyGenerator::new(&small).gen_key_switch_key(&sk_small, &eph_small));
         let eph_full = SecretKey::from_coeffs(params, &eph_coeffs);
-        let to_dense =
-            KeyMaterial::Full(KeyGenerator::new(params).gen_key_switch_key(&eph_full, sk));
+        let to_dense = KeyMaterial::Full(top_level_keys(params).gen_key_switch_key(&eph_full, sk));
         let small_eval = Evaluator::new(&small, EvaluationKeys::default())?;
         Ok(Encapsulation { small, small_eval, to_sparse, to_dense })
     }
@@ -688,7 +740,7 @@ impl Encapsulation {
     pub fn symbolic(params: &Parameters, h: usize) -> Result<Encapsulation> {
         let small = Self::small_params(params, h)?;
         let to_sparse = KeyGenerator::new(&small).gen_symbolic_key_switch_key(false);
-        let to_dense = KeyGenerator::new(params).gen_symbolic_key_switch_key(false);
+        let to_dense = top_level_keys(params).gen_symbolic_key_switch_key(false);
         let small_eval = Evaluator::new(
             &small,
             KeyGenerator::new(&small).gen_symbolic_evaluation_keys(&[], false, false),
@@ -724,6 +776,7 @@ impl Encapsulation {
             p: params.p()[..k].to_vec(),
             dnum: Some(1),
             alpha: None,
+            key_switch_bands: vec![],
             secret: SecretDistribution::Hamming { h },
             sigma: params.sigma(),
             log_default_scale: params.literal().log_default_scale,

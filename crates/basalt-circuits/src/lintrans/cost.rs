@@ -1,6 +1,7 @@
 //! Closed-form operation counts of the linear transforms, checked against the trace.
 //!
-//! Notation at level `l`: `L = l+1` Q limbs, `k` special primes, `β = dnum_at(l)` digits of
+//! Notation at level `l`: `L = l+1` Q limbs, `k = k_at(l)` special primes (the level's `P`,
+//! level-dependent with `key_switch_bands`), `β = dnum_at(l)` digits of
 //! `α_j` limbs, `n` the ring degree, `c` primes dropped per rescale. Primitive costs:
 //!
 //! | primitive | NTT | INTT | BConv MACs | mult limbs | automorph limbs |
@@ -61,7 +62,7 @@ impl Primitives {
     pub fn at(params: &Parameters, level: usize) -> Primitives {
         let n = params.n() as u64;
         let l1 = level as u64 + 1;
-        let k = params.k() as u64;
+        let k = params.k_at(level) as u64;
         let beta = params.dnum_at(level) as u64;
         let c = params.primes_per_rescale() as u64;
         let ks = keyswitch::cost(params, level);
@@ -210,7 +211,7 @@ fn full_double(
     rescale: bool,
 ) -> OpCounts {
     let p = Primitives::at(params, level);
-    let (l1, k) = (level as u64 + 1, params.k() as u64);
+    let (l1, k) = (level as u64 + 1, params.k_at(level) as u64);
     let ext = params.dnum_at(level) as u64 * (l1 + k);
     let groups = group_babies(split, order);
     let babies: u64 = groups.iter().map(|b| b.iter().filter(|&&i| i != 0).count() as u64).sum();

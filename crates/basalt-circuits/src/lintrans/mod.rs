@@ -449,12 +449,16 @@ impl LinearTransform {
         match &self.store {
             DiagStore::Encoded(_) => n * (self.level as u64 + 1) * per_limb,
             DiagStore::EncodedQP(_) => {
-                n * (self.level as u64 + 1 + self.params.k() as u64) * per_limb
+                n * (self.level as u64 + 1 + self.params.k_at(self.level) as u64) * per_limb
             }
             DiagStore::OfLimb(_) | DiagStore::Shapes { of_limb: true } => n * per_limb,
             DiagStore::OnTheFly => 0,
             DiagStore::Shapes { of_limb: false } => {
-                let k = if self.plan.hoisting == Hoisting::Double { self.params.k() } else { 0 };
+                let k = if self.plan.hoisting == Hoisting::Double {
+                    self.params.k_at(self.level)
+                } else {
+                    0
+                };
                 n * (self.level as u64 + 1 + k as u64) * per_limb
             }
         }
@@ -511,7 +515,7 @@ impl LinearTransform {
                 self.load_stored_limb();
                 basalt_trace::emit(basalt_trace::Kernel::Ntt {
                     n: self.params.n() as u32,
-                    limbs: (self.level + 1 + self.params.k()) as u32,
+                    limbs: (self.level + 1 + self.params.k_at(self.level)) as u32,
                 });
             }
             let mut pt = PlaintextQP::symbolic(&self.params, self.level)?;

@@ -97,7 +97,7 @@ pub fn extend_q0(params: &Parameters, q0: &[i64], level: usize) -> RnsPoly {
 
 /// Extend a centred `q_0` limb to `q_0..q_level` and all `P` primes, NTT domain.
 pub fn extend_q0_qp(params: &Parameters, q0: &[i64], level: usize) -> RnsPoly {
-    extend(params, q0, level, params.k())
+    extend(params, q0, level, params.k_at(level))
 }
 
 fn extend(params: &Parameters, q0: &[i64], level: usize, p_limbs: usize) -> RnsPoly {

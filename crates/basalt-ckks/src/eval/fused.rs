@@ -84,10 +84,7 @@ impl Evaluator {
             *acc = Some(self.mul_plain_qp(ct, pt)?);
             return Ok(());
         };
-        self.check_plain_operand(
-            (pt.params_id, pt.is_symbolic(), pt.level()),
-            (ct.is_symbolic(), ct.level()),
-        )?;
+        self.check_plain_qp(pt, (ct.is_symbolic(), ct.level()))?;
         if a.params_id != ct.params_id || a.params_id != self.params.id() {
             return Err(CkksError::WrongParams { expected: self.params.id(), found: ct.params_id });
         }
@@ -104,7 +101,7 @@ impl Evaluator {
             });
         }
         let l1 = ct.level() + 1;
-        let k = self.params.k();
+        let k = self.params.k_at(ct.level());
         // The stored diagonal is usually at exactly this level: borrow it rather than copy.
         let p = if pt.poly.q_limbs() == l1 && pt.poly.p_limbs() == k {
             std::borrow::Cow::Borrowed(&pt.poly)

@@ -30,9 +30,13 @@ impl Evaluator {
         &self.encoder
     }
 
-    /// `P mod q_i` for every Q prime of the chain: the factor lazy (`Q ∪ P`) results carry.
-    pub fn p_mod_q(&self) -> &[u64] {
-        &self.p_mod_q
+    /// `P_l mod q_i` for every Q prime of the chain, `P_l` the special modulus of `level`: the
+    /// factor lazy (`Q_l ∪ P_l`) results carry.
+    ///
+    /// # Panics
+    /// If `level > max_level()`.
+    pub fn p_mod_q(&self, level: usize) -> &[u64] {
+        &self.p_mod_q[self.params.gadget_index(level)]
     }
 
     /// `a += b` in place (same level and scale; degrees may differ), saving the copy
@@ -84,7 +88,7 @@ impl Evaluator {
         if g == 1 {
             return Ok(ct.clone());
         }
-        let gk = self.galois_key(g, Some(k))?;
+        let gk = self.galois_key(g, Some(k), ct.level())?;
         // Name the key for the simulator's on-chip store, as `rotate` does.
         let _k = basalt_trace::key_scope(basalt_trace::KeyId::Galois { element: g });
         Ok(hoisted::automorphism_hoisted(&self.params, ct, decomp, g, &gk.key))
@@ -98,10 +102,7 @@ impl Evaluator {
     /// the plaintext is below the ciphertext's level.
     pub fn mul_plain_qp(&self, ct: &CiphertextQP, pt: &PlaintextQP) -> Result<CiphertextQP> {
         self.check_qp(ct)?;
-        self.check_plain_operand(
-            (pt.params_id, pt.is_symbolic(), pt.level()),
-            (ct.is_symbolic(), ct.level()),
-        )?;
+        self.check_plain_qp(pt, (ct.is_symbolic(), ct.level()))?;
         Ok(hoisted::mul_plain_qp(&self.params, ct, pt))
     }
 
@@ -118,7 +119,7 @@ impl Evaluator {
         if g == 1 {
             return Ok(ct.clone());
         }
-        let gk = self.galois_key(g, Some(k))?;
+        let gk = self.galois_key(g, Some(k), ct.level())?;
         // Name the key for the simulator's on-chip store, as `rotate` does.
         let _k = basalt_trace::key_scope(basalt_trace::KeyId::Galois { element: g });
         Ok(hoisted::automorphism_lazy_qp(&self.params, ct, g, &gk.key))

@@ -35,7 +35,8 @@ pub struct Evaluator {
     pub(crate) keys: EvaluationKeys,
     pub(crate) variant: KsVariant,
     pub(crate) block: usize,
-    pub(crate) p_mod_q: Vec<u64>,
+    /// `P_g mod q_i` per gadget `g` of the parameter set.
+    pub(crate) p_mod_q: Vec<Vec<u64>>,
     pub(crate) encoder: Encoder,
     /// Keys from `KeyGenerator::gen_symbolic_evaluation_keys`: trace mode only.
     pub(crate) symbolic_keys: bool,
@@ -60,7 +61,7 @@ impl Evaluator {
         for g in keys.galois.values() {
             check(g.key.params_id())?;
         }
-        let symbolic = |k: &crate::keys::KeyMaterial| k.b(0).is_symbolic();
+        let symbolic = |k: &crate::keys::KeyMaterial| k.is_symbolic();
         let flags: Vec<bool> = keys
             .relin
             .iter()
@@ -76,7 +77,11 @@ impl Evaluator {
             keys,
             variant: KsVariant::Hybrid,
             block: 4,
-            p_mod_q: crate::keys::key_switch_key::p_mod_q(params),
+            p_mod_q: params
+                .gadgets()
+                .iter()
+                .map(|g| crate::keys::key_switch_key::p_mod_q(params, g.p_limbs))
+                .collect(),
             encoder: Encoder::new(params),
         })
     }
@@ -100,6 +105,10 @@ impl Evaluator {
     }
 
     /// Key switching of `d` with the evaluator's variant.
+    ///
+    /// # Panics
+    /// If `key` lacks the part of `d`'s level (check with [`KeyMaterial::check_level`]; the
+    /// evaluator's operations do and return [`CkksError::KeyNotForLevel`]).
     pub fn keyswitch(&self, d: &RnsPoly, key: &KeyMaterial) -> (RnsPoly, RnsPoly) {
         match self.variant {
             KsVariant::Hybrid => keyswitch::keyswitch(&self.params, d, key),
@@ -181,6 +190,31 @@ impl Evaluator {
         }
         if pt_level < ct_level {
             return Err(CkksError::LevelMismatch { left: ct_level, right: pt_level });
+        }
+        Ok(())
+    }
+
+    /// A `Q ∪ P` plaintext against a `Q ∪ P` ciphertext at `ct_level`: as
+    /// [`Evaluator::check_plain_operand`], and at least the special primes of the ciphertext's
+    /// level (with `key_switch_bands` a plaintext encoded at a level of a larger `α` has fewer).
+    pub(crate) fn check_plain_qp(
+        &self,
+        pt: &crate::PlaintextQP,
+        (ct_symbolic, ct_level): (bool, usize),
+    ) -> Result<()> {
+        self.check_plain_operand(
+            (pt.params_id, pt.is_symbolic(), pt.level()),
+            (ct_symbolic, ct_level),
+        )?;
+        let need = self.params.k_at(ct_level);
+        if pt.poly.p_limbs() < need {
+            return Err(CkksError::InvalidPolynomial {
+                what: "Q∪P plaintext",
+                reason: format!(
+                    "{} P limbs, level {ct_level} needs {need}: encode it at that level",
+                    pt.poly.p_limbs()
+                ),
+            });
         }
         Ok(())
     }

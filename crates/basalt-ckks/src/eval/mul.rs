@@ -50,7 +50,7 @@ impl Evaluator {
         if ct.degree() != 2 {
             return Err(CkksError::Degree { degree: ct.degree(), expected: 2 });
         }
-        let rlk = self.relin_key()?;
+        let rlk = self.relin_key(ct.level())?;
         let _r = region("Relinearize");
         let _k = basalt_trace::key_scope(basalt_trace::KeyId::Relin);
         let (c0, c1) =
@@ -94,7 +94,7 @@ impl Evaluator {
         if a.level() + 1 < count + self.params.base_primes() {
             return Err(CkksError::LevelBelowZero { level: a.level(), drop: count });
         }
-        let rlk = self.relin_key()?;
+        let rlk = self.relin_key(a.level())?;
         let mut t = self.mul(a, b)?;
         let d2 = t.polys.pop().expect("a tensor product has three polynomials");
         // The tail on Q_l, at the product's scale: k·(c_0, c_1) + add + constant.
@@ -112,13 +112,14 @@ impl Evaluator {
         let _s = region("KeySwitch");
         let ring = self.params.ring();
         let (mut v0, mut v1) = self.keyswitch_lazy(&d2, &rlk.key);
-        let k = self.params.k();
+        let k = self.params.k_at(a.level());
+        let p_mod_q = self.p_mod_q(a.level());
         let polys = [(&mut v0, &t.polys[0]), (&mut v1, &t.polys[1])].map(|(v, c)| {
             if double {
                 let w = v.clone();
                 ring.add_assign(v, &w);
             }
-            ring.add_assign(v, &lift_times_p(ring, c, k, &self.p_mod_q));
+            ring.add_assign(v, &lift_times_p(ring, c, k, p_mod_q));
             rns::mod_down_rescale(ring, v, count)
         });
         let limbs = a.level() + 1;
@@ -132,8 +133,8 @@ impl Evaluator {
         })
     }
 
-    /// The relinearisation key, checked.
-    fn relin_key(&self) -> Result<&crate::keys::RelinKey> {
+    /// The relinearisation key, checked (holding the part key switching at `level` reads).
+    fn relin_key(&self, level: usize) -> Result<&crate::keys::RelinKey> {
         let rlk = self.keys.relin.as_ref().ok_or(CkksError::MissingRelinKey)?;
         if rlk.key.tag() != KeyTag::Relin {
             return Err(CkksError::WrongKey {
@@ -141,6 +142,7 @@ impl Evaluator {
                 found: rlk.key.tag().to_string(),
             });
         }
+        rlk.key.check_level(&self.params, level)?;
         Ok(rlk)
     }
 }

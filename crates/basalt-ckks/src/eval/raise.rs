@@ -113,16 +113,12 @@ impl Evaluator {
     /// switches to (e.g. to a sparse ephemeral secret before ModRaise, and back after it).
     ///
     /// # Errors
-    /// [`CkksError::WrongParams`] for a key of another set, degree ≠ 1.
+    /// [`CkksError::WrongParams`] for a key of another set, [`CkksError::KeyNotForLevel`] for one
+    /// without the part of `ct`'s level, degree ≠ 1.
     pub fn switch_key(&self, ct: &Ciphertext, key: &KeyMaterial) -> Result<Ciphertext> {
         self.check_ct(ct)?;
         Self::check_degree1(ct)?;
-        if key.params_id() != self.params.id() {
-            return Err(CkksError::WrongParams {
-                expected: self.params.id(),
-                found: key.params_id(),
-            });
-        }
+        key.check_level(&self.params, ct.level())?;
         let _r = region("SwitchKey");
         let (u0, u1) = self.keyswitch(&ct.polys[1], key);
         let mut c0 = ct.polys[0].clone();

@@ -9,7 +9,14 @@ use crate::keys::{GaloisKey, KeyTag};
 use crate::keyswitch::{self, CiphertextQP, HoistedDecomp, hoisted};
 
 impl Evaluator {
-    pub(crate) fn galois_key(&self, galois: u64, rotation: Option<i64>) -> Result<&GaloisKey> {
+    /// The Galois key of `galois`, checked: present, a Galois key of that element, holding the
+    /// part key switching at `level` reads.
+    pub(crate) fn galois_key(
+        &self,
+        galois: u64,
+        rotation: Option<i64>,
+        level: usize,
+    ) -> Result<&GaloisKey> {
         let gk = self.keys.galois.get(&galois).ok_or(match rotation {
             Some(k) => CkksError::MissingRotationKey { rotation: k, galois },
             None => CkksError::MissingConjugationKey { galois },
@@ -20,6 +27,7 @@ impl Evaluator {
                 found: gk.key.tag().to_string(),
             });
         }
+        gk.key.check_level(&self.params, level)?;
         Ok(gk)
     }
 
@@ -39,7 +47,7 @@ impl Evaluator {
     ) -> Result<Ciphertext> {
         self.check_ct(ct)?;
         Self::check_degree1(ct)?;
-        let gk = self.galois_key(galois, rotation)?;
+        let gk = self.galois_key(galois, rotation, ct.level())?;
         let _r = region("Rotate");
         // Name the key for the simulator's on-chip store (rotations by one step share it).
         let _k = basalt_trace::key_scope(KeyId::Galois { element: galois });
@@ -90,7 +98,7 @@ impl Evaluator {
                 if g == 1 {
                     Ok((g, None))
                 } else {
-                    self.galois_key(g, Some(k)).map(|gk| (g, Some(gk)))
+                    self.galois_key(g, Some(k), ct.level()).map(|gk| (g, Some(gk)))
                 }
             })
             .collect::<Result<_>>()?;
@@ -125,9 +133,9 @@ impl Evaluator {
                 let g = self.params.ring().galois_element_for_rotation(k);
                 if g == 1 {
                     // Rotation by 0: P·ct in Q_l ∪ P, so that ModDown returns ct exactly.
-                    return Ok(hoisted::lift_lazy(&self.params, ct, &self.p_mod_q));
+                    return Ok(hoisted::lift_lazy(&self.params, ct, self.p_mod_q(ct.level())));
                 }
-                let gk = self.galois_key(g, Some(k))?;
+                let gk = self.galois_key(g, Some(k), ct.level())?;
                 let _k = basalt_trace::key_scope(KeyId::Galois { element: g });
                 Ok(hoisted::automorphism_hoisted_lazy(
                     &self.params,
@@ -135,7 +143,7 @@ impl Evaluator {
                     decomp,
                     g,
                     &gk.key,
-                    &self.p_mod_q,
+                    self.p_mod_q(ct.level()),
                 ))
             })
             .collect()

@@ -6,8 +6,9 @@ use std::collections::BTreeMap;
 
 use basalt_math::RnsPoly;
 
-use super::key_switch_key::{KeySwitchKey, KeyTag};
+use super::key_switch_key::{KeyPart, KeySwitchKey, KeyTag, part_at};
 use super::seeded::SeededKeySwitchKey;
+use crate::error::{CkksError, Result};
 use crate::params::Parameters;
 
 /// Key material in either storage form.
@@ -33,30 +34,56 @@ impl KeyMaterial {
     pub fn is_seeded(&self) -> bool {
         matches!(self, KeyMaterial::Seeded(_))
     }
+    /// Digit pairs stored, over every part.
     pub fn digits(&self) -> usize {
         match self {
-            KeyMaterial::Full(k) => k.b.len(),
-            KeyMaterial::Seeded(k) => k.b.len(),
+            KeyMaterial::Full(k) => k.digits(),
+            KeyMaterial::Seeded(k) => k.digits(),
         }
     }
-    /// `b_j` over `Q_L ∪ P`.
-    pub(crate) fn b(&self, j: usize) -> &RnsPoly {
+    /// The parts, one per gadget of the parameter set (`None`: not generated).
+    pub fn parts(&self) -> &[Option<KeyPart>] {
         match self {
-            KeyMaterial::Full(k) => &k.b[j],
-            KeyMaterial::Seeded(k) => &k.b[j],
+            KeyMaterial::Full(k) => &k.parts,
+            KeyMaterial::Seeded(k) => &k.parts,
         }
     }
-    /// `a_j`: the stored one (over `Q_L ∪ P`), or regenerated on `Q_l ∪ P` for a seeded key.
+    /// Whether the key holds the part key switching at `level` reads.
+    ///
+    /// # Errors
+    /// [`CkksError::KeyNotForLevel`] naming the levels it does serve;
+    /// [`CkksError::LevelTooHigh`]; [`CkksError::WrongParams`] for a key of another set.
+    pub fn check_level(&self, params: &Parameters, level: usize) -> Result<()> {
+        if self.params_id() != params.id() {
+            return Err(CkksError::WrongParams { expected: params.id(), found: self.params_id() });
+        }
+        part_at(params, self.parts(), level).map(|_| ())
+    }
+    /// True for shape-only (trace mode) key material.
+    pub(crate) fn is_symbolic(&self) -> bool {
+        self.parts().iter().flatten().any(|p| p.b.first().is_some_and(RnsPoly::is_symbolic))
+    }
+    /// `b_j` of part `g` over `Q_top ∪ P_g`.
+    ///
+    /// # Panics
+    /// If the key lacks part `g` (callers check with [`KeyMaterial::check_level`] first).
+    pub(crate) fn b(&self, g: usize, j: usize) -> &RnsPoly {
+        &self.parts()[g].as_ref().expect("key part checked by the caller").b[j]
+    }
+    /// `a_j` of part `g`: the stored one (over `Q_top ∪ P_g`), or regenerated on `Q_l ∪ P_g`
+    /// for a seeded key.
     pub(crate) fn a(
         &self,
         params: &Parameters,
-        j: usize,
+        (g, j): (usize, usize),
         q_limbs: usize,
         symbolic: bool,
     ) -> Cow<'_, RnsPoly> {
         match self {
-            KeyMaterial::Full(k) => Cow::Borrowed(&k.a[j]),
-            KeyMaterial::Seeded(k) => Cow::Owned(k.a_at(params, j, q_limbs, symbolic)),
+            KeyMaterial::Full(k) => {
+                Cow::Borrowed(&k.parts[g].as_ref().expect("key part checked by the caller").a[j])
+            }
+            KeyMaterial::Seeded(k) => Cow::Owned(k.a_at(params, (g, j), q_limbs, symbolic)),
         }
     }
     /// Bytes of stored key material.

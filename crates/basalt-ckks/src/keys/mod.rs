@@ -8,7 +8,7 @@ pub mod secret;
 pub mod seeded;
 
 pub use galois::{EvaluationKeys, GaloisKey, KeyMaterial, RelinKey};
-pub use key_switch_key::{KeySwitchKey, KeyTag};
+pub use key_switch_key::{KeyPart, KeySwitchKey, KeyTag};
 pub use public::PublicKey;
 pub use secret::SecretKey;
 pub use seeded::SeededKeySwitchKey;
@@ -22,11 +22,25 @@ use crate::params::Parameters;
 #[derive(Clone, Debug)]
 pub struct KeyGenerator {
     params: Parameters,
+    /// Which gadgets (key parts) to generate: all unless [`KeyGenerator::for_levels`].
+    wanted: Vec<bool>,
 }
 
 impl KeyGenerator {
     pub fn new(params: &Parameters) -> KeyGenerator {
-        KeyGenerator { params: params.clone() }
+        KeyGenerator { params: params.clone(), wanted: vec![true; params.gadgets().len()] }
+    }
+    /// Generate key-switching keys only for the levels in `levels` (their gadgets' parts): with
+    /// level-dependent key switching (`key_switch_bands`) a key for every level holds one part
+    /// per distinct digit size, far more than one level needs. Keys used at another level are
+    /// refused ([`crate::CkksError::KeyNotForLevel`]). Without bands every level shares one
+    /// part, so this changes nothing.
+    pub fn for_levels(mut self, levels: impl IntoIterator<Item = usize>) -> KeyGenerator {
+        self.wanted = vec![false; self.params.gadgets().len()];
+        for l in levels.into_iter().filter(|&l| l <= self.params.max_level()) {
+            self.wanted[self.params.gadget_index(l)] = true;
+        }
+        self
     }
     pub fn gen_secret_key(&self) -> SecretKey {
         SecretKey::generate(&self.params)
@@ -36,7 +50,14 @@ impl KeyGenerator {
     }
     /// Key switching `from` to `to`.
     pub fn gen_key_switch_key(&self, from: &SecretKey, to: &SecretKey) -> KeySwitchKey {
-        KeySwitchKey::generate(&self.params, &from.poly, to, KeyTag::Custom, fresh_seed())
+        KeySwitchKey::generate_parts(
+            &self.params,
+            &from.poly,
+            to,
+            KeyTag::Custom,
+            fresh_seed(),
+            &self.wanted,
+        )
     }
     fn material(
         &self,
@@ -45,7 +66,8 @@ impl KeyGenerator {
         tag: KeyTag,
         seeded: bool,
     ) -> KeyMaterial {
-        let k = KeySwitchKey::generate(&self.params, s_from, to, tag, fresh_seed());
+        let k =
+            KeySwitchKey::generate_parts(&self.params, s_from, to, tag, fresh_seed(), &self.wanted);
         if seeded { KeyMaterial::Seeded(k.to_seeded()) } else { KeyMaterial::Full(k) }
     }
     /// Relinearization key (`s² → s`); `seeded` stores only seed + `b`.
@@ -85,21 +107,30 @@ impl KeyGenerator {
     /// such keys only accepts symbolic ciphertexts.
     fn symbolic_material(&self, tag: KeyTag, seeded: bool) -> KeyMaterial {
         let p = &self.params;
-        let shape = || {
-            basalt_math::RnsPoly::symbolic(
-                p.n(),
-                p.max_level() + 1,
-                p.k(),
-                basalt_math::Domain::Ntt,
-            )
-        };
-        let b: Vec<_> = (0..p.dnum()).map(|_| shape()).collect();
-        let (seed, id) = ([0u8; 32], p.id());
+        let parts = p
+            .gadgets()
+            .iter()
+            .zip(&self.wanted)
+            .map(|(g, &wanted)| {
+                let shape = || {
+                    basalt_math::RnsPoly::symbolic(
+                        p.n(),
+                        g.top_level + 1,
+                        g.p_limbs,
+                        basalt_math::Domain::Ntt,
+                    )
+                };
+                let b = (0..g.digits()).map(|_| shape()).collect();
+                let a =
+                    if seeded { Vec::new() } else { (0..g.digits()).map(|_| shape()).collect() };
+                wanted.then_some(KeyPart { b, a })
+            })
+            .collect();
+        let (seed, params_id) = ([0u8; 32], p.id());
         if seeded {
-            KeyMaterial::Seeded(SeededKeySwitchKey { b, seed, tag, params_id: id })
+            KeyMaterial::Seeded(SeededKeySwitchKey { parts, seed, tag, params_id })
         } else {
-            let a = (0..p.dnum()).map(|_| shape()).collect();
-            KeyMaterial::Full(KeySwitchKey { b, a, seed, tag, params_id: id })
+            KeyMaterial::Full(KeySwitchKey { parts, seed, tag, params_id })
         }
     }
 

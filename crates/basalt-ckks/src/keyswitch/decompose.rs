@@ -30,7 +30,8 @@ pub(crate) fn to_coeff(params: &Parameters, d: &RnsPoly) -> RnsPoly {
     dc
 }
 
-/// Decompose `d` into `β = ⌈(l+1)/α⌉` digits and ModUp each to `Q_l ∪ P`.
+/// Decompose `d` into `β = ⌈(l+1)/α⌉` digits and ModUp each to `Q_l ∪ P` (`α` and `P` of the
+/// level's gadget).
 ///
 /// # Cost
 /// INTT `l+1`; per digit `j`: BConv `n·α_j·(l+1+k−α_j)` and NTT `l+1+k−α_j`.
@@ -40,7 +41,8 @@ pub fn decompose(params: &Parameters, d: &RnsPoly) -> HoistedDecomp {
     let digits = (0..params.dnum_at(level))
         .map(|j| {
             let digit = params.digit_range(level, j);
-            rns::mod_up_with(params.ring(), &dc, d, digit, params.k(), super::mod_up_mode(params))
+            let k = params.k_at(level);
+            rns::mod_up_with(params.ring(), &dc, d, digit, k, super::mod_up_mode(params))
         })
         .collect();
     HoistedDecomp { digits, level }

@@ -35,8 +35,10 @@ pub(crate) fn keyswitch_lazy_fused(
     let n = ring.n();
     let l1 = d.q_limbs();
     let level = l1 - 1;
-    let k = params.k();
+    let k = params.k_at(level);
     let beta = params.dnum_at(level);
+    let part =
+        key.parts[params.gadget_index(level)].as_ref().expect("key part checked by the caller");
     report_unfused_trace(params, l1);
 
     // Decompose: the coefficient form of `d`.
@@ -52,7 +54,7 @@ pub(crate) fn keyswitch_lazy_fused(
     let glob = ring.global_indices(&acc0);
     for j in 0..beta {
         let digit = params.digit_range(level, j);
-        let (kb, ka) = (&key.b[j], &key.a[j]);
+        let (kb, ka) = (&part.b[j], &part.a[j]);
         let key_limbs = |i: usize| {
             (kb.limb(map_limb(i, l1, kb.q_limbs())), ka.limb(map_limb(i, l1, ka.q_limbs())))
         };
@@ -92,7 +94,8 @@ pub(crate) fn keyswitch_lazy_fused(
 /// The kernels and regions of Decompose → ModUp (every digit) → inner product, as the unfused
 /// path reports them (`to_coeff`, `rns::mod_up`, `hybrid::accumulate` with a full key).
 fn report_unfused_trace(params: &Parameters, l1: usize) {
-    let (n, k, level) = (params.n() as u32, params.k(), l1 - 1);
+    let (n, level) = (params.n() as u32, l1 - 1);
+    let k = params.k_at(level);
     let beta = params.dnum_at(level);
     {
         let _r = region("Decompose");

@@ -49,7 +49,7 @@ pub struct CiphertextQP {
 }
 
 impl CiphertextQP {
-    /// A `Q_l ∪ P` ciphertext from its two polynomials (`l+1` Q limbs and all `k` P limbs each,
+    /// A `Q_l ∪ P` ciphertext from its two polynomials (`l+1` Q limbs and `k_at(l)` P limbs each,
     /// NTT domain), read as `(c_0 + c_1·s) / P`. Symbolic pairs are accepted (trace mode).
     ///
     /// # Errors
@@ -63,8 +63,9 @@ impl CiphertextQP {
         scale: f64,
         slots: usize,
     ) -> Result<Self> {
-        check_poly_operand(params, &c0, params.k(), "Q∪P ciphertext")?;
-        check_poly_operand(params, &c1, params.k(), "Q∪P ciphertext")?;
+        let k = params.k_at(c0.q_limbs().clamp(1, params.max_level() + 1) - 1);
+        check_poly_operand(params, &c0, k, "Q∪P ciphertext")?;
+        check_poly_operand(params, &c1, k, "Q∪P ciphertext")?;
         if c0.q_limbs() != c1.q_limbs() {
             return Err(CkksError::LevelMismatch {
                 left: c0.q_limbs() - 1,
@@ -153,10 +154,11 @@ pub(crate) fn mul_plain_qp(
 ) -> CiphertextQP {
     let ring = params.ring();
     let l1 = ct.level() + 1;
-    let p = crate::util::restrict(&pt.poly, l1, params.k());
+    let k = params.k_at(ct.level());
+    let p = crate::util::restrict(&pt.poly, l1, k);
     basalt_trace::emit(basalt_trace::Kernel::PlainLoad {
         n: params.n() as u32,
-        limbs: (l1 + params.k()) as u32,
+        limbs: (l1 + k) as u32,
     });
     let mut out = ct.clone();
     ring.mul_assign(&mut out.c0, &p);
@@ -215,19 +217,21 @@ fn permute(params: &Parameters, x0: &RnsPoly, x1: &RnsPoly, galois: u64) -> (Rns
     (ring.automorphism(x0, galois), ring.automorphism(x1, galois))
 }
 
-/// `P·ct` over `Q_l ∪ P` (the lazy form of the identity rotation).
+/// `P·ct` over `Q_l ∪ P` (the lazy form of the identity rotation); `p_mod_q` of the level's `P`.
 pub fn lift_lazy(params: &Parameters, ct: &Ciphertext, p_mod_q: &[u64]) -> CiphertextQP {
     let ring = params.ring();
+    let k = params.k_at(ct.level());
     CiphertextQP {
-        c0: lift_times_p(ring, &ct.polys[0], params.k(), p_mod_q),
-        c1: lift_times_p(ring, &ct.polys[1], params.k(), p_mod_q),
+        c0: lift_times_p(ring, &ct.polys[0], k, p_mod_q),
+        c1: lift_times_p(ring, &ct.polys[1], k, p_mod_q),
         scale: ct.scale,
         slots: ct.slots,
         params_id: ct.params_id,
     }
 }
 
-/// Lazy rotation of `ct` by Galois element `galois` reusing `decomp = decompose(c_1)`.
+/// Lazy rotation of `ct` by Galois element `galois` reusing `decomp = decompose(c_1)`;
+/// `p_mod_q` of the level's `P`.
 pub fn automorphism_hoisted_lazy(
     params: &Parameters,
     ct: &Ciphertext,
@@ -239,7 +243,7 @@ pub fn automorphism_hoisted_lazy(
     let _r = region("Rotate");
     let ring = params.ring();
     let (mut v0, v1) = key_switch(params, decomp, key);
-    let pc0 = lift_times_p(ring, &ct.polys[0], params.k(), p_mod_q);
+    let pc0 = lift_times_p(ring, &ct.polys[0], params.k_at(ct.level()), p_mod_q);
     ring.add_assign(&mut v0, &pc0);
     let (c0, c1) = permute(params, &v0, &v1, galois);
     CiphertextQP { c0, c1, scale: ct.scale, slots: ct.slots, params_id: ct.params_id }

@@ -17,15 +17,16 @@ pub fn inner_product(
 ) -> (RnsPoly, RnsPoly) {
     let _r = region("InnerProduct");
     let l1 = decomp.level + 1;
-    let k = params.k();
+    let k = params.k_at(decomp.level);
+    let g = params.gadget_index(decomp.level);
     let like = &decomp.digits[0];
     let mut acc0 = like.with_shape(l1, k, Domain::Ntt);
     let mut acc1 = like.with_shape(l1, k, Domain::Ntt);
     emit_key_load(params, key, decomp.level);
     let all: Vec<usize> = (0..l1 + k).collect();
     for (j, dj) in decomp.digits.iter().enumerate() {
-        let a = key.a(params, j, l1, like.is_symbolic());
-        mac_pair(params.ring(), &mut acc0, &mut acc1, dj, key.b(j), &a, &all);
+        let a = key.a(params, (g, j), l1, like.is_symbolic());
+        mac_pair(params.ring(), &mut acc0, &mut acc1, dj, key.b(g, j), &a, &all);
     }
     (acc0, acc1)
 }

@@ -23,8 +23,17 @@
 //! (hybrid key switching); FAB §4.6 (reordering); Halevi–Shoup and Bossuat et al.,
 //! EUROCRYPT 2021 (hoisting, double hoisting).
 //!
+//! # Level-dependent special modulus
+//! The digit size `α` and the special primes `P` are those of the level's gadget
+//! ([`Parameters::gadget_at`]): one `α` and all `k` special primes at every level, unless the set
+//! has `key_switch_bands` (CraterLake §3.1: at `l+1` limbs in a band of `t` digits,
+//! `α_l = ⌈(l+1)/t⌉` and `P_l` = the first `α_l` special primes; 1-digit switching at `l+1`
+//! limbs extends to `2(l+1)` limbs, Table 1's count). Every step below reads `k = k_at(l)`; the
+//! ModDown divides by the input's own `P` limbs.
+//!
 //! # Cost
-//! At level `l` (`l+1` limbs), `β` digits of `α_j` limbs (`Σ α_j = l+1`), `k` special primes:
+//! At level `l` (`l+1` limbs), `β` digits of `α_j` limbs (`Σ α_j = l+1`), `k = k_at(l)`
+//! special primes:
 //! - INTT: `l+1` (Decompose) + `2k` (ModDown of two polynomials).
 //! - NTT: `Σ_j (l+1+k−α_j) = β(l+1+k) − (l+1)` (ModUp) + `2(l+1)` (ModDown).
 //! - BConv multiply-adds: `n·Σ_j α_j(l+1+k−α_j)` (ModUp) + `2·n·k(l+1)` (ModDown).
@@ -81,7 +90,7 @@ pub struct KsCost {
 pub fn cost(params: &Parameters, level: usize) -> KsCost {
     let n = params.n() as u64;
     let l1 = (level + 1) as u64;
-    let k = params.k() as u64;
+    let k = params.k_at(level) as u64;
     let beta = params.dnum_at(level) as u64;
     let alphas: Vec<u64> =
         (0..beta as usize).map(|j| params.digit_range(level, j).len() as u64).collect();
@@ -114,7 +123,7 @@ pub(crate) fn mod_up_mode(_params: &Parameters) -> basalt_math::rns::BConvMode {
 pub(crate) fn emit_key_load(params: &Parameters, key: &KeyMaterial, level: usize) {
     emit(Kernel::KeyLoad {
         n: params.n() as u32,
-        limbs: (level + 1 + params.k()) as u32,
+        limbs: (level + 1 + params.k_at(level)) as u32,
         digits: params.dnum_at(level) as u32,
         seeded: key.is_seeded(),
     });

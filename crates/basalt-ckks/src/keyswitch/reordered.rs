@@ -53,7 +53,8 @@ pub fn keyswitch_reordered_lazy(
     let n = ring.n();
     let level = d.q_limbs() - 1;
     let l1 = level + 1;
-    let k = params.k();
+    let k = params.k_at(level);
+    let g = params.gadget_index(level);
     let block = block.max(1);
     let dc = to_coeff(params, d);
     let mut acc0 = d.with_shape(l1, k, Domain::Ntt);
@@ -64,8 +65,8 @@ pub fn keyswitch_reordered_lazy(
     emit_key_load(params, key, level);
     for j in 0..params.dnum_at(level) {
         let digit = params.digit_range(level, j);
-        let a = key.a(params, j, l1, d.is_symbolic());
-        let b = key.b(j);
+        let a = key.a(params, (g, j), l1, d.is_symbolic());
+        let b = key.b(g, j);
         {
             let _r = region("InnerProduct");
             let own: Vec<usize> = digit.clone().collect();

@@ -43,6 +43,20 @@ fn default_sigma() -> f64 {
     3.2
 }
 
+/// One band of level-dependent key switching (CraterLake §3.1: "programs switch variants by
+/// level"): at a level with `l+1` Q limbs inside the band, key switching uses `digits` digits of
+/// `α_l = ⌈(l+1)/digits⌉` limbs each and a special modulus of the first `α_l` special primes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KeySwitchBand {
+    /// The band holds the levels with fewer than this many Q limbs (and at least the previous
+    /// band's bound). `None` for the last band, which holds every level above.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub below_q_limbs: Option<usize>,
+    /// Key-switching digits `t` inside the band (≥ 1).
+    pub digits: usize,
+}
+
 /// Unchecked CKKS parameters. Either `log_q` (bit sizes; primes generated Lattigo-style, closest
 /// to `2^bits`, alternating above/below) or `q` (explicit primes) describes the Q chain
 /// `q_0 … q_L`; likewise `log_p`/`p` the special primes of hybrid key switching.
@@ -74,6 +88,10 @@ pub struct ParametersLiteral {
     /// Q limbs per digit. Give this or `dnum`; if neither, `alpha = |P|`.
     #[serde(default)]
     pub alpha: Option<usize>,
+    /// Level-dependent key switching, lowest band first (empty: one `alpha` and all `k` special
+    /// primes at every level). Excludes `dnum` and `alpha`. See [`KeySwitchBand`].
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub key_switch_bands: Vec<KeySwitchBand>,
     /// Secret-key distribution.
     #[serde(default)]
     pub secret: SecretDistribution,
@@ -128,6 +146,7 @@ impl ParametersLiteral {
             p: vec![],
             dnum: Some(dnum),
             alpha: None,
+            key_switch_bands: vec![],
             secret: SecretDistribution::DenseTernary,
             sigma: 3.2,
             log_default_scale: log_q as f64,

@@ -6,6 +6,6 @@ pub mod presets;
 pub mod security;
 pub mod validate;
 
-pub use literal::{ParametersLiteral, Provenance, SecretDistribution};
+pub use literal::{KeySwitchBand, ParametersLiteral, Provenance, SecretDistribution};
 pub use security::SecurityEstimate;
-pub use validate::{Parameters, ParamsSummary};
+pub use validate::{Gadget, Parameters, ParamsSummary};

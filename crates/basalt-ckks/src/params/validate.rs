@@ -14,7 +14,7 @@ use basalt_math::primes;
 use serde::{Deserialize, Serialize};
 use sha3::{Digest, Sha3_256};
 
-use super::literal::{ParametersLiteral, SecretDistribution};
+use super::literal::{KeySwitchBand, ParametersLiteral, SecretDistribution};
 use super::security::{self, SecurityEstimate};
 use crate::error::ParamError;
 
@@ -30,6 +30,9 @@ pub struct Parameters {
     p: Vec<u64>,
     alpha: usize,
     dnum: usize,
+    gadgets: Vec<Gadget>,
+    /// Index into `gadgets` of the gadget each level uses.
+    gadget_of: Vec<usize>,
     base_primes: usize,
     per_level: usize,
     id: u64,
@@ -50,6 +53,94 @@ impl std::fmt::Debug for Parameters {
     }
 }
 
+/// One key-switching gadget: digits of `alpha` Q limbs, the special modulus of the first
+/// `p_limbs` special primes. A key-switching key holds one part per gadget, over
+/// `Q_top_level ∪ P`; every level uses exactly one gadget (the same one at every level unless
+/// the set has `key_switch_bands`). Two bands that give a level the same `alpha` share its
+/// gadget: the digits are the same chunks of `alpha` limbs from `q_0` and `P` is the same.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Gadget {
+    pub alpha: usize,
+    pub p_limbs: usize,
+    /// The highest level using this gadget: its key part lives on `Q_top_level ∪ P`.
+    pub top_level: usize,
+}
+
+impl Gadget {
+    /// Digits of the key part (at `top_level`).
+    pub fn digits(&self) -> usize {
+        (self.top_level + 1).div_ceil(self.alpha)
+    }
+}
+
+/// Check the band list of a literal: ascending bounds above 1, the last band open-ended, at
+/// least one digit everywhere. Bounds beyond the chain's limbs are allowed (the bands above
+/// are then unused), so that a preset's bands survive a truncated chain.
+fn check_bands(bands: &[KeySwitchBand]) -> Result<(), ParamError> {
+    let bad = |msg: String| Err(ParamError::BadKeySwitchBands(msg));
+    let mut prev = 1;
+    for (i, b) in bands.iter().enumerate() {
+        if b.digits == 0 {
+            return bad(format!("band {i} has 0 digits"));
+        }
+        match (b.below_q_limbs, i + 1 == bands.len()) {
+            (None, true) => {}
+            (None, false) => {
+                return bad(format!("band {i} has no `below_q_limbs` but is not the last"));
+            }
+            (Some(x), true) => {
+                return bad(format!(
+                    "the last band has `below_q_limbs = {x}`; it must be open-ended"
+                ));
+            }
+            (Some(x), false) => {
+                if x <= prev {
+                    return bad(format!(
+                        "band {i}: `below_q_limbs = {x}` must exceed the previous bound ({prev})"
+                    ));
+                }
+                prev = x;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The gadgets of a chain of `limbs` Q limbs and `k` special primes, and the gadget of each
+/// level: one gadget `(alpha, k)` for every level without bands; with bands, at `l+1` limbs in a
+/// band of `t` digits, `α_l = ⌈(l+1)/t⌉` and `P_l` = the first `α_l` special primes.
+fn level_gadgets(
+    limbs: usize,
+    k: usize,
+    alpha: usize,
+    bands: &[KeySwitchBand],
+) -> Result<(Vec<Gadget>, Vec<usize>), ParamError> {
+    if bands.is_empty() {
+        return Ok((vec![Gadget { alpha, p_limbs: k, top_level: limbs - 1 }], vec![0; limbs]));
+    }
+    let mut gadgets: Vec<Gadget> = Vec::new();
+    let mut of = Vec::with_capacity(limbs);
+    for level in 0..limbs {
+        let q = level + 1;
+        let band =
+            bands.iter().find(|b| b.below_q_limbs.is_none_or(|x| q < x)).expect("open last band");
+        let a = q.div_ceil(band.digits);
+        if a > k {
+            return Err(ParamError::TooFewSpecialPrimes { q_limbs: q, needed: a, have: k });
+        }
+        let idx = match gadgets.iter().position(|g| g.alpha == a) {
+            Some(i) => i,
+            None => {
+                gadgets.push(Gadget { alpha: a, p_limbs: a, top_level: level });
+                gadgets.len() - 1
+            }
+        };
+        gadgets[idx].top_level = level;
+        of.push(idx);
+    }
+    Ok((gadgets, of))
+}
+
 /// A summary of a parameter set for reports (CLI `--json`, Python `repr`).
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct ParamsSummary {
@@ -66,6 +157,9 @@ pub struct ParamsSummary {
     pub log_qp: f64,
     pub log_default_scale: f64,
     pub double_prime: bool,
+    /// Level-dependent key switching (empty: `dnum`/`alpha` at every level).
+    #[serde(default)]
+    pub key_switch_bands: Vec<KeySwitchBand>,
     pub secret: SecretDistribution,
     pub security: SecurityEstimate,
     pub id: String,
@@ -184,6 +278,12 @@ impl Parameters {
         }
         let limbs = q.len();
         let k = p.len();
+        if !lit.key_switch_bands.is_empty() {
+            if lit.dnum.is_some() || lit.alpha.is_some() {
+                return Err(ParamError::BandsAndDnum);
+            }
+            check_bands(&lit.key_switch_bands)?;
+        }
         let alpha = match (lit.dnum, lit.alpha) {
             (Some(_), Some(_)) => return Err(ParamError::DnumAndAlpha),
             (Some(d), None) => {
@@ -200,14 +300,18 @@ impl Parameters {
             }
             (None, None) => k.min(limbs),
         };
-        let dnum = limbs.div_ceil(alpha);
-        let log_p = log2_sum(&p);
-        let log_digit = q.chunks(alpha).map(log2_sum).fold(0.0, f64::max);
-        // P may be slightly smaller than a digit (1-digit sets with P primes generated below
-        // the Q primes): each missing bit costs one bit of key-switching noise. Reject only a
-        // clear mismatch.
-        if log_p + SLACK_BITS < log_digit {
-            return Err(ParamError::SpecialModulusTooSmall { log_p, log_digit });
+        let (gadgets, gadget_of) = level_gadgets(limbs, k, alpha, &lit.key_switch_bands)?;
+        let top = gadgets[gadget_of[limbs - 1]];
+        let (alpha, dnum) = (top.alpha, top.digits());
+        for g in &gadgets {
+            let log_p = log2_sum(&p[..g.p_limbs]);
+            let log_digit = q[..=g.top_level].chunks(g.alpha).map(log2_sum).fold(0.0, f64::max);
+            // P may be slightly smaller than a digit (1-digit sets with P primes generated below
+            // the Q primes): each missing bit costs one bit of key-switching noise. Reject only
+            // a clear mismatch.
+            if log_p + SLACK_BITS < log_digit {
+                return Err(ParamError::SpecialModulusTooSmall { log_p, log_digit });
+            }
         }
         if let SecretDistribution::Hamming { h } = lit.secret
             && (h == 0 || h > n)
@@ -228,7 +332,11 @@ impl Parameters {
         if base == 0 || base > limbs || !(limbs - base).is_multiple_of(per_level) {
             return Err(ParamError::BadLevelLayout { limbs, base, per_level });
         }
-        let log_qp = log2_sum(&q) + log_p;
+        // The widest modulus a key lives in: `Q_top ∪ P` of the widest gadget.
+        let log_qp = gadgets
+            .iter()
+            .map(|g| log2_sum(&q[..=g.top_level]) + log2_sum(&p[..g.p_limbs]))
+            .fold(f64::NEG_INFINITY, f64::max);
         let sparse = matches!(lit.secret, SecretDistribution::Hamming { .. });
         let security = security::estimate(log_n, log_qp, sparse);
         if security.meets.is_none() && !(lit.allow_insecure || force_insecure) {
@@ -247,6 +355,8 @@ impl Parameters {
             p,
             alpha,
             dnum,
+            gadgets,
+            gadget_of,
             base_primes: base,
             per_level,
             id,
@@ -277,6 +387,14 @@ impl Parameters {
         };
         h.update(s.to_le_bytes());
         h.update(lit.sigma.to_le_bytes());
+        // Only a banded set hashes its bands, so every other set keeps its id.
+        if !lit.key_switch_bands.is_empty() {
+            h.update(b"key_switch_bands");
+            for b in &lit.key_switch_bands {
+                h.update((b.below_q_limbs.unwrap_or(0) as u64).to_le_bytes());
+                h.update((b.digits as u64).to_le_bytes());
+            }
+        }
         let d = h.finalize();
         u64::from_le_bytes(d[..8].try_into().expect("8 bytes"))
     }
@@ -313,11 +431,12 @@ impl Parameters {
     pub fn p(&self) -> &[u64] {
         &self.p
     }
-    /// Number of special primes.
+    /// Number of special primes in the chain (the widest `P` any level uses; see
+    /// [`Parameters::k_at`]).
     pub fn k(&self) -> usize {
         self.p.len()
     }
-    /// Q limbs per key-switching digit.
+    /// Q limbs per key-switching digit at the top level.
     pub fn alpha(&self) -> usize {
         self.alpha
     }
@@ -325,14 +444,39 @@ impl Parameters {
     pub fn dnum(&self) -> usize {
         self.dnum
     }
-    /// Digits used at `level`: ceil((level+1)/alpha).
+    /// The key-switching gadgets, in the order a key holds its parts.
+    pub fn gadgets(&self) -> &[Gadget] {
+        &self.gadgets
+    }
+    /// Index into [`Parameters::gadgets`] of the gadget key switching uses at `level`.
+    ///
+    /// # Panics
+    /// If `level > max_level()`.
+    pub fn gadget_index(&self, level: usize) -> usize {
+        self.gadget_of[level]
+    }
+    /// The gadget key switching uses at `level`.
+    pub fn gadget_at(&self, level: usize) -> Gadget {
+        self.gadgets[self.gadget_of[level]]
+    }
+    /// Special primes key switching extends to at `level` (the first `k_at` of [`Parameters::p`]):
+    /// `k` at every level unless the set has `key_switch_bands`.
+    pub fn k_at(&self, level: usize) -> usize {
+        self.gadget_at(level).p_limbs
+    }
+    /// Q limbs per digit at `level`.
+    pub fn alpha_at(&self, level: usize) -> usize {
+        self.gadget_at(level).alpha
+    }
+    /// Digits used at `level`: ceil((level+1)/alpha_at(level)).
     pub fn dnum_at(&self, level: usize) -> usize {
-        (level + 1).div_ceil(self.alpha)
+        (level + 1).div_ceil(self.alpha_at(level))
     }
     /// Q-limb range of digit `j` at `level`.
     pub fn digit_range(&self, level: usize, j: usize) -> std::ops::Range<usize> {
-        let lo = j * self.alpha;
-        lo..((j + 1) * self.alpha).min(level + 1)
+        let alpha = self.alpha_at(level);
+        let lo = j * alpha;
+        lo..((j + 1) * alpha).min(level + 1)
     }
     /// Primes dropped per rescale (2 with double-prime scaling).
     pub fn primes_per_rescale(&self) -> usize {
@@ -369,8 +513,10 @@ impl Parameters {
     pub fn log_p(&self) -> f64 {
         log2_sum(&self.p)
     }
+    /// log2 of the widest modulus a key lives in, `max_l log(Q_l·P_l)` (`log Q + log P` unless
+    /// the set has `key_switch_bands`); the security estimate's input.
     pub fn log_qp(&self) -> f64 {
-        self.log_q() + self.log_p()
+        self.security.log_qp
     }
 
     /// A report-friendly summary.
@@ -389,6 +535,7 @@ impl Parameters {
             log_qp: self.log_qp(),
             log_default_scale: self.lit.log_default_scale,
             double_prime: self.lit.double_prime,
+            key_switch_bands: self.lit.key_switch_bands.clone(),
             secret: self.lit.secret,
             security: self.security.clone(),
             id: format!("{:016x}", self.id),

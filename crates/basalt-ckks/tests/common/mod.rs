@@ -2,7 +2,9 @@
 #![allow(dead_code)]
 
 use basalt_ckks::encryptor::{decrypt, encrypt_sk};
+use basalt_ckks::keyswitch::KsCost;
 use basalt_ckks::*;
+use basalt_trace::{ElemOp, KernelKind, Trace};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha20Rng;
 
@@ -59,4 +61,15 @@ pub fn toy(log_n: u32, levels: usize, k: usize, dnum: usize) -> Parameters {
     let mut lit = ParametersLiteral::toy(log_n, 60, 40, levels, 61, k, dnum);
     lit.log_default_scale = 40.0;
     Parameters::new(lit).unwrap()
+}
+
+/// The kernel counts of a recorded key switch against `keyswitch::cost`'s closed forms
+/// (`extra_mulacc`: MulAcc limbs of the operation around it, e.g. the tensor's).
+pub fn check_ks_counts(t: &Trace, c: &KsCost, extra_mulacc: u64, what: &str) {
+    assert_eq!(t.count(KernelKind::Intt), c.intt_limbs, "{what}: INTT");
+    assert_eq!(t.count(KernelKind::Ntt), c.ntt_limbs, "{what}: NTT");
+    assert_eq!(t.count(KernelKind::BConv), c.bconv_macs, "{what}: BConv");
+    let mulacc = t.count(KernelKind::Elem(ElemOp::MulAcc));
+    assert_eq!(mulacc, c.mul_acc_limbs + extra_mulacc, "{what}: MulAcc");
+    assert_eq!(t.count(KernelKind::KeyLoad), c.key_limbs, "{what}: key limbs");
 }
