@@ -117,14 +117,18 @@ pub fn record_program(p: &Program) -> Result<Trace, String> {
         Program::Helr { preset, level, step, seeded } => {
             record_helr(preset, *level as usize, *step, *seeded)
         }
-        Program::Mnist { net, preset, hoisting, gsc, seeded } => {
+        Program::Mnist { net, preset, hoisting, gsc, max_partials, seeded } => {
             let params = Parameters::preset(preset).map_err(|e| e.to_string())?;
             let net = match net {
                 MnistNet::Mlp => mnist::Net::Mlp,
                 MnistNet::Lola => mnist::Net::Lola,
+                MnistNet::Lenet => mnist::Net::Lenet,
             };
-            let rule =
-                StrategyRule { hoisting: hoisting_of(*hoisting), gsc: *gsc, max_partials: 4 };
+            let rule = StrategyRule {
+                hoisting: hoisting_of(*hoisting),
+                gsc: *gsc,
+                max_partials: *max_partials as usize,
+            };
             record_inference(&params, net, rule, *seeded).map_err(|e| e.to_string())
         }
         Program::Resnet20 { preset, sparse, seeded } => {
