@@ -16,9 +16,9 @@
 //! The image is one ciphertext, row-major. A stride-2 convolution doubles the multiplexing gap
 //! ([`crate::resnet`]'s layout, Orion's single-shot multiplexing): 32 channels of 14×14 in
 //! 8 blocks of 28×28 (6,272 slots), then 64 of 7×7 in 4 blocks (3,136 slots), which the first
-//! dense layer reads in place. Every layer is one hybrid-diagonal BSGS product
-//! ([`crate::network::Layer::Sparse`] for the convolutions, [`crate::network::Layer::Dense`]):
-//! the convolutions have 288 and 1,649 non-zero diagonals (tests). \[GAP\] Orion leaves its last layer
+//! dense layer reads in place. Every layer is one hybrid-diagonal BSGS product built from its
+//! matrix's non-zero entries ([`crate::network::Layer::Sparse`], `n1` by one rule for all four):
+//! 288, 1,649, 512 and 16 non-zero diagonals (tests). \[GAP\] Orion leaves its last layer
 //! unfolded (all 512 diagonals, no rotate-and-sum); we fold it like the others, as the MLP and
 //! LoLa rows do. Basalt packs `N/2 = 8192` complex slots where Orion and Osiris use `N` real
 //! ones; every layer still fits, with the same diagonals.
@@ -131,20 +131,11 @@ fn fold_batch_norms(net: &mut Network, image: &[f64]) {
     for layer in &mut net.layers {
         let one = Network { name, input_slots, layers: vec![layer.clone()] };
         let mut y = one.evaluate_plain(&[x]);
-        let peak = y.iter().fold(0.0f64, |m, v| m.max(v.abs()));
-        let a = 1.0 / peak.max(f64::MIN_POSITIVE);
-        let mut scale = |v: &mut f64| *v *= a;
-        match layer {
-            Layer::Sparse { a, b } => {
-                a.iter_mut().for_each(|e| scale(&mut e.2));
-                b.iter_mut().for_each(&mut scale);
-                y.iter_mut().for_each(scale);
-            }
-            Layer::Dense { w, b } => {
-                w.iter_mut().flatten().chain(b.iter_mut()).for_each(&mut scale);
-                y.iter_mut().for_each(scale);
-            }
-            Layer::Pointwise { .. } | Layer::Square => {}
+        if let Layer::Sparse { a, b } = layer {
+            let peak = y.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+            let k = 1.0 / peak.max(f64::MIN_POSITIVE);
+            a.iter_mut().for_each(|e| e.2 *= k);
+            b.iter_mut().chain(y.iter_mut()).for_each(|v| *v *= k);
         }
         x = y;
     }

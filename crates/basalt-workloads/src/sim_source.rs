@@ -308,14 +308,14 @@ mod tests {
             assert!(a("III(b)", col).ours <= a("III(a)", col).ours, "{col}");
         }
         modelled_from_library(&r, "osiris", "III(b)", "Bootstrap", "DH vs NH speedup");
-        // The MNIST networks (basalt_workloads): every column, and the larger MLP is slower.
-        for row in ["MLP", "LoLA"] {
+        // The MNIST networks (basalt_workloads): every column, and the larger network is slower.
+        for row in ["MLP", "LoLA", "LeNet"] {
             for m in ["NH latency", "SH latency", "DH latency", "improvement vs CPU"] {
                 modelled_from_library(&r, "osiris", "III(a)", row, m);
             }
         }
         let nh = |row: &str| r.get("osiris", "III(a)", row, "NH latency").unwrap().ours.unwrap();
-        assert!(nh("MLP") > nh("LoLA"));
+        assert!(nh("LeNet") > nh("MLP") && nh("MLP") > nh("LoLA"));
         assert!(r.to_string().contains("Bootstrap"));
         // T_mult,a/s adds Set III's HMults to the bootstrap (ms → ns over 8 × 2^15 slots);
         // HELR-1024 adds its gradients and update to a (sparse, so cheaper) bootstrap.
