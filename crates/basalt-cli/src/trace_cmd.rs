@@ -28,6 +28,9 @@ pub enum Program {
     MnistLola,
     /// One SecureML MLP MNIST inference, as `mnist-lola`.
     MnistMlp,
+    /// One inference of Orion's LeNet (`basalt_workloads::lenet`; Osiris Set II), as
+    /// `mnist-lola`.
+    MnistLenet,
     /// One ResNet-20 inference (`basalt_workloads::resnet`) on a bootstrapping preset, each
     /// bootstrap an empty marker region, as `sim reproduce` times it (`basalt sim run
     /// --bootstrap-trace` adds the preset's `bootstrap` trace once per marker).
@@ -76,6 +79,10 @@ pub struct TraceArgs {
     /// Networks only: Lattigo's baby-step-centric BSGS order instead of Osiris' giant-step-centric one.
     #[arg(long)]
     pub plain_order: bool,
+    /// Networks only: giant-step partial sums kept at once in the giant-step-centric order
+    /// (`sim reproduce` uses 4, and 72 for LeNet).
+    #[arg(long, default_value_t = 4)]
+    pub max_partials: u32,
     /// LSTM only: recurrence steps (CraterLake's 50 bootstraps x 3 steps on CRATERLAKE_80_BOOT).
     #[arg(long, default_value_t = 150)]
     pub steps: u32,
@@ -95,6 +102,7 @@ impl TraceArgs {
             dft_n1: None,
             dft_hoisting: DftHoistingArg::Double,
             plain_order: false,
+            max_partials: 4,
             steps: 150,
         }
     }
@@ -183,17 +191,20 @@ fn workload(a: &TraceArgs) -> Option<basalt_sim::Program> {
             seeded,
         },
         Program::Resnet20 => basalt_sim::Program::Resnet20 { preset, sparse: None, seeded },
-        Program::MnistLola | Program::MnistMlp => basalt_sim::Program::Mnist {
-            net: if a.program == Program::MnistLola {
-                basalt_sim::MnistNet::Lola
-            } else {
-                basalt_sim::MnistNet::Mlp
-            },
-            preset,
-            hoisting: a.dft_hoisting.into(),
-            gsc: !a.plain_order,
-            seeded,
-        },
+        Program::MnistLola | Program::MnistMlp | Program::MnistLenet => {
+            basalt_sim::Program::Mnist {
+                net: match a.program {
+                    Program::MnistLola => basalt_sim::MnistNet::Lola,
+                    Program::MnistMlp => basalt_sim::MnistNet::Mlp,
+                    _ => basalt_sim::MnistNet::Lenet,
+                },
+                preset,
+                hoisting: a.dft_hoisting.into(),
+                gsc: !a.plain_order,
+                max_partials: a.max_partials,
+                seeded,
+            }
+        }
         Program::Lstm => basalt_sim::Program::Lstm { preset, steps: a.steps, seeded },
         Program::MnistLolaEncrypted | Program::LolaCifar => basalt_sim::Program::Lola {
             net: if a.program == Program::LolaCifar {

@@ -13,14 +13,16 @@ use basalt_workloads::mnist::{self, Net};
 use basalt_workloads::network::{Model, StrategyRule};
 
 fn main() -> basalt_workloads::Result<()> {
+    // Network, preset, loop order, giant-step partials (as `basalt sim reproduce` runs them).
     let runs = [
-        (Net::Lola, "OSIRIS_SET_I", true),
-        (Net::Mlp, "OSIRIS_SET_I", true),
-        (Net::Lola, "CRATERLAKE_MNIST", false),
+        (Net::Lola, "OSIRIS_SET_I", true, 4),
+        (Net::Mlp, "OSIRIS_SET_I", true, 4),
+        (Net::Lenet, "OSIRIS_SET_II", true, 72),
+        (Net::Lola, "CRATERLAKE_MNIST", false, 4),
     ];
-    for (net, preset, gsc) in runs {
+    for (net, preset, gsc, max_partials) in runs {
         let params = Parameters::preset(preset).expect("a stored preset");
-        let rule = StrategyRule { hoisting: Hoisting::Double, gsc, max_partials: 4 };
+        let rule = StrategyRule { hoisting: Hoisting::Double, gsc, max_partials };
         let network = net.build(1);
         let model = Model::prepare(&params, &network, rule, false)?;
         let ctx = Ctx::new(&params, &model.rotations())?;

@@ -128,6 +128,11 @@ impl EncryptedModel {
                     scale = scale * scale / q;
                     Stage::Square
                 }
+                Layer::Sparse { .. } => {
+                    return Err(CircuitError::Invalid(
+                        "encrypted weights for a sparse (convolution) layer".into(),
+                    ));
+                }
             });
             level -= drop;
         }

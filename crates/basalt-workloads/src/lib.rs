@@ -14,6 +14,8 @@
 //!   MLP, LoLa-CryptoNets), with seeded pseudo-random weights (no trained model is available
 //!   offline; the rows are about time, the tests about the encrypted result equalling the
 //!   cleartext network's).
+//! - [`lenet`]: Orion's LeNet (Osiris Table III(a), Set II): two strided convolutions as
+//!   hybrid-diagonal BSGS products in the multiplexed layout, two dense layers, squares.
 //! - [`resnet`]: ResNet-20 for CIFAR-10 (CraterLake Table 3), all channels in one ciphertext,
 //!   convolutions as BSGS matrix-vector products, composite minimax ReLU, bootstraps where the
 //!   levels run out; its cleartext twin.
@@ -27,6 +29,7 @@
 
 pub mod cifar;
 pub mod encrypted_weights;
+pub mod lenet;
 pub mod lstm;
 pub mod mnist;
 pub mod network;

@@ -23,6 +23,7 @@
 
 use basalt_circuits::testing::random_matrix;
 
+use crate::lenet;
 use crate::network::{Layer, Network};
 
 /// Image side, padded side (CryptoNets adds a zero row and column), kernel, stride, maps.
@@ -39,6 +40,8 @@ const OUT: usize = (PADDED - KERNEL) / STRIDE + 1;
 pub enum Net {
     Mlp,
     Lola,
+    /// Orion's LeNet ([`crate::lenet`], Osiris Set II).
+    Lenet,
 }
 
 impl Net {
@@ -47,20 +50,21 @@ impl Net {
         match self {
             Net::Mlp => mlp(seed),
             Net::Lola => lola(seed),
+            Net::Lenet => lenet::lenet(lenet::Shape::ORION, seed, &test_image(seed)),
         }
     }
 
     /// The client's input vectors for `image` (28×28, row-major, values in [0, 1]).
     pub fn inputs(self, image: &[f64]) -> Vec<Vec<f64>> {
         match self {
-            Net::Mlp => vec![image.to_vec()],
+            Net::Mlp | Net::Lenet => vec![image.to_vec()],
             Net::Lola => convolution_representation(image),
         }
     }
 }
 
 /// `rows × cols` weights and `rows` biases, uniform in `±1/√cols`.
-fn dense(rows: usize, cols: usize, seed: u64) -> Layer {
+pub(crate) fn dense(rows: usize, cols: usize, seed: u64) -> Layer {
     let a = 1.0 / (cols as f64).sqrt();
     let b = random_matrix(1, rows, a, seed ^ 0xb1a5).remove(0);
     Layer::Dense { w: random_matrix(rows, cols, a, seed), b }

@@ -15,6 +15,10 @@
 //!   result *is* the `m'`-slot sparse packing of `y`: the next layer reads it with `m'` slots.
 //!   The diagonals are stored (pre-encoded at every limb, or one limb each for Osiris'
 //!   giant-step-centric order), as an accelerator reads trained weights from memory. One level.
+//! - [`Layer::Sparse`]: `y = A·x + b` for a sparse `A` given by its non-zero entries (a
+//!   convolution's Toeplitz matrix in Orion's multiplexed layout, [`crate::lenet`]): the same
+//!   hybrid diagonals built from the entries, only the present ones applied, `n1` the power of
+//!   two with the fewest rotations (as the convolutions of [`crate::resnet`]). One level.
 //! - [`Layer::Square`]: `x ⊙ x`, relinearised; one level (CryptoNets' activation).
 //!
 //! Scales: the products by weights are encoded at the primes the following rescale drops, so
@@ -23,7 +27,7 @@
 
 use std::collections::BTreeMap;
 
-use basalt_circuits::lintrans::{Diagonals, LinearTransform, Strategy};
+use basalt_circuits::lintrans::{Diagonals, GscOrder, LinearTransform, Strategy};
 use basalt_circuits::{CircuitError, Result};
 use basalt_ckks::{Ciphertext, Evaluator, Parameters, Plaintext};
 use num_complex::Complex64;
@@ -35,6 +39,8 @@ pub enum Layer {
     Pointwise { w: Vec<Vec<f64>>, b: Vec<f64> },
     /// `W·x + b`, `W` of `rows × cols`.
     Dense { w: Vec<Vec<f64>>, b: Vec<f64> },
+    /// `A·x + b`, `A` of `b.len()` rows given by its non-zero entries `(row, column, weight)`.
+    Sparse { a: Vec<(usize, usize, f64)>, b: Vec<f64> },
     /// `x ⊙ x`.
     Square,
 }
@@ -69,6 +75,7 @@ impl Network {
             match l {
                 Layer::Pointwise { b, .. } => len = b.len(),
                 Layer::Dense { w, .. } => len = w.len(),
+                Layer::Sparse { b, .. } => len = b.len(),
                 Layer::Square => {}
             }
         }
@@ -97,6 +104,11 @@ impl Network {
                     .zip(b)
                     .map(|(row, bi)| bi + row.iter().zip(&x).map(|(a, c)| a * c).sum::<f64>())
                     .collect(),
+                Layer::Sparse { a, b } => {
+                    let mut y = b.clone();
+                    a.iter().for_each(|&(r, c, w)| y[r] += w * x[c]);
+                    y
+                }
                 Layer::Square => x.iter().map(|v| v * v).collect(),
             };
         }
@@ -124,14 +136,17 @@ impl StrategyRule {
         while diagonals.div_ceil(n1) > self.max_partials {
             n1 *= 2;
         }
-        let order = if self.gsc {
-            basalt_circuits::lintrans::GscOrder::GiantStepCentric {
-                max_partials: self.max_partials,
-            }
+        Strategy::Bsgs { n1, hoisting: self.hoisting, order: self.order() }
+    }
+
+    /// The loop order: giant-step-centric with at most `max_partials` partial sums, or
+    /// Lattigo's baby-step-centric one.
+    pub fn order(&self) -> GscOrder {
+        if self.gsc {
+            GscOrder::GiantStepCentric { max_partials: self.max_partials }
         } else {
-            basalt_circuits::lintrans::GscOrder::BabyStepCentric
-        };
-        Strategy::Bsgs { n1, hoisting: self.hoisting, order }
+            GscOrder::BabyStepCentric
+        }
     }
 }
 
@@ -194,6 +209,13 @@ impl Model {
                 }
                 Layer::Dense { w, b } => {
                     let (lt, folds, out) = dense(params, w, slots, level, rule, symbolic)?;
+                    slots = out;
+                    let b = encode(params, b, slots, level - drop, scale, symbolic)?;
+                    Stage::Dense { lt: Box::new(lt), folds, out_slots: out, b }
+                }
+                Layer::Sparse { a, b } => {
+                    let m = b.len();
+                    let (lt, folds, out) = sparse(params, a, m, slots, level, rule, symbolic)?;
                     slots = out;
                     let b = encode(params, b, slots, level - drop, scale, symbolic)?;
                     Stage::Dense { lt: Box::new(lt), folds, out_slots: out, b }
@@ -325,7 +347,7 @@ pub(crate) fn encode(
 }
 
 /// The transform of `w`'s hybrid diagonals (`m×n`, `n ≤ slots`), the rotate-and-sum shifts
-/// and the output slot count `m'`.
+/// and the output slot count `m'`; `n1` by `rule` (consecutive diagonals).
 pub(crate) fn dense(
     params: &Parameters,
     w: &[Vec<f64>],
@@ -338,24 +360,67 @@ pub(crate) fn dense(
     if m == 0 || n == 0 {
         return Err(CircuitError::EmptyMatrix);
     }
+    let entries = w.iter().enumerate().flat_map(|(r, row)| {
+        row.iter().enumerate().filter(|(_, v)| **v != 0.0).map(move |(c, &v)| (r, c, v))
+    });
+    let mp = m.next_power_of_two();
+    hybrid(params, (m, n), entries, slots, level, |_| Ok(rule.strategy(mp)), symbolic)
+}
+
+/// [`dense`] for the non-zero entries `a` of an `m`-row matrix: only the present diagonals,
+/// `n1` the power of two with the fewest rotations for them (the convolutions' rule,
+/// [`crate::resnet::fewest_rotations`]).
+fn sparse(
+    params: &Parameters,
+    a: &[(usize, usize, f64)],
+    m: usize,
+    slots: usize,
+    level: usize,
+    rule: StrategyRule,
+    symbolic: bool,
+) -> Result<(LinearTransform, Vec<i64>, usize)> {
+    let n = a.iter().map(|e| e.1 + 1).max().ok_or(CircuitError::EmptyMatrix)?;
+    let conv = crate::resnet::ConvStrategy { hoisting: rule.hoisting, order: rule.order() };
+    let strategy = |indices: &[usize]| crate::resnet::fewest_rotations(indices, slots, conv);
+    hybrid(params, (m, n), a.iter().copied(), slots, level, strategy, symbolic)
+}
+
+/// Gazelle's hybrid diagonals of an `m×n` matrix given by its non-zero `entries` over `slots`
+/// input slots: rows padded to `m' = 2^⌈log2 m⌉`, entry `(r, c)` on diagonal `(c − r) mod m'`
+/// at slot `(c − i) mod slots`, so that slot `t` of the product sums row `t mod m'` over one
+/// `m'`-chunk of the columns; then `log2(slots/m')` rotate-and-sum steps. Returns the
+/// transform (split by `strategy` of the present diagonal indices), the shifts and `m'`.
+fn hybrid(
+    params: &Parameters,
+    (m, n): (usize, usize),
+    entries: impl Iterator<Item = (usize, usize, f64)>,
+    slots: usize,
+    level: usize,
+    strategy: impl FnOnce(&[usize]) -> Result<Strategy>,
+    symbolic: bool,
+) -> Result<(LinearTransform, Vec<i64>, usize)> {
     let mp = m.next_power_of_two();
     if n > slots || mp > slots {
         return Err(CircuitError::Invalid(format!(
             "a {m}x{n} dense layer needs at most {slots} columns and padded rows"
         )));
     }
-    let mut map = BTreeMap::new();
-    for i in 0..mp {
-        let d = hybrid_diagonal(w, mp, slots, i);
-        if d.iter().any(|z| z.re != 0.0) {
-            map.insert(i as i64, d);
-        }
-    }
-    let diags = Diagonals::from_map(slots, map)?;
-    let strategy = rule.strategy(mp);
+    let diagonal = |r: usize, c: usize| (c + mp - r % mp) % mp;
     let lt = if symbolic {
-        LinearTransform::shapes(params, diags.indices(), slots, strategy, level, 1.0)?
+        let mut present = vec![false; mp];
+        entries.for_each(|(r, c, _)| present[diagonal(r, c)] = true);
+        let indices: Vec<usize> = (0..mp).filter(|&i| present[i]).collect();
+        let strategy = strategy(&indices)?;
+        LinearTransform::shapes(params, indices, slots, strategy, level, 1.0)?
     } else {
+        let mut map: BTreeMap<i64, Vec<Complex64>> = BTreeMap::new();
+        for (r, c, w) in entries {
+            let i = diagonal(r, c);
+            let d = map.entry(i as i64).or_insert_with(|| vec![Complex64::new(0.0, 0.0); slots]);
+            d[(c + slots - i) % slots].re += w;
+        }
+        let diags = Diagonals::from_map(slots, map)?;
+        let strategy = strategy(&diags.indices())?;
         LinearTransform::new(params, diags, strategy, level)?
     };
     Ok((lt, folds(slots, mp), mp))

@@ -117,14 +117,18 @@ pub fn record_program(p: &Program) -> Result<Trace, String> {
         Program::Helr { preset, level, step, seeded } => {
             record_helr(preset, *level as usize, *step, *seeded)
         }
-        Program::Mnist { net, preset, hoisting, gsc, seeded } => {
+        Program::Mnist { net, preset, hoisting, gsc, max_partials, seeded } => {
             let params = Parameters::preset(preset).map_err(|e| e.to_string())?;
             let net = match net {
                 MnistNet::Mlp => mnist::Net::Mlp,
                 MnistNet::Lola => mnist::Net::Lola,
+                MnistNet::Lenet => mnist::Net::Lenet,
             };
-            let rule =
-                StrategyRule { hoisting: hoisting_of(*hoisting), gsc: *gsc, max_partials: 4 };
+            let rule = StrategyRule {
+                hoisting: hoisting_of(*hoisting),
+                gsc: *gsc,
+                max_partials: *max_partials as usize,
+            };
             record_inference(&params, net, rule, *seeded).map_err(|e| e.to_string())
         }
         Program::Resnet20 { preset, sparse, seeded } => {
@@ -304,14 +308,14 @@ mod tests {
             assert!(a("III(b)", col).ours <= a("III(a)", col).ours, "{col}");
         }
         modelled_from_library(&r, "osiris", "III(b)", "Bootstrap", "DH vs NH speedup");
-        // The MNIST networks (basalt_workloads): every column, and the larger MLP is slower.
-        for row in ["MLP", "LoLA"] {
+        // The MNIST networks (basalt_workloads): every column, and the larger network is slower.
+        for row in ["MLP", "LoLA", "LeNet"] {
             for m in ["NH latency", "SH latency", "DH latency", "improvement vs CPU"] {
                 modelled_from_library(&r, "osiris", "III(a)", row, m);
             }
         }
         let nh = |row: &str| r.get("osiris", "III(a)", row, "NH latency").unwrap().ours.unwrap();
-        assert!(nh("MLP") > nh("LoLA"));
+        assert!(nh("LeNet") > nh("MLP") && nh("MLP") > nh("LoLA"));
         assert!(r.to_string().contains("Bootstrap"));
         // T_mult,a/s adds Set III's HMults to the bootstrap (ms → ns over 8 × 2^15 slots);
         // HELR-1024 adds its gradients and update to a (sparse, so cheaper) bootstrap.

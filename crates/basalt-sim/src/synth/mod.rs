@@ -127,8 +127,16 @@ pub enum Program {
     Helr { preset: String, level: u32, step: HelrStep, seeded: bool },
     /// One inference of an MNIST network (`basalt_workloads::mnist`) on one encrypted image at
     /// `preset`'s top level; its dense layers are BSGS products with `hoisting`, in Osiris'
-    /// giant-step-centric order (`gsc`) or Lattigo's, with seeded keys or not.
-    Mnist { net: MnistNet, preset: String, hoisting: DftHoisting, gsc: bool, seeded: bool },
+    /// giant-step-centric order (`gsc`, at most `max_partials` giant-step partial sums at once)
+    /// or Lattigo's, with seeded keys or not.
+    Mnist {
+        net: MnistNet,
+        preset: String,
+        hoisting: DftHoisting,
+        gsc: bool,
+        max_partials: u32,
+        seeded: bool,
+    },
     /// One ResNet-20 inference (`basalt_workloads::resnet`) on one encrypted CIFAR-10 image
     /// at `preset`'s top level, bootstrapping where the levels run out: with `sparse` absent,
     /// with `preset`'s circuit at its slot count and the layers single-hoisted in Lattigo's
@@ -199,6 +207,8 @@ pub enum MnistNet {
     Mlp,
     /// LoLa-CryptoNets (convolution, two dense layers).
     Lola,
+    /// Orion's LeNet (two strided convolutions, two dense layers; Osiris Set II).
+    Lenet,
 }
 
 /// The two halves of a HELR iteration: what FAB-2 spreads over its FPGAs and what it does not.

@@ -46,6 +46,7 @@
 
 mod model;
 
+pub(crate) use model::fewest_rotations;
 pub use model::{Bootstrap, BootstrapMarker, ConvStrategy, Model, Refresh, record_resnet20};
 
 use basalt_circuits::polynomial::Chebyshev;
@@ -174,34 +175,34 @@ pub trait Exec {
 
 /// Multiplexed slot layout of one stage (module docs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) struct Layout {
-    pub(super) side: usize,
-    pub(super) gap: usize,
-    pub(super) channels: usize,
+pub(crate) struct Layout {
+    pub(crate) side: usize,
+    pub(crate) gap: usize,
+    pub(crate) channels: usize,
 }
 
 impl Layout {
     /// Feature-map side at this stage.
-    pub(super) fn res(&self) -> usize {
+    pub(crate) fn res(&self) -> usize {
         self.side / self.gap
     }
-    pub(super) fn slot(&self, c: usize, i: usize, j: usize) -> usize {
+    pub(crate) fn slot(&self, c: usize, i: usize, j: usize) -> usize {
         let (g, s) = (self.gap, self.side);
         (c / (g * g)) * s * s + (g * i + (c % (g * g)) / g) * s + g * j + c % g
     }
-    fn footprint(&self) -> usize {
+    pub(crate) fn footprint(&self) -> usize {
         self.slot(self.channels - 1, self.res() - 1, self.res() - 1) + 1
     }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) struct ConvShape {
-    cin: usize,
-    cout: usize,
-    k: usize,
-    stride: usize,
-    lin: Layout,
-    lout: Layout,
+pub(crate) struct ConvShape {
+    pub(crate) cin: usize,
+    pub(crate) cout: usize,
+    pub(crate) k: usize,
+    pub(crate) stride: usize,
+    pub(crate) lin: Layout,
+    pub(crate) lout: Layout,
 }
 
 /// A convolution with folded batch norm: weights `[cout][cin][k][k]`, bias `[cout]`.
@@ -209,11 +210,11 @@ pub(super) struct ConvShape {
 pub struct Conv {
     pub(super) shape: ConvShape,
     w: Vec<f64>,
-    pub(super) b: Vec<f64>,
+    pub(crate) b: Vec<f64>,
 }
 
 impl Conv {
-    fn random(shape: ConvShape, seed: u64) -> Conv {
+    pub(crate) fn random(shape: ConvShape, seed: u64) -> Conv {
         let fan_in = shape.cin * shape.k * shape.k;
         let a = 1.0 / (fan_in as f64).sqrt();
         let w = random_matrix(1, shape.cout * fan_in, a, seed).remove(0);
@@ -222,7 +223,7 @@ impl Conv {
     }
 
     /// Every non-zero matrix entry `(output slot, input slot, weight)`; zero padding of `k/2`.
-    pub(super) fn entries(&self) -> impl Iterator<Item = (usize, usize, f64)> + '_ {
+    pub(crate) fn entries(&self) -> impl Iterator<Item = (usize, usize, f64)> + '_ {
         let ConvShape { cin, cout, k, stride, lin, lout } = self.shape;
         let (rin, rout, pad) = (lin.res() as isize, lout.res(), (k / 2) as isize);
         (0..cout).flat_map(move |co| {

@@ -258,7 +258,11 @@ fn dropped(params: &Parameters, level: usize) -> f64 {
 /// BSGS with `conv`'s hoisting and order, `n1` the power of two with the fewest rotations
 /// (baby steps, recomputed per group of giant steps in the giant-step-centric order, plus giant
 /// steps) for these diagonals.
-fn fewest_rotations(indices: &[usize], slots: usize, conv: ConvStrategy) -> Result<Strategy> {
+pub(crate) fn fewest_rotations(
+    indices: &[usize],
+    slots: usize,
+    conv: ConvStrategy,
+) -> Result<Strategy> {
     let mut best = (usize::MAX, 1);
     let mut n1 = 1;
     while n1 <= slots {
