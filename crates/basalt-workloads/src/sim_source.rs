@@ -10,6 +10,7 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 
+use crate::logreg::{LogReg, record_logreg};
 use crate::mnist;
 use crate::network::StrategyRule;
 use crate::resnet::ConvStrategy;
@@ -186,7 +187,30 @@ pub fn record_program(p: &Program) -> Result<Trace, String> {
             record_lstm(&params, preset, *steps as usize, LSTM_RULE, *seeded)
                 .map_err(|e| e.to_string())
         }
+        Program::Logreg { preset, start_limbs, iterations, seeded } => {
+            record_logreg_program(preset, *start_limbs as usize, *iterations as usize, *seeded)
+        }
     }
+}
+
+/// [`Program::Logreg`]: CraterLake's batch on `preset`'s full slots, the bootstrap's output
+/// level and input scale from the preset's circuit.
+fn record_logreg_program(
+    preset: &str,
+    start_limbs: usize,
+    iterations: usize,
+    seeded: bool,
+) -> Result<Trace, String> {
+    let params = Parameters::preset(preset).map_err(|e| e.to_string())?;
+    let cfg = for_preset(preset, None, params.log_n())
+        .ok_or(format!("preset {preset:?} has no bootstrapping circuit"))?;
+    let refreshed = cfg.budget(&params).map_err(|e| e.to_string())?.output_level;
+    let boot_scale = params.default_scale().min(cfg.max_input_scale(&params));
+    let lr = LogReg::craterlake(params.max_slots());
+    let start = start_limbs.checked_sub(1).ok_or("start_limbs must be at least 1")?;
+    record_logreg(&params, &lr, (start, iterations), (refreshed, boot_scale), seeded)
+        .map(|(t, _)| t)
+        .map_err(|e| e.to_string())
 }
 
 /// The LSTM's and the other LoLa rows' products: the CraterLake MNIST row's split (single
