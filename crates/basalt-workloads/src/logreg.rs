@@ -20,10 +20,10 @@
 //! - **Bootstrap**: both NAG vectors `w⁺` and `v⁺` must survive an iteration boundary; they
 //!   are real, so one bootstrap refreshes both packed as `w⁺ + i·v⁺` (the last NAG products
 //!   set the bootstrap's input scale at no extra level) and one conjugation splits them again.
-//!   HELR replicates the 256 weights in every sample block, so the weight ciphertext is a
-//!   256-slot sparse one and is bootstrapped as such (the chain's circuit at 256 slots, with
-//!   SubSum): FAB's HELR bootstraps at 256 slots (§5.5), and the LSTM reading bootstraps its
-//!   128-wide state at 128 slots. On `CRATERLAKE_80_BOOT` the 10 levels a bootstrap leaves
+//!   The bootstrap is the packed-bootstrapping row's, at all 2^15 slots (the weights
+//!   replicated in each of the 128 blocks): §8 says the original LogReg "used partially packed
+//!   ciphertexts" for its older bootstrapping, and that with this one "using fully packed
+//!   ciphertexts is more efficient". On `CRATERLAKE_80_BOOT` the 10 levels a bootstrap leaves
 //!   hold 2 iterations.
 //!
 //! The data and initial weights are whatever the caller encrypts; neither the kernel stream
@@ -175,10 +175,8 @@ impl LogReg {
     }
 
     /// One bootstrap for both NAG vectors: `w⁺` (one level above `v⁺`) brought to `v⁺`'s
-    /// level and scale, `w⁺ + i·v⁺` refreshed as a `2^log_features`-slot sparse ciphertext
-    /// (each block holds the same weights, so the full-slot vector is that sparse one
-    /// replicated), then `w = (y + ȳ)/2` and `v = −i·(y − ȳ)/2` (the halving is scale
-    /// bookkeeping), raised by an integer towards the `working` scale.
+    /// level and scale, `w⁺ + i·v⁺` refreshed, then `w = (y + ȳ)/2` and `v = −i·(y − ȳ)/2`
+    /// (the halving is scale bookkeeping), raised by an integer towards the `working` scale.
     fn refresh_both(
         &self,
         eval: &Evaluator,
@@ -188,10 +186,7 @@ impl LogReg {
         refresh: &mut dyn FnMut(&Ciphertext) -> Result<Ciphertext>,
     ) -> Result<(Ciphertext, Ciphertext)> {
         let w = helr::scaled_to(eval, w, 1.0, v.level(), v.scale())?;
-        let mut packed = eval.add(&w, &eval.mul_by_i(v, false)?)?;
-        packed.set_slots(1 << self.helr.log_features);
-        let mut y = refresh(&packed)?;
-        y.set_slots(self.slots());
+        let y = refresh(&eval.add(&w, &eval.mul_by_i(v, false)?)?)?;
         let y_bar = eval.conjugate(&y)?;
         let half = 2.0 * y.scale();
         let raise = (working / half).round().max(1.0);

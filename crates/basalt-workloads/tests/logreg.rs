@@ -20,11 +20,11 @@ const LR: LogReg =
 const ITERATIONS: usize = 3;
 
 /// Lattigo's chain shape on N = 2^10 with ten 40-bit levels after the bootstrap (two
-/// iterations), a 4-slot sparse bootstrap (the weights' width).
+/// iterations), a 16-slot sparse bootstrap.
 fn toy() -> (Parameters, BootstrapConfig) {
     let params = toy_bootstrap_params(10, 10, 1, 2, SecretDistribution::Hamming { h: 64 });
     let cfg =
-        BootstrapConfig { cts_levels: 2, stc_levels: 1, ..BootstrapConfig::lattigo_default(2) };
+        BootstrapConfig { cts_levels: 2, stc_levels: 1, ..BootstrapConfig::lattigo_default(4) };
     (params, cfg)
 }
 

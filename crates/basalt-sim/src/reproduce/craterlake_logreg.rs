@@ -2,9 +2,9 @@
 //! target), Table 4 (feature ablations; validation) and Table 5 (128-bit; validation), from the
 //! library's trace of one training run (`basalt_workloads::logreg`, [`Program::Logreg`]: HELR
 //! iterations over 256-sample batches from weights at the paper's L = 38 residues) plus one
-//! bootstrap per `BOOTSTRAP_REGION` in it (`inference.rs`), timed from the same chain's
-//! [`Program::Bootstrap`] trace at the weights' 256 slots (both NAG vectors as one complex
-//! ciphertext).
+//! packed bootstrap per `BOOTSTRAP_REGION` in it (`inference.rs`), timed from the same
+//! chain's [`Program::Bootstrap`] trace (the packed-bootstrapping row's; both NAG vectors as
+//! one complex ciphertext).
 //!
 //! The paper says "many batches" and gives no count. We run [`ITERATIONS`], HELR's MNIST
 //! training length (FAB §5.5 runs that task for 30 iterations), one batch per iteration
@@ -24,8 +24,6 @@ use crate::synth::Program;
 const ITERATIONS: u32 = 30;
 /// "starting at computational depth L=38" (§8): 28-bit residues \[P\].
 const START_LIMBS: u32 = 38;
-/// The weights' bootstrap: 256 slots, HELR's replicated weight vector \[GAP\].
-const WEIGHT_LOG_SLOTS: u32 = 8;
 /// CraterLake's quoted CPU time (Table 3: 356 s).
 const CPU_MS: f64 = 356_000.0;
 const ROW: &str = "Logistic Regression";
@@ -38,12 +36,7 @@ fn load(traces: &Traces, preset: &str) -> Result<Option<Inference>, SimError> {
         iterations: ITERATIONS,
         seeded: true,
     };
-    let b = Program::Bootstrap {
-        preset: preset.into(),
-        log_slots: Some(WEIGHT_LOG_SLOTS),
-        dft: None,
-        seeded: true,
-    };
+    let b = Program::Bootstrap { preset: preset.into(), log_slots: None, dft: None, seeded: true };
     Inference::load(traces, &p, &b)
 }
 
@@ -60,8 +53,8 @@ pub fn compute(paper: &str, data: &Path, traces: &Traces) -> Result<Vec<Computed
             "library trace: HELR training (basalt_workloads::logreg: {ITERATIONS} NAG \
              iterations, one batch of 256 samples x 256 features = 2 fully packed data \
              ciphertexts each, from weights at L = {START_LIMBS} residues), {preset} \
-             (reconstructed), plus {} 256-slot bootstraps of that chain (w + i v, HELR's \
-             replicated weights; its Bootstrap trace, once per bootstrap region), seeded keys, {on}: \
+             (reconstructed), plus {} packed bootstraps of that chain (w + i v; its \
+             Bootstrap trace, once per bootstrap region), seeded keys, {on}: \
              {kernels:.2} ms of training kernels + {} x {boot:.2} ms",
             run.bootstraps, run.bootstraps
         ))
