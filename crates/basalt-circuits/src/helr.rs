@@ -83,24 +83,35 @@ fn rotate_sum(
     Ok(acc)
 }
 
-/// `c·ct` at `level` with exactly `scale` (one rescale): `ct` is first dropped to `level + 1`.
-fn scaled_to(
+/// The product of the primes a rescale at `level` drops (one, or two on double-prime chains).
+fn dropped(eval: &Evaluator, level: usize) -> f64 {
+    let c = eval.params().primes_per_rescale();
+    eval.params().q()[level + 1 - c..=level].iter().map(|&q| q as f64).product()
+}
+
+/// `c·ct` at `level` with exactly `scale` (one rescale): `ct` is first dropped to one rescale
+/// above `level`.
+///
+/// # Errors
+/// `ct` below that level, or a scheme error.
+pub fn scaled_to(
     eval: &Evaluator,
     ct: &Ciphertext,
     c: f64,
     level: usize,
     scale: f64,
 ) -> Result<Ciphertext> {
-    let ct = eval.drop_level(ct, ct.level() - (level + 1))?;
-    let q = eval.params().q()[level + 1] as f64;
+    let above = level + eval.params().primes_per_rescale();
+    let ct = eval.drop_level(ct, ct.level() - above)?;
+    let q = dropped(eval, above);
     Ok(eval.rescale(&eval.mul_const_scaled(&ct, c, scale * q / ct.scale())?)?)
 }
 
-/// The mask keeping the first slot of every block, at `ct`'s level and scale `q_level` (so the
-/// rescale after the product restores `ct`'s scale).
+/// The mask keeping the first slot of every block, at `ct`'s level and at the scale the next
+/// rescale divides by (so it restores `ct`'s scale).
 fn block_mask(eval: &Evaluator, ct: &Ciphertext, h: &Helr) -> Result<Plaintext> {
     let level = ct.level();
-    let q = eval.params().q()[level] as f64;
+    let q = dropped(eval, level);
     let mut pt = if ct.is_symbolic() {
         Plaintext::symbolic(eval.params(), level)?
     } else {
@@ -108,7 +119,9 @@ fn block_mask(eval: &Evaluator, ct: &Ciphertext, h: &Helr) -> Result<Plaintext> 
         let values: Vec<Complex64> = (0..ct.slots())
             .map(|i| Complex64::new(if i % block == 0 { 1.0 } else { 0.0 }, 0.0))
             .collect();
-        eval.encoder().encode(&values, ct.slots(), level, q)?
+        // A constant of the program, encoded ahead of time (its reads are the product's
+        // `PlainLoad`): unrecorded, so the real run's kernels are the trace mode's.
+        basalt_trace::record(|| eval.encoder().encode(&values, ct.slots(), level, q)).0?
     };
     pt.set_scale(q);
     Ok(pt)
@@ -128,8 +141,7 @@ pub fn gradient(eval: &Evaluator, z: &Ciphertext, v: &Ciphertext, h: &Helr) -> R
     let t = rotate_sum(eval, &ip, (0..lf).map(|i| -(1i64 << i)))?;
     let t2 = eval.rescale(&eval.mul_relin(&t, &t)?)?;
     let t2 = eval.add_const(&t2, Complex64::new(c1 / c3, 0.0))?;
-    let zc = eval
-        .rescale(&eval.mul_const(&eval.drop_level(z, z.level() - t.level() - 1)?, c3 * h.gamma)?)?;
+    let zc = scaled_to(eval, z, c3 * h.gamma, t.level(), z.scale())?;
     let zt = eval.rescale(&eval.mul_relin(&zc, &t)?)?;
     let g = eval.rescale(&eval.mul_relin(&zt, &t2)?)?;
     let z0 = scaled_to(eval, z, c0 * h.gamma, g.level(), g.scale())?;
@@ -150,10 +162,26 @@ pub fn update(
     w: &Ciphertext,
     h: &Helr,
 ) -> Result<(Ciphertext, Ciphertext)> {
+    update_to(eval, g, v, w, h, g.scale())
+}
+
+/// [`update`] with `v⁺` at `scale` instead of the gradient's: the NAG step's constant
+/// products set it at no extra level (a bootstrap's input scale, say).
+///
+/// # Errors
+/// As [`update`].
+pub fn update_to(
+    eval: &Evaluator,
+    g: &Ciphertext,
+    v: &Ciphertext,
+    w: &Ciphertext,
+    h: &Helr,
+    scale: f64,
+) -> Result<(Ciphertext, Ciphertext)> {
     let lf = h.log_features;
     let g = rotate_sum(eval, g, (0..h.log_samples).map(|j| 1i64 << (lf + j)))?;
     let w_next = eval.add(&scaled_to(eval, v, 1.0, g.level(), g.scale())?, &g)?;
-    let q = eval.params().q()[w_next.level()] as f64;
+    let q = dropped(eval, w_next.level()) * (scale / g.scale());
     let a = eval.mul_const_scaled(&w_next, 1.0 - h.eta, q)?;
     let b = eval.mul_const_scaled(w, h.eta, q)?;
     let v_next = eval.rescale(&eval.add(&a, &b)?)?;

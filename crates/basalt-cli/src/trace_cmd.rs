@@ -46,6 +46,11 @@ pub enum Program {
     MnistLolaEncrypted,
     /// One LoLa-CIFAR inference (`basalt_workloads::cifar`), as `sim reproduce craterlake`.
     LolaCifar,
+    /// CraterLake's logistic-regression training (`basalt_workloads::logreg`, HELR) on a
+    /// bootstrapping preset: `--steps` iterations from weights at `--level` (default 37: the
+    /// paper's L = 38 residues), each bootstrap an empty marker region, as `sim reproduce`
+    /// times it.
+    Logreg,
 }
 
 #[derive(Args)]
@@ -83,7 +88,8 @@ pub struct TraceArgs {
     /// (`sim reproduce` uses 4, and 72 for LeNet).
     #[arg(long, default_value_t = 4)]
     pub max_partials: u32,
-    /// LSTM only: recurrence steps (CraterLake's 50 bootstraps x 3 steps on CRATERLAKE_80_BOOT).
+    /// LSTM: recurrence steps (CraterLake's 50 bootstraps x 3 steps on CRATERLAKE_80_BOOT);
+    /// logreg: training iterations (the reproduction runs 30).
     #[arg(long, default_value_t = 150)]
     pub steps: u32,
 }
@@ -213,6 +219,12 @@ fn workload(a: &TraceArgs) -> Option<basalt_sim::Program> {
                 basalt_sim::LolaNet::MnistEncryptedWeights
             },
             preset,
+            seeded,
+        },
+        Program::Logreg => basalt_sim::Program::Logreg {
+            preset,
+            start_limbs: a.level.map_or(38, |l| l as u32 + 1),
+            iterations: a.steps,
             seeded,
         },
         Program::Sort => {

@@ -21,6 +21,8 @@
 //!   levels run out; its cleartext twin.
 //! - [`lstm`]: CraterLake's LSTM benchmark (`h ← σ(W_0·h + W_1·x)`, 128-wide, bootstrapped
 //!   whenever the state runs out of levels) and its cleartext twin.
+//! - [`logreg`]: CraterLake's logistic-regression training (HELR iterations over 256-sample
+//!   batches, both NAG vectors bootstrapped as one complex ciphertext) and its cleartext twin.
 //! - [`trace`]: record one inference at a preset in trace mode.
 //! - [`sim_source`]: every library program as a `basalt_sim::TraceSource`, for the
 //!   reproduction report (CLI and Python).
@@ -30,6 +32,7 @@
 pub mod cifar;
 pub mod encrypted_weights;
 pub mod lenet;
+pub mod logreg;
 pub mod lstm;
 pub mod mnist;
 pub mod network;

@@ -7,6 +7,7 @@
 //! only sum numbers transcribed into a machine file: they check the transcription, not a model.
 
 mod craterlake;
+mod craterlake_logreg;
 mod craterlake_resnet;
 mod craterlake_security;
 mod fab;
@@ -163,6 +164,7 @@ pub fn reproduce_with(
         comp.extend(sort::compute(p, data_dir, &traces)?);
         comp.extend(lstm::compute(p, data_dir, &traces)?);
         comp.extend(lola::compute(p, data_dir, &traces)?);
+        comp.extend(craterlake_logreg::compute(p, data_dir, &traces)?);
         let summaries = gmean::summaries(p, &comp);
         comp.extend(summaries);
         out.readings.extend(papers::load_readings(data_dir, p, &rows)?);

@@ -169,6 +169,12 @@ pub enum Program {
     /// 128-wide recurrence steps from the bootstrap's output level of `preset`, bootstrapped
     /// (the preset's circuit at 128 slots) whenever the levels run out; seeded keys or not.
     Lstm { preset: String, steps: u32, seeded: bool },
+    /// CraterLake's logistic-regression training (`basalt_workloads::logreg`, HELR):
+    /// `iterations` mini-batch NAG iterations on fully packed ciphertexts of `preset` from
+    /// weights at `start_limbs` residues, the weights bootstrapped (the preset's circuit) when
+    /// their levels run out; each bootstrap an empty region named [`BOOTSTRAP_REGION`], timed
+    /// from the preset's [`Program::Bootstrap`] trace; seeded keys or not.
+    Logreg { preset: String, start_limbs: u32, iterations: u32, seeded: bool },
     /// One inference of one of CraterLake's other shallow LoLa rows (`basalt_workloads::
     /// encrypted_weights`, `basalt_workloads::cifar`) on one encrypted image at `preset`'s top
     /// level, the dense layers single-hoisted BSGS in Lattigo's order, seeded keys or not.
