@@ -85,7 +85,46 @@ pub(crate) struct Ablations {
     pub network: Machine,
 }
 
+/// How a benchmark's time on one machine is measured (ms), and how its trace on a named
+/// machine file is described (the report's `how`).
+pub(crate) type TimeOn<'a> = &'a dyn Fn(&Machine) -> Result<f64, SimError>;
+pub(crate) type HowOn<'a> = &'a dyn Fn(&Machine, &str) -> Result<String, SimError>;
+
 impl Ablations {
+    /// Table 3's four rows (`r3`: CraterLake and F1+ times, speedup over F1+, quoted CPU time
+    /// over ours) and Table 4's three (`r4`, as Table 4 spells the benchmark: each ablation over
+    /// the baseline) for one benchmark, with our CraterLake time for the callers' Table 5 rows.
+    pub(crate) fn rows(
+        &self,
+        (r3, r4): (&str, &str),
+        cpu_ms: f64,
+        ms: TimeOn,
+        how: HowOn,
+    ) -> Result<(Vec<Computed>, f64), SimError> {
+        let (t_cl, t_f1) = (ms(&self.cl)?, ms(&self.f1)?);
+        let mut out = vec![
+            computed("3", r3, "CraterLake time", t_cl, &how(&self.cl, "craterlake.toml")?),
+            computed("3", r3, "F1+ time", t_f1, &how(&self.f1, "f1plus.toml")?),
+            computed("3", r3, "speedup vs F1+", t_f1 / t_cl, "our F1+ / our CraterLake time"),
+            computed(
+                "3",
+                r3,
+                "speedup vs CPU",
+                cpu_ms / t_cl,
+                "quoted CPU time / our CraterLake time",
+            ),
+        ];
+        for (metric, m, what) in [
+            ("speedup vs no KSHGen", &self.no_kshgen, "switches.kshgen=false"),
+            ("speedup vs no CRB/chaining", &self.no_crb, "switches.crb_chaining=false"),
+            ("speedup vs F1+ network", &self.network, "switches.network=crossbar (residue tiling)"),
+        ] {
+            let how = how(m, &format!("craterlake.toml with {what}, over the baseline"))?;
+            out.push(computed("4", r4, metric, ms(m)? / t_cl, &how));
+        }
+        Ok((out, t_cl))
+    }
+
     pub(crate) fn load(data: &Path) -> Result<Ablations, SimError> {
         let cl = data.join("machines/craterlake.toml");
         let off = |set: &str| Machine::load_with(&cl, &[set]);

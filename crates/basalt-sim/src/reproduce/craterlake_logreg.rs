@@ -18,7 +18,7 @@ use crate::machine::Machine;
 use crate::reproduce::craterlake::Ablations;
 use crate::reproduce::craterlake_security::LEVELS;
 use crate::reproduce::inference::Inference;
-use crate::reproduce::{Computed, Traces, computed};
+use crate::reproduce::{Computed, Traces};
 use crate::synth::Program;
 
 /// Training iterations, one 256-sample batch each \[GAP\].
@@ -47,7 +47,7 @@ pub fn compute(paper: &str, data: &Path, traces: &Traces) -> Result<Vec<Computed
         return Ok(Vec::new());
     }
     let Some(r80) = load(traces, "CRATERLAKE_80_BOOT")? else { return Ok(Vec::new()) };
-    let Ablations { cl, f1, no_kshgen, no_crb, network } = Ablations::load(data)?;
+    let ablations = Ablations::load(data)?;
     let how = |run: &Inference, preset: &str, m: &Machine, on: &str| -> Result<String, SimError> {
         let (kernels, boot) = run.split_ms(m)?;
         Ok(format!(
@@ -60,35 +60,8 @@ pub fn compute(paper: &str, data: &Path, traces: &Traces) -> Result<Vec<Computed
             run.bootstraps, run.bootstraps
         ))
     };
-    let t_cl = r80.ms(&cl)?;
-    let t_f1 = r80.ms(&f1)?;
-    let mut out = vec![
-        computed(
-            "3",
-            ROW,
-            "CraterLake time",
-            t_cl,
-            &how(&r80, "CRATERLAKE_80_BOOT", &cl, "craterlake.toml")?,
-        ),
-        computed("3", ROW, "F1+ time", t_f1, &how(&r80, "CRATERLAKE_80_BOOT", &f1, "f1plus.toml")?),
-        computed("3", ROW, "speedup vs F1+", t_f1 / t_cl, "our F1+ / our CraterLake time"),
-        computed(
-            "3",
-            ROW,
-            "speedup vs CPU",
-            CPU_MS / t_cl,
-            "quoted CPU time / our CraterLake time",
-        ),
-    ];
-    for (metric, m, what) in [
-        ("speedup vs no KSHGen", &no_kshgen, "switches.kshgen=false"),
-        ("speedup vs no CRB/chaining", &no_crb, "switches.crb_chaining=false"),
-        ("speedup vs F1+ network", &network, "switches.network=crossbar"),
-    ] {
-        let on = format!("craterlake.toml with {what}, over the baseline");
-        let how = how(&r80, "CRATERLAKE_80_BOOT", m, &on)?;
-        out.push(computed("4", ROW, metric, r80.ms(m)? / t_cl, &how));
-    }
+    let h = |m: &Machine, on: &str| how(&r80, "CRATERLAKE_80_BOOT", m, on);
+    let (mut out, t_cl) = ablations.rows((ROW, ROW), CPU_MS, &|m| r80.ms(m), &h)?;
     // The 200-bit column is left out: per-element normalisation (time / 2 at N = 128K) needs
     // a reading of what two side-by-side trainings are, and our 128K batch fits one ciphertext.
     for level in LEVELS.iter().filter(|l| l.bits == "128-bit") {

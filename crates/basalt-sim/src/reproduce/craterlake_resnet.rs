@@ -12,7 +12,7 @@ use crate::machine::Machine;
 use crate::reproduce::craterlake::Ablations;
 use crate::reproduce::craterlake_security::LEVELS;
 use crate::reproduce::inference::Inference;
-use crate::reproduce::{Computed, Traces, computed};
+use crate::reproduce::{Computed, Traces};
 use crate::synth::Program;
 
 /// CraterLake's quoted CPU time for ResNet-20 (Table 3: 23 min).
@@ -32,7 +32,7 @@ pub fn compute(paper: &str, data: &Path, traces: &Traces) -> Result<Vec<Computed
         return Ok(Vec::new());
     }
     let Some(r80) = load(traces, "CRATERLAKE_80_BOOT")? else { return Ok(Vec::new()) };
-    let Ablations { cl, f1, no_kshgen, no_crb, network } = Ablations::load(data)?;
+    let ablations = Ablations::load(data)?;
     let how = |inf: &Inference, preset: &str, m: &str| {
         format!(
             "library trace: ResNet-20 inference (basalt_workloads::resnet: multiplexed packing, \
@@ -43,28 +43,8 @@ pub fn compute(paper: &str, data: &Path, traces: &Traces) -> Result<Vec<Computed
             inf.bootstraps
         )
     };
-    let t_cl = r80.ms(&cl)?;
-    let t_f1 = r80.ms(&f1)?;
-    let h = |m: &str| how(&r80, "CRATERLAKE_80_BOOT", m);
-    let over = |m: &Machine, what: &str| -> Result<Computed, SimError> {
-        let how = h(&format!("craterlake.toml with {what}, over the baseline"));
-        Ok(computed("4", ROW, &format!("speedup vs {}", label(what)), r80.ms(m)? / t_cl, &how))
-    };
-    let mut out = vec![
-        computed("3", ROW, "CraterLake time", t_cl, &h("craterlake.toml")),
-        computed("3", ROW, "F1+ time", t_f1, &h("f1plus.toml")),
-        computed("3", ROW, "speedup vs F1+", t_f1 / t_cl, "our F1+ / our CraterLake time"),
-        computed(
-            "3",
-            ROW,
-            "speedup vs CPU",
-            CPU_MS / t_cl,
-            "quoted CPU time / our CraterLake time",
-        ),
-        over(&no_kshgen, "switches.kshgen=false")?,
-        over(&no_crb, "switches.crb_chaining=false")?,
-        over(&network, "switches.network=crossbar")?,
-    ];
+    let h = |_: &Machine, m: &str| Ok(how(&r80, "CRATERLAKE_80_BOOT", m));
+    let (mut out, t_cl) = ablations.rows((ROW, ROW), CPU_MS, &|m| r80.ms(m), &h)?;
     for level in &LEVELS {
         let Some(r) = load(traces, level.preset)? else { continue };
         let ours = (r.ms(&level.machine(data)?)?, r.ring_degree());
@@ -72,13 +52,4 @@ pub fn compute(paper: &str, data: &Path, traces: &Traces) -> Result<Vec<Computed
         out.extend(level.rows(ROW, ours, (t_cl, r80.ring_degree()), &how));
     }
     Ok(out)
-}
-
-/// Table 4's column for a machine switch.
-fn label(switch: &str) -> &'static str {
-    match switch {
-        "switches.kshgen=false" => "no KSHGen",
-        "switches.crb_chaining=false" => "no CRB/chaining",
-        _ => "F1+ network",
-    }
 }

@@ -8,11 +8,9 @@
 
 use std::path::Path;
 
-use basalt_trace::Trace;
-
 use crate::machine::Machine;
 use crate::reproduce::craterlake::Ablations;
-use crate::reproduce::{Computed, Traces, computed};
+use crate::reproduce::{Computed, Traces};
 use crate::synth::{LolaNet, Program};
 use crate::{SimError, simulate};
 
@@ -55,36 +53,8 @@ pub fn compute(paper: &str, data: &Path, traces: &Traces) -> Result<Vec<Computed
                  N = 2^14, 5 x 28-bit levels), SH BSGS, seeded keys, {m}"
             )
         };
-        out.extend(shallow_rows(&machines, &t, (r3, r4), cpu_ms, &how)?);
-    }
-    Ok(out)
-}
-
-/// Table 3's four rows and Table 4's three for one shallow benchmark's trace `t` on the
-/// CraterLake machines: times, speedup over F1+, quoted CPU time over ours, and each ablation
-/// over the baseline. `how` describes the trace on a named machine.
-pub(super) fn shallow_rows(
-    m: &Ablations,
-    t: &Trace,
-    (r3, r4): (&str, &str),
-    cpu_ms: f64,
-    how: &dyn Fn(&str) -> String,
-) -> Result<Vec<Computed>, SimError> {
-    let ms = |m: &Machine| -> Result<f64, SimError> { Ok(simulate(m, t)?.seconds * 1e3) };
-    let (t_cl, t_f1) = (ms(&m.cl)?, ms(&m.f1)?);
-    let mut out = vec![
-        computed("3", r3, "CraterLake time", t_cl, &how("craterlake.toml")),
-        computed("3", r3, "F1+ time", t_f1, &how("f1plus.toml")),
-        computed("3", r3, "speedup vs F1+", t_f1 / t_cl, "our F1+ / our CraterLake time"),
-        computed("3", r3, "speedup vs CPU", cpu_ms / t_cl, "quoted CPU time / our CraterLake time"),
-    ];
-    for (metric, machine, what) in [
-        ("speedup vs no KSHGen", &m.no_kshgen, "switches.kshgen=false"),
-        ("speedup vs no CRB/chaining", &m.no_crb, "switches.crb_chaining=false"),
-        ("speedup vs F1+ network", &m.network, "switches.network=crossbar (residue tiling)"),
-    ] {
-        let how = how(&format!("craterlake.toml with {what}, over the baseline"));
-        out.push(computed("4", r4, metric, ms(machine)? / t_cl, &how));
+        let ms = |m: &Machine| Ok(simulate(m, &t)?.seconds * 1e3);
+        out.extend(machines.rows((r3, r4), cpu_ms, &ms, &|_, m| Ok(how(m)))?.0);
     }
     Ok(out)
 }

@@ -17,7 +17,7 @@ use basalt_trace::Event;
 use crate::machine::Machine;
 use crate::reproduce::craterlake::Ablations;
 use crate::reproduce::craterlake_security::{LEVELS, ring_degree};
-use crate::reproduce::{Computed, Traces, computed};
+use crate::reproduce::{Computed, Traces};
 use crate::synth::Program;
 use crate::{SimError, simulate};
 
@@ -35,7 +35,6 @@ pub fn compute(paper: &str, data: &Path, traces: &Traces) -> Result<Vec<Computed
     if paper != "craterlake" {
         return Ok(Vec::new());
     }
-    let Ablations { cl, f1, no_kshgen, no_crb, network } = Ablations::load(data)?;
     let lstm = |preset: &str| Program::Lstm {
         preset: preset.into(),
         steps: BOOTSTRAPS * STEPS_PER_BOOTSTRAP,
@@ -45,7 +44,6 @@ pub fn compute(paper: &str, data: &Path, traces: &Traces) -> Result<Vec<Computed
     let ms = |m: &Machine, t: &basalt_trace::Trace| -> Result<f64, SimError> {
         Ok(simulate(m, t)?.seconds * 1e3)
     };
-    let (t_cl, t_f1) = (ms(&cl, &t)?, ms(&f1, &t)?);
     let how = |chain: &str, m: &str| {
         format!(
             "library trace: LSTM inference (basalt_workloads::lstm, pseudo-random weights), \
@@ -53,27 +51,9 @@ pub fn compute(paper: &str, data: &Path, traces: &Traces) -> Result<Vec<Computed
              degree-3 tanh, 128-slot bootstraps, seeded keys, {m}"
         )
     };
-    let h80 = |m: &str| how("CRATERLAKE_80_BOOT (50 bootstraps, 3 steps each)", m);
-    let mut out = vec![
-        computed("3", "LSTM", "CraterLake time", t_cl, &h80("craterlake.toml")),
-        computed("3", "LSTM", "F1+ time", t_f1, &h80("f1plus.toml")),
-        computed("3", "LSTM", "speedup vs F1+", t_f1 / t_cl, "our F1+ / our CraterLake time"),
-        computed(
-            "3",
-            "LSTM",
-            "speedup vs CPU",
-            CPU_MS / t_cl,
-            "quoted CPU time / our CraterLake time",
-        ),
-    ];
-    for (metric, m, what) in [
-        ("speedup vs no KSHGen", &no_kshgen, "switches.kshgen=false"),
-        ("speedup vs no CRB/chaining", &no_crb, "switches.crb_chaining=false"),
-        ("speedup vs F1+ network", &network, "switches.network=crossbar (residue tiling)"),
-    ] {
-        let how = h80(&format!("craterlake.toml with {what}, over the baseline"));
-        out.push(computed("4", "LSTM", metric, ms(m, &t)? / t_cl, &how));
-    }
+    let h80 = |_: &Machine, m: &str| Ok(how("CRATERLAKE_80_BOOT (50 bootstraps, 3 steps each)", m));
+    let (mut out, t_cl) =
+        Ablations::load(data)?.rows(("LSTM", "LSTM"), CPU_MS, &|m| ms(m, &t), &h80)?;
     for level in &LEVELS {
         let Some(lt) = traces.program(&lstm(level.preset))? else { continue };
         let boots = lt

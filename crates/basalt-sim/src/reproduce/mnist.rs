@@ -8,7 +8,6 @@ use std::path::Path;
 
 use crate::machine::Machine;
 use crate::reproduce::craterlake::Ablations;
-use crate::reproduce::lola::shallow_rows;
 use crate::reproduce::{Computed, Traces, computed};
 use crate::synth::{DftHoisting, MnistNet, Program};
 use crate::{SimError, simulate};
@@ -107,5 +106,6 @@ fn craterlake(data: &Path, traces: &Traces) -> Result<Vec<Computed>, SimError> {
         )
     };
     let rows = ("MNIST Unencryp. Wghts.", "MNIST Unencrypt. Wghts.");
-    shallow_rows(&Ablations::load(data)?, &t, rows, CRATERLAKE_CPU_MS, &how)
+    let ms = |m: &Machine| Ok(simulate(m, &t)?.seconds * 1e3);
+    Ok(Ablations::load(data)?.rows(rows, CRATERLAKE_CPU_MS, &ms, &|_, m| Ok(how(m)))?.0)
 }
