@@ -90,78 +90,54 @@ pub struct Report {
 }
 
 impl Report {
-    /// The report of running `parts` one after the other on one machine, each `count` times:
-    /// times, busy cycles, traffic, regions, counts and energies add up; utilisations are
+    /// The report of running `parts` one after the other on one machine, each `count` (≥ 1)
+    /// times: times, busy cycles, traffic, regions, counts and energies add up; utilisations are
     /// recomputed over the whole. Area is the machine's, not a sum. `parts` must not be empty
     /// and must all come from the same machine.
     pub fn sequence(parts: &[(Report, u64)]) -> Report {
-        let mut out = parts[0].0.clone();
-        let scale = |r: &Report, c: f64| {
-            let mut t = r.traffic.clone();
-            t.keys *= c;
-            t.ciphertexts *= c;
-            t.plaintexts *= c;
-            t.intermediates *= c;
-            t
-        };
-        let c0 = parts[0].1 as f64;
-        out.cycles *= c0;
-        out.seconds *= c0;
-        out.compute_cycles *= c0;
-        out.stall_cycles *= c0;
-        out.traffic = scale(&parts[0].0, c0);
-        out.units.iter_mut().for_each(|u| {
-            u.busy_cycles *= c0;
-            u.energy_j = u.energy_j.map(|e| e * c0);
-        });
-        out.regions.values_mut().for_each(|r| {
-            r.cycles *= c0;
-            r.stall_cycles *= c0;
-            r.kernels *= parts[0].1;
-        });
-        out.kernel_units.values_mut().for_each(|v| *v *= parts[0].1);
-        out.skipped_keygen *= parts[0].1;
-        out.onchip_hits *= parts[0].1;
-        out.onchip_hit_bytes *= c0;
-        out.energy_j = out.energy_j.map(|e| e * c0);
-        out.costs.units_j *= c0;
-        out.costs.components_j *= c0;
-        out.costs.hbm_j = out.costs.hbm_j.map(|e| e * c0);
+        let (first, c0) = &parts[0];
+        assert!(parts.iter().all(|p| p.1 >= 1), "Report::sequence: counts start at 1");
+        let mut out = first.clone();
+        out.add_scaled(first, c0 - 1);
         for (r, count) in &parts[1..] {
-            let c = *count as f64;
-            out.cycles += c * r.cycles;
-            out.seconds += c * r.seconds;
-            out.compute_cycles += c * r.compute_cycles;
-            out.stall_cycles += c * r.stall_cycles;
-            let t = scale(r, c);
-            out.traffic.keys += t.keys;
-            out.traffic.ciphertexts += t.ciphertexts;
-            out.traffic.plaintexts += t.plaintexts;
-            out.traffic.intermediates += t.intermediates;
-            for (u, v) in out.units.iter_mut().zip(&r.units) {
-                u.busy_cycles += c * v.busy_cycles;
-                u.energy_j = u.energy_j.zip(v.energy_j).map(|(a, b)| a + c * b);
-            }
-            for (path, v) in &r.regions {
-                let e = out.regions.entry(path.clone()).or_default();
-                e.cycles += c * v.cycles;
-                e.stall_cycles += c * v.stall_cycles;
-                e.kernels += count * v.kernels;
-            }
-            for (kind, v) in &r.kernel_units {
-                *out.kernel_units.entry(kind.clone()).or_default() += count * v;
-            }
-            out.skipped_keygen += count * r.skipped_keygen;
-            out.onchip_hits += count * r.onchip_hits;
-            out.onchip_hit_bytes += c * r.onchip_hit_bytes;
-            out.energy_j = out.energy_j.zip(r.energy_j).map(|(a, b)| a + c * b);
-            out.costs.units_j += c * r.costs.units_j;
-            out.costs.components_j += c * r.costs.components_j;
-            out.costs.hbm_j = out.costs.hbm_j.zip(r.costs.hbm_j).map(|(a, b)| a + c * b);
+            out.add_scaled(r, *count);
         }
         let total = out.cycles.max(1.0);
         out.units.iter_mut().for_each(|u| u.utilisation = u.busy_cycles / total);
         out
+    }
+
+    /// Add `count` runs of `r` (same machine) to this report's additive fields.
+    fn add_scaled(&mut self, r: &Report, count: u64) {
+        let c = count as f64;
+        self.cycles += c * r.cycles;
+        self.seconds += c * r.seconds;
+        self.compute_cycles += c * r.compute_cycles;
+        self.stall_cycles += c * r.stall_cycles;
+        self.traffic.keys += c * r.traffic.keys;
+        self.traffic.ciphertexts += c * r.traffic.ciphertexts;
+        self.traffic.plaintexts += c * r.traffic.plaintexts;
+        self.traffic.intermediates += c * r.traffic.intermediates;
+        for (u, v) in self.units.iter_mut().zip(&r.units) {
+            u.busy_cycles += c * v.busy_cycles;
+            u.energy_j = u.energy_j.zip(v.energy_j).map(|(a, b)| a + c * b);
+        }
+        for (path, v) in &r.regions {
+            let e = self.regions.entry(path.clone()).or_default();
+            e.cycles += c * v.cycles;
+            e.stall_cycles += c * v.stall_cycles;
+            e.kernels += count * v.kernels;
+        }
+        for (kind, v) in &r.kernel_units {
+            *self.kernel_units.entry(kind.clone()).or_default() += count * v;
+        }
+        self.skipped_keygen += count * r.skipped_keygen;
+        self.onchip_hits += count * r.onchip_hits;
+        self.onchip_hit_bytes += c * r.onchip_hit_bytes;
+        self.energy_j = self.energy_j.zip(r.energy_j).map(|(a, b)| a + c * b);
+        self.costs.units_j += c * r.costs.units_j;
+        self.costs.components_j += c * r.costs.components_j;
+        self.costs.hbm_j = self.costs.hbm_j.zip(r.costs.hbm_j).map(|(a, b)| a + c * b);
     }
 
     /// Busy time of a unit group by name.
