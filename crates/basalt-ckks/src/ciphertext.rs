@@ -10,6 +10,7 @@
 //! evaluator operation then records its kernels to the trace and skips the arithmetic.
 
 use basalt_math::{Domain, RnsPoly};
+use basalt_trace::ObjectId;
 
 use crate::error::{CkksError, Result};
 use crate::params::Parameters;
@@ -31,6 +32,8 @@ pub struct Ciphertext {
     pub(crate) scale: f64,
     pub(crate) slots: usize,
     pub(crate) params_id: u64,
+    /// Identity in the trace (`CtLoad`/`CtStore`); not part of the value.
+    pub(crate) object: ObjectId,
 }
 
 /// An encoded message over the extended basis `Q_l ∪ P` (NTT domain): the plaintext operand of
@@ -207,6 +210,7 @@ impl Ciphertext {
             scale,
             slots: params.max_slots(),
             params_id: params.id(),
+            object: ObjectId::fresh(),
         })
     }
     /// A shape-only degree-1 ciphertext for trace mode: the same evaluator code records the
@@ -220,7 +224,19 @@ impl Ciphertext {
             scale: params.default_scale(),
             slots: params.max_slots(),
             params_id: params.id(),
+            object: ObjectId::fresh(),
         })
+    }
+    /// A new object with `polys` and this ciphertext's scale, slots and parameter set: the
+    /// result of an operation that keeps them (a fresh trace identity, see `objects.rs`).
+    pub(crate) fn with_polys(&self, polys: Vec<RnsPoly>) -> Ciphertext {
+        Ciphertext {
+            polys,
+            scale: self.scale,
+            slots: self.slots,
+            params_id: self.params_id,
+            object: ObjectId::fresh(),
+        }
     }
     /// Level: index of the top Q prime (limbs − 1).
     pub fn level(&self) -> usize {

@@ -6,6 +6,7 @@
 //! ciphertext's scale.
 
 use basalt_math::sampler::{self, Xof};
+use basalt_trace::ObjectId;
 
 use crate::ciphertext::{Ciphertext, Plaintext};
 use crate::error::{CkksError, Result};
@@ -39,7 +40,13 @@ pub fn encrypt_sk(params: &Parameters, pt: &Plaintext, sk: &SecretKey) -> Result
     let mut as_ = a.clone();
     ring.mul_assign(&mut as_, &restrict(&sk.poly, l1, 0));
     ring.sub_assign(&mut c0, &as_);
-    Ok(Ciphertext { polys: vec![c0, a], scale: pt.scale, slots: pt.slots, params_id: params.id() })
+    Ok(Ciphertext {
+        polys: vec![c0, a],
+        scale: pt.scale,
+        slots: pt.slots,
+        params_id: params.id(),
+        object: ObjectId::fresh(),
+    })
 }
 
 /// Encrypt `pt` under the public key.
@@ -66,7 +73,13 @@ pub fn encrypt_pk(params: &Parameters, pt: &Plaintext, pk: &PublicKey) -> Result
     let mut t = restrict(&pk.a, l1, 0);
     ring.mul_assign(&mut t, &u);
     ring.add_assign(&mut c1, &t);
-    Ok(Ciphertext { polys: vec![c0, c1], scale: pt.scale, slots: pt.slots, params_id: params.id() })
+    Ok(Ciphertext {
+        polys: vec![c0, c1],
+        scale: pt.scale,
+        slots: pt.slots,
+        params_id: params.id(),
+        object: ObjectId::fresh(),
+    })
 }
 
 /// Decrypt: `Σ_i c_i·s^i` at the ciphertext's level, scale and slots.

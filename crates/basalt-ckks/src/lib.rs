@@ -44,6 +44,7 @@ pub mod error;
 pub mod eval;
 pub mod keys;
 pub mod keyswitch;
+mod objects;
 pub mod params;
 pub mod precision;
 pub mod serialize;

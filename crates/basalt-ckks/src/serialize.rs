@@ -8,6 +8,7 @@
 //! Any failure is a [`CkksError::Corrupt`] or [`CkksError::WrongParams`]; nothing panics.
 
 use basalt_math::{Domain, RnsPoly};
+use basalt_trace::ObjectId;
 use bincode::Options;
 use serde::{Deserialize, Serialize, de::DeserializeOwned};
 
@@ -212,7 +213,13 @@ impl Ciphertext {
             .into_iter()
             .map(|p| poly_in(W, params, p, Some(q), 0))
             .collect::<Result<_>>()?;
-        Ok(Ciphertext { polys, scale: w.scale, slots: w.slots as usize, params_id: w.params_id })
+        Ok(Ciphertext {
+            polys,
+            scale: w.scale,
+            slots: w.slots as usize,
+            params_id: w.params_id,
+            object: ObjectId::fresh(),
+        })
     }
 }
 

@@ -118,8 +118,10 @@ impl Store {
 
     /// The outcome of every access of `(id, bytes, read/write)`, in order. A write replaces
     /// the object (it may change size, e.g. after a rescale) and marks it dirty; evicting a
-    /// dirty object writes it back. Objects still resident at the end stay on chip (the trace
-    /// does not say that they are ever needed off chip).
+    /// dirty object writes it back. An object no later access reads is dead: its space is
+    /// freed at its last use, without a write-back (the program's dataflow, which a compiler
+    /// knows whatever the eviction policy, says it is never needed again). So the last result
+    /// of a trace stays on chip too (the trace does not say that it is needed off chip).
     pub fn run(&self, accesses: &[(u64, u64, Access)]) -> Vec<Outcome> {
         // next_use[i] = index of the next *read* of the same id after i (Belady needs it; a
         // later write overwrites, so it is not a reuse).
@@ -148,6 +150,10 @@ impl Store {
                 e.2 = next_use[i];
                 o.hit = true;
                 out.push(o);
+                if next_use[i] == usize::MAX {
+                    // Last use: the space is free again (a compiler knows the dataflow).
+                    used -= resident.remove(&id).expect("just hit").0;
+                }
                 continue;
             }
             if let Some(old) = resident.remove(&id) {
@@ -157,8 +163,10 @@ impl Store {
             if !dirty {
                 o.loaded = bytes;
             }
-            if bytes > self.capacity {
-                if dirty {
+            // A dead object (no later read) streams through: read once or dropped unwritten.
+            let live = next_use[i] != usize::MAX;
+            if !live || bytes > self.capacity {
+                if dirty && live {
                     o.written = bytes;
                 }
                 out.push(o);
@@ -191,11 +199,13 @@ mod tests {
 
     #[test]
     fn belady_beats_lru_on_a_cyclic_pattern() {
-        // Capacity 2 objects, cyclic 1 2 3 1 2 3: LRU misses all six accesses.
-        let seq: Vec<(u64, u64)> = [1, 2, 3, 1, 2, 3].iter().map(|&i| (i, 10)).collect();
-        assert_eq!(Store::new(Eviction::Lru, 20).misses(&seq), 60);
-        // MIN: miss 1, miss 2, miss 3 (evict 2, used after 1), hit 1, miss 2 (evict 1), hit 3.
-        assert_eq!(Store::new(Eviction::Belady, 20).misses(&seq), 40);
+        // Capacity 2 objects, cyclic 1 2 3 1 2 3 1 2 3: LRU misses the first seven accesses
+        // (the last 1 is dead: it streams through and leaves 2 and 3 resident).
+        let seq: Vec<(u64, u64)> = [1, 2, 3, 1, 2, 3, 1, 2, 3].iter().map(|&i| (i, 10)).collect();
+        assert_eq!(Store::new(Eviction::Lru, 20).misses(&seq), 70);
+        // MIN: miss 1, 2, 3 (evict 2, used after 1), hit 1, miss 2 (evict 1), hit 3, miss 1
+        // (dead), hit 2, hit 3.
+        assert_eq!(Store::new(Eviction::Belady, 20).misses(&seq), 50);
     }
 
     #[test]
@@ -208,17 +218,28 @@ mod tests {
     fn writes_stay_on_chip_until_evicted_dirty() {
         use Access::{Read, Write};
         let lru = Store::new(Eviction::Lru, 20);
-        // Store 1, read it back (hit), then two more objects push it out: written back once.
-        let o = lru.run(&[(1, 10, Write), (1, 10, Read), (2, 10, Read), (3, 10, Read)]);
+        // Store 1, read it back (hit), then two more objects push it out: written back once
+        // and reloaded for its last read.
+        let (two, three) = ((2, 10, Read), (3, 10, Read));
+        let seq = [(1, 10, Write), (1, 10, Read), two, three, (1, 10, Read), two, three];
+        let o = lru.run(&seq);
         assert_eq!(o[0], Outcome { loaded: 0, written: 0, hit: false });
         assert!(o[1].hit);
         assert_eq!(o[2].loaded, 10);
         assert_eq!((o[3].loaded, o[3].written), (10, 10));
+        assert_eq!(o[4].loaded, 10);
+        assert!(o[5].hit && o[6].hit);
+        // Without the last read the value dies at its first read: no write-back.
+        let o = lru.run(&seq[..4]);
+        assert_eq!(o.iter().map(|x| x.written).sum::<u64>(), 0);
         // Overwriting a dirty object kills the old value: no write-back for it.
-        let o = lru.run(&[(1, 10, Write), (1, 10, Write), (2, 10, Read), (3, 10, Read)]);
+        let seq = [(1, 10, Write), (1, 10, Write), two, three, (1, 10, Read), two, three];
+        let o = lru.run(&seq);
         assert_eq!(o.iter().map(|x| x.written).sum::<u64>(), 10);
-        // Too large to keep: written through.
-        assert_eq!(lru.run(&[(9, 50, Write)])[0].written, 50);
+        // Too large to keep: written through if read later, dropped if dead.
+        let o = lru.run(&[(9, 50, Write), (9, 50, Read)]);
+        assert_eq!((o[0].written, o[1].loaded), (50, 50));
+        assert_eq!(lru.run(&[(9, 50, Write)])[0].written, 0);
         // Belady does not count a later overwrite as a reuse: 1 is the victim, not 2.
         let min = Store::new(Eviction::Belady, 20);
         let o =

@@ -173,20 +173,34 @@ fn plan_store(m: &Machine, trace: &Trace) -> Result<Plan, SimError> {
 
 /// Refuse a program that no memory of the machine can hold: every identified object (key,
 /// ciphertext) lives somewhere from its first to its last use, and an anonymous stream needs at
-/// least its largest load stored, so their sum is a lower bound on the footprint. Checked only
-/// when the machine states its off-chip capacity (`memory.hbm_gib`).
+/// least its largest load stored, so the largest sum of the objects live at one access plus
+/// that load is a lower bound on the footprint. Checked only when the machine states its
+/// off-chip capacity (`memory.hbm_gib`).
 fn check_footprint(
     m: &Machine,
     accesses: &[(u64, u64, Access)],
     largest_anonymous: f64,
 ) -> Result<(), SimError> {
     let Some(hbm_gib) = m.memory.hbm_gib else { return Ok(()) };
-    let mut size: HashMap<u64, u64> = HashMap::new();
-    for &(id, bytes, _) in accesses {
-        let s = size.entry(id).or_default();
-        *s = (*s).max(bytes);
+    // id -> (largest size, first access, last access)
+    let mut life: HashMap<u64, (u64, usize, usize)> = HashMap::new();
+    for (i, &(id, bytes, _)) in accesses.iter().enumerate() {
+        let e = life.entry(id).or_insert((0, i, i));
+        e.0 = e.0.max(bytes);
+        e.2 = i;
     }
-    let need = size.values().sum::<u64>() as f64 + largest_anonymous;
+    // Sweep: an object's bytes count from its first access through its last one.
+    let mut delta = vec![0i128; accesses.len() + 1];
+    for &(bytes, first, last) in life.values() {
+        delta[first] += bytes as i128;
+        delta[last + 1] -= bytes as i128;
+    }
+    let (mut live, mut peak) = (0i128, 0i128);
+    for d in delta {
+        live += d;
+        peak = peak.max(live);
+    }
+    let need = peak as f64 + largest_anonymous;
     let mib = 1024.0 * 1024.0;
     if need > m.memory.onchip_mib * mib + hbm_gib * 1024.0 * mib {
         return Err(SimError::DoesNotFit {

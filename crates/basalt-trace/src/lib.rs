@@ -16,9 +16,11 @@
 //! the call tree SimFHE gets by monkey-patching.
 
 mod kernel;
+mod objects;
 mod recorder;
 
 pub use kernel::{ElemOp, Kernel, KernelKind, KeyId, TfheKey, TfheStep};
+pub use objects::{ObjectId, ObjectShape, Operation, operation};
 pub use recorder::{
     Event, KeyScope, OnChipPlaintexts, RegionGuard, Trace, begin, emit, end, is_recording,
     key_scope, plaintexts_on_chip, record, region,

@@ -1,7 +1,7 @@
 //! Thread-local, scoped recording of kernels and regions.
 
 use std::cell::RefCell;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use serde::{Deserialize, Serialize};
 
@@ -51,10 +51,28 @@ impl Trace {
     pub fn count(&self, kind: KernelKind) -> u64 {
         self.kernels().filter(|k| k.kind() == kind).map(Kernel::units).sum()
     }
+
+    /// The program's inputs: each `CtLoad` of an object the trace neither stored nor loaded
+    /// before it (later reads of it, and reads of results, are the program's own traffic).
+    pub fn input_loads(&self) -> Vec<&Kernel> {
+        let mut seen = std::collections::HashSet::new();
+        self.kernels()
+            .filter(|k| match **k {
+                Kernel::CtLoad { id, .. } => seen.insert(id),
+                Kernel::CtStore { id, .. } => {
+                    seen.insert(id);
+                    false
+                }
+                _ => false,
+            })
+            .collect()
+    }
 }
 
 thread_local! {
     static STACK: RefCell<Vec<Trace>> = const { RefCell::new(Vec::new()) };
+    /// Per open recorder: object id (`CtLoad`/`CtStore`) → its dense id in that recording.
+    static OBJECTS: RefCell<Vec<HashMap<u64, u64>>> = const { RefCell::new(Vec::new()) };
     static KEYS: RefCell<Vec<KeyId>> = const { RefCell::new(Vec::new()) };
     static ONCHIP_PLAINTEXTS: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
 }
@@ -84,11 +102,13 @@ pub fn record<R>(f: impl FnOnce() -> R) -> (R, Trace) {
 /// into the library. Prefer [`record`] in Rust, which cannot leave a recorder open.
 pub fn begin() {
     STACK.with(|s| s.borrow_mut().push(Trace::default()));
+    OBJECTS.with(|o| o.borrow_mut().push(HashMap::new()));
 }
 
 /// Close the innermost recorder opened by [`begin`] and return what it recorded; `None` when
 /// no recorder is open on this thread.
 pub fn end() -> Option<Trace> {
+    OBJECTS.with(|o| o.borrow_mut().pop());
     STACK.with(|s| s.borrow_mut().pop())
 }
 
@@ -100,11 +120,21 @@ pub fn is_recording() -> bool {
 
 /// Report a kernel to the innermost open recorder, if any. Inside a [`key_scope`], a
 /// `KeyLoad` is preceded by an [`Event::Key`] naming the key; inside a
-/// [`plaintexts_on_chip`] scope a `PlainLoad` is dropped.
+/// [`plaintexts_on_chip`] scope a `PlainLoad` is dropped. The object ids of `CtLoad` and
+/// `CtStore` are renumbered densely in order of first appearance in the recording (see
+/// [`crate::ObjectId`]).
 #[inline]
-pub fn emit(k: Kernel) {
+pub fn emit(mut k: Kernel) {
     if matches!(k, Kernel::PlainLoad { .. }) && ONCHIP_PLAINTEXTS.with(|c| c.get()) > 0 {
         return;
+    }
+    if let Kernel::CtLoad { id, .. } | Kernel::CtStore { id, .. } = &mut k {
+        OBJECTS.with(|o| {
+            if let Some(map) = o.borrow_mut().last_mut() {
+                let next = map.len() as u64;
+                *id = *map.entry(*id).or_insert(next);
+            }
+        });
     }
     STACK.with(|s| {
         if let Some(t) = s.borrow_mut().last_mut() {
@@ -305,6 +335,25 @@ mod tests {
         });
         let k = |k: &Kernel| Event::Kernel(k.clone());
         assert_eq!(t.events, vec![k(&pt), k(&ntt), k(&pt)]);
+    }
+
+    #[test]
+    fn input_loads_are_first_reads_of_unstored_objects() {
+        let ct = |id, load| {
+            let (n, limbs, polys) = (8, 1, 2);
+            if load {
+                Kernel::CtLoad { n, limbs, polys, id }
+            } else {
+                Kernel::CtStore { n, limbs, polys, id }
+            }
+        };
+        let ((), t) = record(|| {
+            for (id, load) in [(7, true), (7, true), (8, false), (8, true), (9, true)] {
+                emit(ct(id, load));
+            }
+        });
+        // Renumbered: 7 -> 0, 8 -> 1, 9 -> 2.
+        assert_eq!(t.input_loads(), [&ct(0, true), &ct(2, true)]);
     }
 
     #[test]

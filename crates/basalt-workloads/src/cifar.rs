@@ -388,7 +388,7 @@ impl CifarModel {
 
     /// One inference: `inputs` as [`Cifar::inputs`] orders them, encrypted at
     /// [`CifarModel::input_level`], to the ciphertext whose first slots hold the class scores.
-    /// The inputs are read from memory and the result written back (`CtLoad`/`CtStore`, as
+    /// The evaluator records the loads of the inputs and of every intermediate (as
     /// [`network::Model::evaluate`]). Symbolic inputs give the trace.
     ///
     /// # Errors
@@ -396,9 +396,6 @@ impl CifarModel {
     pub fn evaluate(&self, eval: &Evaluator, inputs: &[Ciphertext]) -> Result<Ciphertext> {
         if inputs.len() != self.inputs() {
             return Err(CircuitError::VectorLength { len: inputs.len(), cols: self.inputs() });
-        }
-        for (id, ct) in inputs.iter().enumerate() {
-            network::emit_io(eval, ct, id, true);
         }
         let square =
             |x: &Ciphertext| -> Result<Ciphertext> { Ok(eval.rescale(&eval.mul_relin(x, x)?)?) };
@@ -428,7 +425,6 @@ impl CifarModel {
         }
         y.set_slots(self.dense_slots);
         let y = eval.add_plain(&y, &self.bias3)?;
-        network::emit_io(eval, &y, inputs.len(), false);
         Ok(y)
     }
 }

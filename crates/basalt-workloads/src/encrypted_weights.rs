@@ -13,8 +13,8 @@
 //! Every plaintext product becomes a tensor product (degree 2, no key switch). Products that
 //! are summed stay at degree 2 and are relinearised once per sum (lazy relinearisation, as
 //! SEAL and Lattigo allow): once for the convolution, once per giant step before its rotation
-//! (a degree-2 ciphertext cannot be rotated). The inference reads each weight ciphertext from
-//! memory (`CtLoad`, an id per ciphertext) when it first uses it.
+//! (a degree-2 ciphertext cannot be rotated). The evaluator loads each weight ciphertext from
+//! memory (`CtLoad`) when the inference first uses it.
 
 use std::collections::BTreeMap;
 
@@ -27,9 +27,6 @@ use crate::trace::{Inputs, record_shapes};
 
 /// Encrypts `values` (zero-padded to `slots`) at `level` and `scale`: the model owner.
 pub type WeightEncryptor<'a> = &'a dyn Fn(&[f64], usize, usize, f64) -> Result<Ciphertext>;
-
-/// Off-chip ids of the weight ciphertexts start here (inputs and the output use `0..`).
-const WEIGHT_ID: usize = 1 << 32;
 
 #[derive(Debug)]
 enum Stage {
@@ -187,14 +184,6 @@ impl EncryptedModel {
     /// A wrong number of inputs; missing keys; level, scale or slot mismatches.
     pub fn evaluate(&self, eval: &Evaluator, inputs: &[Ciphertext]) -> Result<Ciphertext> {
         let mut x = inputs.first().ok_or(CircuitError::EmptyMatrix)?.clone();
-        for (id, ct) in inputs.iter().enumerate() {
-            network::emit_io(eval, ct, id, true);
-        }
-        let mut next_id = WEIGHT_ID;
-        let mut load = |ct: &Ciphertext| {
-            network::emit_io(eval, ct, next_id, true);
-            next_id += 1;
-        };
         for stage in &self.stages {
             x = match stage {
                 Stage::Pointwise { w, b } => {
@@ -206,26 +195,22 @@ impl EncryptedModel {
                     }
                     let mut acc: Option<Ciphertext> = None;
                     for (xk, wk) in inputs.iter().zip(w) {
-                        load(wk);
                         sum_into(eval, &mut acc, eval.mul(xk, wk)?)?;
                     }
                     let acc = acc.ok_or(CircuitError::EmptyMatrix)?;
-                    load(b);
                     eval.add(&eval.rescale(&eval.relinearize(&acc)?)?, b)?
                 }
                 Stage::Dense { split, diags, folds, b } => {
-                    let mut y = self.bsgs(eval, &x, split, diags, &mut load)?;
+                    let mut y = self.bsgs(eval, &x, split, diags)?;
                     for &s in folds {
                         y = eval.add(&y, &eval.rotate(&y, s)?)?;
                     }
                     y.set_slots(b.slots());
-                    load(b);
                     eval.add(&y, b)?
                 }
                 Stage::Square => eval.rescale(&eval.mul_relin(&x, &x)?)?,
             };
         }
-        network::emit_io(eval, &x, inputs.len(), false);
         Ok(x)
     }
 
@@ -237,7 +222,6 @@ impl EncryptedModel {
         x: &Ciphertext,
         split: &Split,
         diags: &BTreeMap<(usize, usize), Ciphertext>,
-        load: &mut dyn FnMut(&Ciphertext),
     ) -> Result<Ciphertext> {
         let decomp = match self.hoisting {
             Hoisting::None => None,
@@ -258,7 +242,6 @@ impl EncryptedModel {
             let mut partial = None;
             for &i in is {
                 let d = &diags[&(j, i)];
-                load(d);
                 sum_into(eval, &mut partial, eval.mul(&babies[&i], d)?)?;
             }
             let mut p = eval.relinearize(&partial.ok_or(CircuitError::EmptyMatrix)?)?;

@@ -32,7 +32,7 @@
 use basalt_circuits::helr::{self, Helr};
 use basalt_circuits::{CircuitError, Result};
 use basalt_ckks::{Ciphertext, Evaluator, KeyGenerator, Parameters};
-use basalt_trace::{Kernel, Trace, emit, record};
+use basalt_trace::{Trace, record};
 
 /// Levels of one iteration: the gradient (4) and the NAG step (1).
 pub const ITERATION_LEVELS: usize = 5;
@@ -120,8 +120,8 @@ impl LogReg {
     /// scale. Returns `w⁺` of the last iteration, the model. Symbolic ciphertexts and a marker
     /// `refresh` run the same code on shapes (trace mode).
     ///
-    /// The weights and every batch are read from off-chip memory (`CtLoad`: ids 0 and 1 for
-    /// `v`, `w`, then one per data ciphertext) and the model written back.
+    /// The evaluator records the loads of the weights, of each data ciphertext when its
+    /// iteration first reads it, and of every intermediate.
     ///
     /// # Errors
     /// Level or scale mismatches, missing keys, the refresh's errors.
@@ -134,26 +134,12 @@ impl LogReg {
         boot_scale: f64,
         refresh: &mut dyn FnMut(&Ciphertext) -> Result<Ciphertext>,
     ) -> Result<Ciphertext> {
-        let n = eval.params().n() as u32;
-        let mut id = 0;
-        let mut io = |ct: &Ciphertext, load: bool| {
-            let (limbs, polys) = (ct.level() as u32 + 1, ct.degree() as u32 + 1);
-            emit(if load {
-                Kernel::CtLoad { n, limbs, polys, id }
-            } else {
-                Kernel::CtStore { n, limbs, polys, id }
-            });
-            id += 1;
-        };
-        io(v, true);
-        io(w, true);
         let (mut v, mut w) = (v.clone(), w.clone());
         let working = v.scale();
         for (it, batch) in schedule.iter().zip(batches) {
             let _r = basalt_trace::region("HelrIteration");
             let mut g: Option<Ciphertext> = None;
             for z in batch {
-                io(z, true);
                 let gz = helr::gradient(eval, z, &v, &self.helr)?;
                 g = Some(match g {
                     None => gz,
@@ -170,7 +156,6 @@ impl LogReg {
                 (w_next, v_next)
             };
         }
-        io(&w, false);
         Ok(w)
     }
 

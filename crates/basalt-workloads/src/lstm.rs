@@ -37,7 +37,6 @@ use basalt_circuits::polynomial::{self, Chebyshev};
 use basalt_circuits::testing::random_matrix;
 use basalt_circuits::{CircuitError, Result};
 use basalt_ckks::{Ciphertext, Evaluator, Parameters};
-use basalt_trace::{Kernel, emit};
 
 use crate::network::{StrategyRule, dense};
 
@@ -202,9 +201,8 @@ impl LstmModel {
     /// after the last one when the sequence fills its interval). Symbolic ciphertexts and a
     /// symbolic bootstrapper run the same code on shapes (trace mode).
     ///
-    /// The state and every input are read from off-chip memory (`CtLoad`, ids `0` for `h0`,
-    /// `1 + i` for `x_i`) and the result written back (id `1 + xs.len()`): the client's inputs
-    /// arrive one per step.
+    /// The evaluator records the loads of the state, of each input when its step first reads
+    /// it (the client's inputs arrive one per step) and of every intermediate.
     ///
     /// # Errors
     /// Level, slot or scale mismatches; missing keys; bootstrapping errors.
@@ -216,20 +214,9 @@ impl LstmModel {
         h0: &Ciphertext,
         xs: &[Ciphertext],
     ) -> Result<Ciphertext> {
-        let n = eval.params().n() as u32;
-        let io = |ct: &Ciphertext, id: usize, load: bool| {
-            let (limbs, polys, id) = (ct.level() as u32 + 1, ct.degree() as u32 + 1, id as u64);
-            emit(if load {
-                Kernel::CtLoad { n, limbs, polys, id }
-            } else {
-                Kernel::CtStore { n, limbs, polys, id }
-            });
-        };
-        io(h0, 0, true);
         let mut h = h0.clone();
         for (i, x) in xs.iter().enumerate() {
             let _r = basalt_trace::region("LstmStep");
-            io(x, 1 + i, true);
             let s = &self.steps[i % self.steps.len()];
             let z = LinearTransform::evaluate_sum(eval, &[(&s.w0, &h), (&s.w1, x)])?;
             h = polynomial::evaluate(eval, &z, &self.sigma, Some(self.scale))?;
@@ -237,7 +224,6 @@ impl LstmModel {
                 h = bt.bootstrap(eval, encaps, &h)?;
             }
         }
-        io(&h, 1 + xs.len(), false);
         Ok(h)
     }
 }

@@ -266,14 +266,11 @@ impl Model {
     /// # Errors
     /// A wrong number of inputs; missing keys; level, scale or slot mismatches.
     ///
-    /// The inference reads its input ciphertexts from off-chip memory and writes its result
-    /// there (`CtLoad` / `CtStore`, ids 0.. for the inputs and the next one for the output): the
-    /// client's ciphertexts arrive in memory, and LoLa's 25 are as many bytes as its weights.
+    /// The evaluator records what each operation reads and writes (`CtLoad` / `CtStore`, see
+    /// `basalt_trace::operation`): the client's inputs are loaded on first use (LoLa's 25 are
+    /// as many bytes as its weights) and every intermediate is named for the on-chip store.
     pub fn evaluate(&self, eval: &Evaluator, inputs: &[Ciphertext]) -> Result<Ciphertext> {
         let mut x = inputs.first().ok_or(CircuitError::EmptyMatrix)?.clone();
-        for (id, ct) in inputs.iter().enumerate() {
-            emit_io(eval, ct, id, true);
-        }
         for stage in &self.stages {
             x = match stage {
                 Stage::Pointwise { w, b } => {
@@ -300,20 +297,8 @@ impl Model {
                 Stage::Square => eval.rescale(&eval.mul_relin(&x, &x)?)?,
             };
         }
-        emit_io(eval, &x, inputs.len(), false);
         Ok(x)
     }
-}
-
-/// Record the read (`load`) or write of `ct` as off-chip object `id` (`CtLoad` / `CtStore`).
-pub(crate) fn emit_io(eval: &Evaluator, ct: &Ciphertext, id: usize, load: bool) {
-    let (n, limbs) = (eval.params().n() as u32, ct.level() as u32 + 1);
-    let (polys, id) = (ct.degree() as u32 + 1, id as u64);
-    basalt_trace::emit(if load {
-        basalt_trace::Kernel::CtLoad { n, limbs, polys, id }
-    } else {
-        basalt_trace::Kernel::CtStore { n, limbs, polys, id }
-    });
 }
 
 /// The product of the primes a rescale at `level` drops: the scale at which a weight keeps

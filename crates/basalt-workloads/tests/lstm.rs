@@ -133,9 +133,10 @@ fn craterlake_chains_fix_the_interval_and_the_bootstraps() -> Result<()> {
         let params = Parameters::preset(preset).expect("preset");
         let t = record_lstm(&params, preset, 2 * per_boot, RULE, true)?;
         assert_eq!(bootstraps(&t), 2, "{preset}");
-        // One input per step, read at its step's level; the state read once, written once.
+        // One input per step, read at its step's level, and the state: the program's inputs.
         let loads: Vec<u32> = t
-            .kernels()
+            .input_loads()
+            .into_iter()
             .filter_map(|k| match *k {
                 Kernel::CtLoad { limbs, .. } => Some(limbs),
                 _ => None,

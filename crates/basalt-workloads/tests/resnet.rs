@@ -9,9 +9,9 @@ use basalt_circuits::polynomial::minimax::{self, CompositeSign};
 use basalt_circuits::testing::{precision_bits_real, toy_bootstrap_params};
 use basalt_ckks::encryptor::{decrypt, encrypt_sk};
 use basalt_ckks::{Ciphertext, Encoder, Evaluator, KeyGenerator, Parameters, SecretDistribution};
-use basalt_trace::{Event, record};
+use basalt_trace::{Event, KernelKind, record};
 use basalt_workloads::resnet::{
-    Arch, Bootstrap, BootstrapMarker, ConvStrategy, Model, Network, test_image,
+    Arch, Bootstrap, BootstrapMarker, ConvStrategy, Model, Network, Refresh, test_image,
 };
 use num_complex::Complex64;
 
@@ -154,14 +154,43 @@ fn bootstrap_markers_count_the_inline_bootstraps() -> Result<()> {
         .filter(|e| matches!(e, Event::Enter { name } if name == basalt_sim::BOOTSTRAP_REGION))
         .count();
     assert_eq!(markers, model.bootstraps());
+    // Each bootstrap recorded on its own, from the very ciphertext the inference hands it:
+    // the markers plus these are the inline run, kernel for kernel and load for load.
+    struct Separately<'a> {
+        bt: &'a Bootstrapper,
+        encaps: &'a Encapsulation,
+        traces: std::cell::RefCell<Vec<basalt_trace::Trace>>,
+    }
+    impl Refresh for Separately<'_> {
+        fn output_level(&self) -> usize {
+            self.bt.budget().output_level
+        }
+        fn refresh(&self, eval: &Evaluator, ct: &Ciphertext) -> Result<Ciphertext> {
+            let (r, t) = record(|| self.bt.bootstrap(eval, Some(self.encaps), ct));
+            self.traces.borrow_mut().push(t);
+            r
+        }
+    }
+    let sep = Separately { bt: &bt, encaps: &encaps, traces: Default::default() };
+    let (r, _) = record(|| model.evaluate(&eval, &sep, &ct));
+    r?;
+    let boots = sep.traces.into_inner();
+    assert_eq!(boots.len(), markers);
+    // Each is the same bootstrap as one of a fresh level-0 ciphertext, but for its I/O.
     let mut one = Ciphertext::symbolic(&params, 0)?;
     one.set_slots(TINY.slots);
     one.set_scale(delta.1);
     let (r, boot) = record(|| bt.bootstrap(&eval, Some(&encaps), &one));
     r?;
+    let compute = |t: &basalt_trace::Trace| {
+        let mut c = t.counts();
+        c.retain(|k, _| !matches!(k, KernelKind::CtLoad | KernelKind::CtStore));
+        c
+    };
+    assert!(boots.iter().all(|b| compute(b) == compute(&boot)));
     for (kind, n) in full.counts() {
         let want = marked.counts().get(&kind).copied().unwrap_or(0)
-            + markers as u64 * boot.counts().get(&kind).copied().unwrap_or(0);
+            + boots.iter().map(|b| b.counts().get(&kind).copied().unwrap_or(0)).sum::<u64>();
         assert_eq!(n, want, "{kind:?}");
     }
     Ok(())

@@ -1,11 +1,13 @@
 //! Additions, subtractions, negation, and products by plaintexts and constants.
 
 use basalt_math::RnsPoly;
+use basalt_trace::operation;
 use num_complex::Complex64;
 
 use super::{Evaluator, scales_match};
 use crate::ciphertext::{Ciphertext, Plaintext};
 use crate::error::{CkksError, Result};
+use crate::objects::{load, store};
 use crate::util::restrict;
 
 /// Residue of the integer-valued `v` modulo `q` (|v| < 2^126).
@@ -38,24 +40,32 @@ impl Evaluator {
     /// `a + b` (same level and scale; degrees may differ).
     pub fn add(&self, a: &Ciphertext, b: &Ciphertext) -> Result<Ciphertext> {
         self.check_pair(a, b, true)?;
+        let op = operation();
+        load(&op, a);
+        load(&op, b);
         let ring = self.params.ring();
-        Ok(self.zip_polys(a, b, |x, y| ring.add_assign(x, y)))
+        Ok(store(&op, self.zip_polys(a, b, |x, y| ring.add_assign(x, y))))
     }
 
     /// `a − b`.
     pub fn sub(&self, a: &Ciphertext, b: &Ciphertext) -> Result<Ciphertext> {
         self.check_pair(a, b, true)?;
+        let op = operation();
+        load(&op, a);
+        load(&op, b);
         let ring = self.params.ring();
-        Ok(self.zip_polys(a, b, |x, y| ring.sub_assign(x, y)))
+        Ok(store(&op, self.zip_polys(a, b, |x, y| ring.sub_assign(x, y))))
     }
 
     /// `−a`.
     pub fn neg(&self, a: &Ciphertext) -> Result<Ciphertext> {
         self.check_ct(a)?;
+        let op = operation();
+        load(&op, a);
         let ring = self.params.ring();
         let mut out = a.clone();
         out.polys.iter_mut().for_each(|p| ring.neg_assign(p));
-        Ok(out)
+        Ok(store(&op, out))
     }
 
     fn plain_at(&self, ct: &Ciphertext, pt: &Plaintext) -> Result<RnsPoly> {
@@ -70,9 +80,11 @@ impl Evaluator {
         if !scales_match(ct.scale, pt.scale) {
             return Err(CkksError::ScaleMismatch { left: ct.scale.log2(), right: pt.scale.log2() });
         }
+        let op = operation();
+        load(&op, ct);
         let mut out = ct.clone();
         self.params.ring().add_assign(&mut out.polys[0], &p);
-        Ok(out)
+        Ok(store(&op, out))
     }
 
     /// `ct − pt`.
@@ -81,14 +93,18 @@ impl Evaluator {
         if !scales_match(ct.scale, pt.scale) {
             return Err(CkksError::ScaleMismatch { left: ct.scale.log2(), right: pt.scale.log2() });
         }
+        let op = operation();
+        load(&op, ct);
         let mut out = ct.clone();
         self.params.ring().sub_assign(&mut out.polys[0], &p);
-        Ok(out)
+        Ok(store(&op, out))
     }
 
     /// `ct ⊙ pt` (slot-wise product); the result's scale is the product of the scales.
     pub fn mul_plain(&self, ct: &Ciphertext, pt: &Plaintext) -> Result<Ciphertext> {
         let p = self.plain_at(ct, pt)?;
+        let op = operation();
+        load(&op, ct);
         let ring = self.params.ring();
         let mut out = ct.clone();
         basalt_trace::emit(basalt_trace::Kernel::PlainLoad {
@@ -97,12 +113,14 @@ impl Evaluator {
         });
         out.polys.iter_mut().for_each(|c| ring.mul_assign(c, &p));
         out.scale = ct.scale * pt.scale;
-        Ok(out)
+        Ok(store(&op, out))
     }
 
     /// Add the complex constant `c` to every slot.
     pub fn add_const(&self, ct: &Ciphertext, c: Complex64) -> Result<Ciphertext> {
         self.check_ct(ct)?;
+        let op = operation();
+        load(&op, ct);
         let ring = self.params.ring();
         let mut out = ct.clone();
         if c.im == 0.0 {
@@ -112,14 +130,14 @@ impl Evaluator {
                 .map(|&q| f64_residue(v, q))
                 .collect::<Result<_>>()?;
             ring.add_const_assign(&mut out.polys[0], &s);
-            return Ok(out);
+            return Ok(store(&op, out));
         }
         let mut pt = self.encoder.encode_constant(c, ct.level(), ct.scale)?;
         if ct.is_symbolic() {
             pt = Plaintext::symbolic(&self.params, ct.level())?;
             pt.scale = ct.scale;
         }
-        self.add_plain(ct, &pt)
+        self.add_plain(ct, &pt).map(|out| store(&op, out))
     }
 
     /// Subtract the complex constant `c` from every slot.
@@ -142,11 +160,13 @@ impl Evaluator {
             .iter()
             .map(|&q| f64_residue(v, q))
             .collect::<Result<_>>()?;
+        let op = operation();
+        load(&op, ct);
         let ring = self.params.ring();
         let mut out = ct.clone();
         out.polys.iter_mut().for_each(|p| ring.mul_scalar_assign(p, &s));
         out.scale = ct.scale * const_scale;
-        Ok(out)
+        Ok(store(&op, out))
     }
 
     /// Multiply by the real constant `c` with `const_scale = q_l` (or 1 at level 0, rounding
@@ -175,9 +195,11 @@ impl Evaluator {
     /// Multiply by a small integer (no scale change).
     pub fn mul_integer(&self, ct: &Ciphertext, c: i64) -> Result<Ciphertext> {
         self.check_ct(ct)?;
+        let op = operation();
+        load(&op, ct);
         let ring = self.params.ring();
         let mut out = ct.clone();
         out.polys.iter_mut().for_each(|p| ring.mul_i64_assign(p, c));
-        Ok(out)
+        Ok(store(&op, out))
     }
 }

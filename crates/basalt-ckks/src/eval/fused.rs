@@ -6,6 +6,8 @@ use super::Evaluator;
 use super::scales_match;
 use crate::ciphertext::Ciphertext;
 use crate::error::{CkksError, Result};
+use crate::objects::{load, store, store_in_place};
+use basalt_trace::{ObjectId, operation};
 
 impl Evaluator {
     /// `acc += c·ct` with `c` encoded as the integer `round(c·const_scale)`, over `acc`'s
@@ -39,6 +41,9 @@ impl Evaluator {
                 right: (ct.scale * const_scale).log2(),
             });
         }
+        let op = operation();
+        load(&op, acc);
+        load(&op, ct);
         // The same integer constant as `mul_const_scaled` would use.
         let v = (c * const_scale).round();
         let s: Vec<u64> = self.params.q()[..=acc.level()]
@@ -49,6 +54,7 @@ impl Evaluator {
         for (a, p) in acc.polys.iter_mut().zip(&ct.polys) {
             ring.mul_scalar_acc_assign(a, p, &s);
         }
+        store_in_place(&op, acc);
         Ok(())
     }
 
@@ -63,7 +69,18 @@ impl Evaluator {
             return Err(CkksError::LevelTooHigh { requested: level, max: ct.level() });
         }
         let polys = ct.polys.iter().map(|p| p.with_shape(level + 1, 0, p.domain())).collect();
-        Ok(Ciphertext { polys, scale, slots: ct.slots, params_id: ct.params_id })
+        // Written, not read: only `ct`'s shape is used.
+        let op = operation();
+        Ok(store(
+            &op,
+            Ciphertext {
+                polys,
+                scale,
+                slots: ct.slots,
+                params_id: ct.params_id,
+                object: ObjectId::fresh(),
+            },
+        ))
     }
 }
 
@@ -80,10 +97,13 @@ impl Evaluator {
         ct: &crate::CiphertextQP,
         pt: &crate::PlaintextQP,
     ) -> Result<()> {
+        let op = operation();
+        load(&op, ct);
         let Some(a) = acc.as_mut() else {
-            *acc = Some(self.mul_plain_qp(ct, pt)?);
+            *acc = Some(store(&op, self.mul_plain_qp(ct, pt)?));
             return Ok(());
         };
+        load(&op, a);
         self.check_plain_qp(pt, (ct.is_symbolic(), ct.level()))?;
         if a.params_id != ct.params_id || a.params_id != self.params.id() {
             return Err(CkksError::WrongParams { expected: self.params.id(), found: ct.params_id });
@@ -115,6 +135,7 @@ impl Evaluator {
         let ring = self.params.ring();
         ring.mul_acc(&mut a.c0, &ct.c0, &p);
         ring.mul_acc(&mut a.c1, &ct.c1, &p);
+        store_in_place(&op, a);
         Ok(())
     }
 }

@@ -21,8 +21,10 @@ use crate::ciphertext::{Ciphertext, PlaintextQP};
 use crate::encoder::Encoder;
 use crate::error::{CkksError, Result};
 use crate::keyswitch::{CiphertextQP, HoistedDecomp, hoisted};
+use basalt_trace::operation;
 
 use super::Evaluator;
+use crate::objects::{load, store, store_in_place};
 
 impl Evaluator {
     /// The evaluator's encoder (same parameter set), so circuits need not build another.
@@ -46,6 +48,9 @@ impl Evaluator {
     /// As [`Evaluator::add`]: parameter set, level or scale mismatch, symbolic and real mixed.
     pub fn add_assign(&self, a: &mut Ciphertext, b: &Ciphertext) -> Result<()> {
         self.check_pair(a, b, true)?;
+        let op = operation();
+        load(&op, a);
+        load(&op, b);
         let ring = self.params.ring();
         for p in b.polys.iter().skip(a.polys.len()) {
             a.polys.push(p.zero_like());
@@ -53,6 +58,7 @@ impl Evaluator {
         for (x, y) in a.polys.iter_mut().zip(&b.polys) {
             ring.add_assign(x, y);
         }
+        store_in_place(&op, a);
         Ok(())
     }
 
@@ -85,13 +91,16 @@ impl Evaluator {
             return Err(CkksError::LevelMismatch { left: ct.level(), right: decomp.level() });
         }
         let g = self.params.ring().galois_element_for_rotation(k);
+        let op = operation();
+        load(&op, ct);
         if g == 1 {
-            return Ok(ct.clone());
+            return Ok(store(&op, ct.clone()));
         }
         let gk = self.galois_key(g, Some(k), ct.level())?;
+        load(&op, decomp);
         // Name the key for the simulator's on-chip store, as `rotate` does.
         let _k = basalt_trace::key_scope(basalt_trace::KeyId::Galois { element: g });
-        Ok(hoisted::automorphism_hoisted(&self.params, ct, decomp, g, &gk.key))
+        Ok(store(&op, hoisted::automorphism_hoisted(&self.params, ct, decomp, g, &gk.key)))
     }
 
     /// `ct ⊙ pt` over `Q_l ∪ P` (slot-wise; the scale is the product of the scales). The
@@ -103,7 +112,9 @@ impl Evaluator {
     pub fn mul_plain_qp(&self, ct: &CiphertextQP, pt: &PlaintextQP) -> Result<CiphertextQP> {
         self.check_qp(ct)?;
         self.check_plain_qp(pt, (ct.is_symbolic(), ct.level()))?;
-        Ok(hoisted::mul_plain_qp(&self.params, ct, pt))
+        let op = operation();
+        load(&op, ct);
+        Ok(store(&op, hoisted::mul_plain_qp(&self.params, ct, pt)))
     }
 
     /// Rotate a lazy `Q_l ∪ P` ciphertext left by `k`, leaving the result in `Q_l ∪ P` (one
@@ -116,12 +127,14 @@ impl Evaluator {
     pub fn rotate_lazy_qp(&self, ct: &CiphertextQP, k: i64) -> Result<CiphertextQP> {
         self.check_qp(ct)?;
         let g = self.params.ring().galois_element_for_rotation(k);
+        let op = operation();
+        load(&op, ct);
         if g == 1 {
-            return Ok(ct.clone());
+            return Ok(store(&op, ct.clone()));
         }
         let gk = self.galois_key(g, Some(k), ct.level())?;
         // Name the key for the simulator's on-chip store, as `rotate` does.
         let _k = basalt_trace::key_scope(basalt_trace::KeyId::Galois { element: g });
-        Ok(hoisted::automorphism_lazy_qp(&self.params, ct, g, &gk.key))
+        Ok(store(&op, hoisted::automorphism_lazy_qp(&self.params, ct, g, &gk.key)))
     }
 }

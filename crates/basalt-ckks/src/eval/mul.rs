@@ -1,12 +1,13 @@
 //! Ciphertext × ciphertext products and relinearization.
 
 use basalt_math::rns;
-use basalt_trace::region;
+use basalt_trace::{ObjectId, operation, region};
 
 use super::Evaluator;
 use crate::ciphertext::Ciphertext;
 use crate::error::{CkksError, Result};
 use crate::keys::KeyTag;
+use crate::objects::{load, store};
 use crate::util::lift_times_p;
 
 impl Evaluator {
@@ -22,18 +23,23 @@ impl Evaluator {
                 return Err(CkksError::Degree { degree: c.degree(), expected: 1 });
             }
         }
+        let op = operation();
+        load(&op, a);
+        load(&op, b);
         let _r = region("Tensor");
         let ring = self.params.ring();
         let d0 = ring.mul(&a.polys[0], &b.polys[0]);
         let mut d1 = ring.mul(&a.polys[0], &b.polys[1]);
         ring.mul_acc(&mut d1, &a.polys[1], &b.polys[0]);
         let d2 = ring.mul(&a.polys[1], &b.polys[1]);
-        Ok(Ciphertext {
+        let out = Ciphertext {
             polys: vec![d0, d1, d2],
             scale: a.scale * b.scale,
             slots: a.slots.max(b.slots),
             params_id: a.params_id,
-        })
+            object: ObjectId::fresh(),
+        };
+        Ok(store(&op, out))
     }
 
     /// Relinearize a degree-2 ciphertext with the relinearization key: key-switch `c_2` from
@@ -44,8 +50,10 @@ impl Evaluator {
     /// [`CkksError::Degree`].
     pub fn relinearize(&self, ct: &Ciphertext) -> Result<Ciphertext> {
         self.check_ct(ct)?;
+        let op = operation();
+        load(&op, ct);
         if ct.degree() == 1 {
-            return Ok(ct.clone());
+            return Ok(store(&op, ct.clone()));
         }
         if ct.degree() != 2 {
             return Err(CkksError::Degree { degree: ct.degree(), expected: 2 });
@@ -55,19 +63,18 @@ impl Evaluator {
         let _k = basalt_trace::key_scope(basalt_trace::KeyId::Relin);
         let (c0, c1) =
             self.keyswitch_add(&ct.polys[2], &rlk.key, [Some(&ct.polys[0]), Some(&ct.polys[1])]);
-        Ok(Ciphertext {
-            polys: vec![c0, c1],
-            scale: ct.scale,
-            slots: ct.slots,
-            params_id: ct.params_id,
-        })
+        let out = ct.with_polys(vec![c0, c1]);
+        Ok(store(&op, out))
     }
 
     /// `relinearize(mul(a, b))`.
     pub fn mul_relin(&self, a: &Ciphertext, b: &Ciphertext) -> Result<Ciphertext> {
         let _r = region("HMult");
+        let op = operation();
+        load(&op, a);
+        load(&op, b);
         let t = self.mul(a, b)?;
-        self.relinearize(&t)
+        Ok(store(&op, self.relinearize(&t)?))
     }
 
     /// `rescale(k·relinearize(mul(a, b)) + add + constant)` with `k = 2` if `double`, else 1,
@@ -95,6 +102,12 @@ impl Evaluator {
             return Err(CkksError::LevelBelowZero { level: a.level(), drop: count });
         }
         let rlk = self.relin_key(a.level())?;
+        let op = operation();
+        load(&op, a);
+        load(&op, b);
+        if let Some(x) = add {
+            load(&op, x);
+        }
         let mut t = self.mul(a, b)?;
         let d2 = t.polys.pop().expect("a tensor product has three polynomials");
         // The tail on Q_l, at the product's scale: k·(c_0, c_1) + add + constant.
@@ -125,12 +138,14 @@ impl Evaluator {
         let limbs = a.level() + 1;
         let dropped: f64 =
             self.params.q()[limbs - count..limbs].iter().map(|&q| q as f64).product();
-        Ok(Ciphertext {
+        let out = Ciphertext {
             polys: polys.into(),
             scale: t.scale / dropped,
             slots: t.slots,
             params_id: t.params_id,
-        })
+            object: ObjectId::fresh(),
+        };
+        Ok(store(&op, out))
     }
 
     /// The relinearisation key, checked (holding the part key switching at `level` reads).

@@ -2,16 +2,17 @@
 //! of levels), and key switching a whole ciphertext to another secret (sparse-secret
 //! encapsulation). The circuit around them lives in `basalt-circuits::bootstrap`.
 
+use basalt_trace::{operation, region};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use basalt_math::{Domain, RnsPoly};
-use basalt_trace::region;
 
 use super::Evaluator;
 use crate::ciphertext::Ciphertext;
 use crate::error::{CkksError, Result};
 use crate::keys::KeyMaterial;
+use crate::objects::{load, store};
 
 /// `NTT(X^{N/2})` per parameter set, over the whole Q chain: multiplying by it multiplies
 /// every slot by `i` (`ζ^{5^j·N/2} = i` for the 2N-th root `ζ`), exactly and without a level.
@@ -54,6 +55,8 @@ impl Evaluator {
         if ct.level() != base_level {
             return Err(CkksError::LevelMismatch { left: ct.level(), right: base_level });
         }
+        let op = operation();
+        load(&op, ct);
         let _r = region("ModRaise");
         let ring = self.params.ring();
         let (n, top) = (self.params.n(), self.params.max_level() + 1);
@@ -83,13 +86,16 @@ impl Evaluator {
                 high
             })
             .collect();
-        Ok(Ciphertext { polys, scale: ct.scale, slots: ct.slots, params_id: ct.params_id })
+        let out = ct.with_polys(polys);
+        Ok(store(&op, out))
     }
 
     /// Multiply every slot by `i` (or `−i` if `negate`): a product with the monomial `X^{N/2}`,
     /// exact, no level and no scale change.
     pub fn mul_by_i(&self, ct: &Ciphertext, negate: bool) -> Result<Ciphertext> {
         self.check_ct(ct)?;
+        let op = operation();
+        load(&op, ct);
         let ring = self.params.ring();
         let mut out = ct.clone();
         let mono = if ct.is_symbolic() {
@@ -106,7 +112,7 @@ impl Evaluator {
                 ring.neg_assign(p);
             }
         }
-        Ok(out)
+        Ok(store(&op, out))
     }
 
     /// Switch a degree-1 ciphertext from the secret `key` switches from to the secret it
@@ -119,16 +125,14 @@ impl Evaluator {
         self.check_ct(ct)?;
         Self::check_degree1(ct)?;
         key.check_level(&self.params, ct.level())?;
+        let op = operation();
+        load(&op, ct);
         let _r = region("SwitchKey");
         let (u0, u1) = self.keyswitch(&ct.polys[1], key);
         let mut c0 = ct.polys[0].clone();
         self.params.ring().add_assign(&mut c0, &u0);
-        Ok(Ciphertext {
-            polys: vec![c0, u1],
-            scale: ct.scale,
-            slots: ct.slots,
-            params_id: ct.params_id,
-        })
+        let out = ct.with_polys(vec![c0, u1]);
+        Ok(store(&op, out))
     }
 }
 

@@ -1,10 +1,12 @@
 //! Rescaling and level management.
 
 use basalt_math::rns;
+use basalt_trace::{ObjectId, operation};
 
 use super::Evaluator;
 use crate::ciphertext::Ciphertext;
 use crate::error::{CkksError, Result};
+use crate::objects::{load, store};
 
 impl Evaluator {
     /// Divide by the top prime (two primes with double-prime scaling) with rounding, dropping a
@@ -26,16 +28,20 @@ impl Evaluator {
         if count == 0 || limbs < count + self.params.base_primes() {
             return Err(CkksError::LevelBelowZero { level: ct.level(), drop: count });
         }
+        let op = operation();
+        load(&op, ct);
         let ring = self.params.ring();
         let dropped: f64 =
             self.params.q()[limbs - count..limbs].iter().map(|&q| q as f64).product();
         let polys = ct.polys.iter().map(|p| rns::rescale(ring, p, count)).collect();
-        Ok(Ciphertext {
+        let out = Ciphertext {
             polys,
             scale: ct.scale / dropped,
             slots: ct.slots,
             params_id: ct.params_id,
-        })
+            object: ObjectId::fresh(),
+        };
+        Ok(store(&op, out))
     }
 
     /// Drop `levels` Q limbs without dividing (the scale is unchanged).
@@ -46,7 +52,10 @@ impl Evaluator {
         }
         // Copy only the limbs that stay.
         let keep = ct.level() - levels + 1;
+        let op = operation();
+        load(&op, ct);
         let polys = ct.polys.iter().map(|p| crate::util::restrict(p, keep, 0)).collect();
-        Ok(Ciphertext { polys, scale: ct.scale, slots: ct.slots, params_id: ct.params_id })
+        let out = ct.with_polys(polys);
+        Ok(store(&op, out))
     }
 }

@@ -1,5 +1,6 @@
 //! Rotations, conjugation and hoisted rotations.
 
+use basalt_trace::operation;
 use basalt_trace::{KeyId, region};
 
 use super::Evaluator;
@@ -7,6 +8,7 @@ use crate::ciphertext::Ciphertext;
 use crate::error::{CkksError, Result};
 use crate::keys::{GaloisKey, KeyTag};
 use crate::keyswitch::{self, CiphertextQP, HoistedDecomp, hoisted};
+use crate::objects::{load, store};
 
 impl Evaluator {
     /// The Galois key of `galois`, checked: present, a Galois key of that element, holding the
@@ -48,6 +50,8 @@ impl Evaluator {
         self.check_ct(ct)?;
         Self::check_degree1(ct)?;
         let gk = self.galois_key(galois, rotation, ct.level())?;
+        let op = operation();
+        load(&op, ct);
         let _r = region("Rotate");
         // Name the key for the simulator's on-chip store (rotations by one step share it).
         let _k = basalt_trace::key_scope(KeyId::Galois { element: galois });
@@ -59,12 +63,8 @@ impl Evaluator {
             let _r = region("Automorph");
             (ring.automorphism(&u0, galois), ring.automorphism(&u1, galois))
         };
-        Ok(Ciphertext {
-            polys: vec![c0, c1],
-            scale: ct.scale,
-            slots: ct.slots,
-            params_id: ct.params_id,
-        })
+        let out = ct.with_polys(vec![c0, c1]);
+        Ok(store(&op, out))
     }
 
     /// Rotate the slots left by `k` (right for `k < 0`).
@@ -86,7 +86,9 @@ impl Evaluator {
     pub fn decompose(&self, ct: &Ciphertext) -> Result<HoistedDecomp> {
         self.check_ct(ct)?;
         Self::check_degree1(ct)?;
-        Ok(keyswitch::decompose(&self.params, &ct.polys[1]))
+        let op = operation();
+        load(&op, ct);
+        Ok(store(&op, keyswitch::decompose(&self.params, &ct.polys[1])))
     }
 
     /// Rotations of `ct` by every `k` in `ks`, sharing one decomposition (single hoisting).
@@ -102,14 +104,18 @@ impl Evaluator {
                 }
             })
             .collect::<Result<_>>()?;
+        let op = operation();
+        load(&op, ct);
+        // The shared decomposition is this operation's working set (nested: not reported).
         let decomp = self.decompose(ct)?;
         Ok(keys
             .into_iter()
             .map(|(g, gk)| match gk {
-                None => ct.clone(),
+                None => store(&op, ct.clone()),
                 Some(gk) => {
                     let _k = basalt_trace::key_scope(KeyId::Galois { element: g });
-                    hoisted::automorphism_hoisted(&self.params, ct, &decomp, g, &gk.key)
+                    let r = hoisted::automorphism_hoisted(&self.params, ct, &decomp, g, &gk.key);
+                    store(&op, r)
                 }
             })
             .collect())
@@ -128,23 +134,28 @@ impl Evaluator {
         if decomp.level() != ct.level() {
             return Err(CkksError::LevelMismatch { left: ct.level(), right: decomp.level() });
         }
+        let op = operation();
+        load(&op, ct);
+        load(&op, decomp);
         ks.iter()
             .map(|&k| {
                 let g = self.params.ring().galois_element_for_rotation(k);
                 if g == 1 {
                     // Rotation by 0: P·ct in Q_l ∪ P, so that ModDown returns ct exactly.
-                    return Ok(hoisted::lift_lazy(&self.params, ct, self.p_mod_q(ct.level())));
+                    let lifted = hoisted::lift_lazy(&self.params, ct, self.p_mod_q(ct.level()));
+                    return Ok(store(&op, lifted));
                 }
                 let gk = self.galois_key(g, Some(k), ct.level())?;
                 let _k = basalt_trace::key_scope(KeyId::Galois { element: g });
-                Ok(hoisted::automorphism_hoisted_lazy(
+                let r = hoisted::automorphism_hoisted_lazy(
                     &self.params,
                     ct,
                     decomp,
                     g,
                     &gk.key,
                     self.p_mod_q(ct.level()),
-                ))
+                );
+                Ok(store(&op, r))
             })
             .collect()
     }

@@ -2,7 +2,7 @@
 //! hence shareable among rotations (hoisting).
 
 use basalt_math::{RnsPoly, rns};
-use basalt_trace::region;
+use basalt_trace::{ObjectId, region};
 
 use crate::params::Parameters;
 
@@ -11,6 +11,9 @@ use crate::params::Parameters;
 pub struct HoistedDecomp {
     pub(crate) digits: Vec<RnsPoly>,
     pub(crate) level: usize,
+    /// Identity in the trace (`CtLoad`/`CtStore`): a hoisted decomposition is as large as
+    /// `β` extended polynomials and is read by every rotation that shares it.
+    pub(crate) object: ObjectId,
 }
 
 impl HoistedDecomp {
@@ -45,5 +48,5 @@ pub fn decompose(params: &Parameters, d: &RnsPoly) -> HoistedDecomp {
             rns::mod_up_with(params.ring(), &dc, d, digit, k, super::mod_up_mode(params))
         })
         .collect();
-    HoistedDecomp { digits, level }
+    HoistedDecomp { digits, level, object: ObjectId::fresh() }
 }

@@ -28,13 +28,14 @@
 //! `2(l+1)` NTT), of `2(l+1)` limbs.
 
 use basalt_math::{RnsPoly, rns};
-use basalt_trace::region;
+use basalt_trace::{ObjectId, operation, region};
 
 use super::decompose::HoistedDecomp;
 use super::hybrid::inner_product;
 use crate::ciphertext::{Ciphertext, PlaintextQP, check_poly_operand, check_scale_slots};
 use crate::error::{CkksError, Result};
 use crate::keys::KeyMaterial;
+use crate::objects::{load, store, store_in_place};
 use crate::params::Parameters;
 use crate::util::lift_times_p;
 
@@ -46,6 +47,8 @@ pub struct CiphertextQP {
     pub(crate) scale: f64,
     pub(crate) slots: usize,
     pub(crate) params_id: u64,
+    /// Identity in the trace (`CtLoad`/`CtStore`); not part of the value.
+    pub(crate) object: ObjectId,
 }
 
 impl CiphertextQP {
@@ -76,7 +79,16 @@ impl CiphertextQP {
             return Err(CkksError::SymbolicMix);
         }
         check_scale_slots(params, scale, slots)?;
-        Ok(CiphertextQP { c0, c1, scale, slots, params_id: params.id() })
+        Ok(CiphertextQP::result(c0, c1, (scale, slots, params.id())))
+    }
+    /// An operation's result: `(c_0, c_1)` with `(scale, slots, params_id)` and a fresh trace
+    /// identity.
+    pub(crate) fn result(
+        c0: RnsPoly,
+        c1: RnsPoly,
+        (scale, slots, params_id): (f64, usize, u64),
+    ) -> Self {
+        CiphertextQP { c0, c1, scale, slots, params_id, object: ObjectId::fresh() }
     }
     pub fn level(&self) -> usize {
         self.c0.q_limbs() - 1
@@ -103,9 +115,13 @@ impl CiphertextQP {
     /// If the levels differ or one operand is symbolic and the other not; use
     /// [`CiphertextQP::try_add_assign`] for a checked version.
     pub fn add_assign(&mut self, params: &Parameters, other: &CiphertextQP) {
+        let op = operation();
+        load(&op, self);
+        load(&op, other);
         let ring = params.ring();
         ring.add_assign(&mut self.c0, &other.c0);
         ring.add_assign(&mut self.c1, &other.c1);
+        store_in_place(&op, self);
     }
 
     /// Checked `self += other`.
@@ -135,13 +151,19 @@ impl CiphertextQP {
     }
     /// ModDown both polynomials to `Q_l`: one ModDown for however many lazy results were summed.
     pub fn mod_down(&self, params: &Parameters) -> Ciphertext {
+        let op = operation();
+        load(&op, self);
         let ring = params.ring();
-        Ciphertext {
-            polys: vec![rns::mod_down(ring, &self.c0), rns::mod_down(ring, &self.c1)],
-            scale: self.scale,
-            slots: self.slots,
-            params_id: self.params_id,
-        }
+        store(
+            &op,
+            Ciphertext {
+                polys: vec![rns::mod_down(ring, &self.c0), rns::mod_down(ring, &self.c1)],
+                scale: self.scale,
+                slots: self.slots,
+                params_id: self.params_id,
+                object: ObjectId::fresh(),
+            },
+        )
     }
 }
 
@@ -196,7 +218,7 @@ pub(crate) fn automorphism_lazy_qp(
     let (mut v0, v1) = key_switch(params, &decomp, key);
     ring.add_assign(&mut v0, &ct.c0);
     let (c0, c1) = permute(params, &v0, &v1, galois);
-    CiphertextQP { c0, c1, scale: ct.scale, slots: ct.slots, params_id: ct.params_id }
+    CiphertextQP::result(c0, c1, (ct.scale, ct.slots, ct.params_id))
 }
 
 /// The inner product of `decomp` with a Galois key (no automorphism yet).
@@ -221,13 +243,11 @@ fn permute(params: &Parameters, x0: &RnsPoly, x1: &RnsPoly, galois: u64) -> (Rns
 pub fn lift_lazy(params: &Parameters, ct: &Ciphertext, p_mod_q: &[u64]) -> CiphertextQP {
     let ring = params.ring();
     let k = params.k_at(ct.level());
-    CiphertextQP {
-        c0: lift_times_p(ring, &ct.polys[0], k, p_mod_q),
-        c1: lift_times_p(ring, &ct.polys[1], k, p_mod_q),
-        scale: ct.scale,
-        slots: ct.slots,
-        params_id: ct.params_id,
-    }
+    let (c0, c1) = (
+        lift_times_p(ring, &ct.polys[0], k, p_mod_q),
+        lift_times_p(ring, &ct.polys[1], k, p_mod_q),
+    );
+    CiphertextQP::result(c0, c1, (ct.scale, ct.slots, ct.params_id))
 }
 
 /// Lazy rotation of `ct` by Galois element `galois` reusing `decomp = decompose(c_1)`;
@@ -246,7 +266,7 @@ pub fn automorphism_hoisted_lazy(
     let pc0 = lift_times_p(ring, &ct.polys[0], params.k_at(ct.level()), p_mod_q);
     ring.add_assign(&mut v0, &pc0);
     let (c0, c1) = permute(params, &v0, &v1, galois);
-    CiphertextQP { c0, c1, scale: ct.scale, slots: ct.slots, params_id: ct.params_id }
+    CiphertextQP::result(c0, c1, (ct.scale, ct.slots, ct.params_id))
 }
 
 /// Non-lazy hoisted rotation: ModDown right away, add `c_0`, permute the pair in `Q_l`.
@@ -266,5 +286,5 @@ pub fn automorphism_hoisted(
     };
     ring.add_assign(&mut u0, &ct.polys[0]);
     let (c0, c1) = permute(params, &u0, &u1, galois);
-    Ciphertext { polys: vec![c0, c1], scale: ct.scale, slots: ct.slots, params_id: ct.params_id }
+    ct.with_polys(vec![c0, c1])
 }

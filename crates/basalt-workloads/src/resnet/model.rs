@@ -199,15 +199,8 @@ impl Model {
         refresh: &dyn Refresh,
         ct: &Ciphertext,
     ) -> Result<Ciphertext> {
-        let n = eval.params().n() as u32;
-        let shape = |ct: &Ciphertext| (ct.level() as u32 + 1, ct.degree() as u32 + 1);
-        let (limbs, polys) = shape(ct);
-        basalt_trace::emit(basalt_trace::Kernel::CtLoad { n, limbs, polys, id: 0 });
         let mut run = Encrypted { model: self, eval, refresh };
-        let out = self.arch.run(&mut run, ct.clone())?;
-        let (limbs, polys) = shape(&out);
-        basalt_trace::emit(basalt_trace::Kernel::CtStore { n, limbs, polys, id: 1 });
-        Ok(out)
+        self.arch.run(&mut run, ct.clone())
     }
 }
 
