@@ -44,7 +44,7 @@ pub mod error;
 pub mod eval;
 pub mod keys;
 pub mod keyswitch;
-mod objects;
+pub mod objects;
 pub mod params;
 pub mod precision;
 pub mod serialize;
@@ -60,5 +60,6 @@ pub use keys::{
 };
 pub use keyswitch::{CiphertextQP, HoistedDecomp, KsVariant};
 pub use num_complex::Complex64;
+pub use objects::{FusedOperation, Stored};
 pub use params::{Parameters, ParametersLiteral, SecretDistribution};
 pub use precision::PrecisionStats;

@@ -5,15 +5,27 @@
 //! fresh identity (a copy-and-modify result must not share its source's). Nested operations
 //! report nothing, so the trace shows what a program reads and writes, not how an operation
 //! is built. A simulator's on-chip store then decides which of these accesses reach HBM.
+//!
+//! A circuit whose target machine pipelines several operations — Osiris consumes each
+//! baby-step rotation in the same pass that forms its n2 diagonal products (§IV-E, the GSC
+//! dataflow) — groups them in one [`FusedOperation`]: it states what the group reads and
+//! writes, and the operations inside report nothing, so their intermediates never appear.
 
 use basalt_trace::{ObjectId, ObjectShape, Operation};
 
 use crate::ciphertext::Ciphertext;
 use crate::keyswitch::{CiphertextQP, HoistedDecomp};
 
-/// A value that lives in memory between operations and is named in the trace.
-pub(crate) trait Stored {
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// A value that lives in memory between operations and is named in the trace: a
+/// [`Ciphertext`], a lazy [`CiphertextQP`] or a [`HoistedDecomp`].
+pub trait Stored: sealed::Sealed {
+    /// Its identity and shape as a `CtLoad`/`CtStore` reports them.
     fn object(&self) -> (ObjectId, ObjectShape);
+    /// Give it a fresh identity (it now holds a new value).
     fn renew(&mut self);
 }
 
@@ -21,6 +33,7 @@ fn shape(n: usize, limbs: usize, polys: usize) -> ObjectShape {
     ObjectShape { n: n as u32, limbs: limbs as u32, polys: polys as u32 }
 }
 
+impl sealed::Sealed for Ciphertext {}
 impl Stored for Ciphertext {
     fn object(&self) -> (ObjectId, ObjectShape) {
         let p = &self.polys[0];
@@ -31,6 +44,7 @@ impl Stored for Ciphertext {
     }
 }
 
+impl sealed::Sealed for CiphertextQP {}
 impl Stored for CiphertextQP {
     fn object(&self) -> (ObjectId, ObjectShape) {
         (self.object, shape(self.c0.n(), self.c0.q_limbs() + self.c0.p_limbs(), 2))
@@ -40,6 +54,7 @@ impl Stored for CiphertextQP {
     }
 }
 
+impl sealed::Sealed for HoistedDecomp {}
 impl Stored for HoistedDecomp {
     fn object(&self) -> (ObjectId, ObjectShape) {
         let d = &self.digits[0];
@@ -70,5 +85,31 @@ pub(crate) fn store_in_place(op: &Operation, x: &mut impl Stored) {
     if op.is_outer() {
         let (id, s) = x.object();
         op.store(id, s);
+    }
+}
+
+/// Several evaluator operations traced as one: the caller names what the group reads
+/// ([`FusedOperation::reads`], before running it) and writes ([`FusedOperation::writes`],
+/// after); the operations run in between are nested and report nothing. The arithmetic is
+/// unchanged. Outside a recording, or inside another operation, it reports nothing either.
+#[must_use = "the group ends when the guard is dropped"]
+pub struct FusedOperation {
+    op: Operation,
+}
+
+impl FusedOperation {
+    /// Begin a group.
+    pub fn begin() -> FusedOperation {
+        FusedOperation { op: basalt_trace::operation() }
+    }
+
+    /// The group reads `x`.
+    pub fn reads(&self, x: &impl Stored) {
+        load(&self.op, x);
+    }
+
+    /// The group wrote `x` (it gets a fresh identity).
+    pub fn writes(&self, x: &mut impl Stored) {
+        store_in_place(&self.op, x);
     }
 }

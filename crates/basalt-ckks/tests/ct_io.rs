@@ -128,3 +128,21 @@ fn hoisted_decompositions_and_lazy_results_are_objects_too() {
     let ((), t) = record(|| ());
     assert!(t.events.is_empty());
 }
+
+#[test]
+fn a_fused_operation_reports_only_what_it_declares() {
+    let c = setup(toy(10, 3, 2, 2), &[1], false);
+    let x = Ciphertext::symbolic(&c.params, 3).unwrap();
+    let (_, t) = record(|| {
+        let step = FusedOperation::begin();
+        step.reads(&x);
+        let mut y = c.eval.rotate(&x, 1).unwrap(); // nested: neither loaded nor stored
+        c.eval.add_assign(&mut y, &x).unwrap();
+        step.writes(&mut y);
+        drop(step);
+        c.eval.neg(&y).unwrap() // an operation again after the group
+    });
+    let ids: Vec<_> = io(&t).iter().map(|&(k, id, ..)| (k, id)).collect();
+    assert_eq!(ids, [('L', 0), ('S', 1), ('L', 1), ('S', 2)]);
+    assert!(t.count(KernelKind::KeyLoad) > 0, "the work inside is still recorded");
+}

@@ -32,7 +32,23 @@ enum Cmd {
     Trace(trace_cmd::TraceArgs),
 }
 
+/// Die quietly on a closed pipe (`basalt trace … | head`), as other command-line tools do,
+/// instead of panicking in `println!`: Rust's runtime ignores SIGPIPE, so a write to a closed
+/// pipe returns an error that `println!` turns into a panic.
+#[cfg(unix)]
+fn default_sigpipe() {
+    // SAFETY: `signal` with `SIG_DFL` only restores the default disposition of SIGPIPE; it is
+    // called once, before any other thread exists, and installs no handler code.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
+#[cfg(not(unix))]
+fn default_sigpipe() {}
+
 fn main() {
+    default_sigpipe();
     let cli = Cli::parse();
     let result = match cli.cmd {
         Cmd::Tour(a) => tour::run(&a),

@@ -351,3 +351,24 @@ fn quick_lintrans_bench_prints_parsable_records_that_favour_bsgs_and_hoisting() 
     assert_eq!(bad.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("unknown lintrans case \"sparse\""));
 }
+
+/// A reader that stops early (`basalt trace … | head -c 100`) ends `basalt` quietly: no panic
+/// message from a failed write to the closed pipe.
+#[test]
+fn a_closed_pipe_ends_the_command_without_a_panic() {
+    use std::io::Read;
+    let mut child = basalt()
+        // 160 KB of JSON: more than a pipe buffers, so the write meets the closed pipe.
+        .args(["trace", "--program", "mnist-lola", "--preset", "OSIRIS_SET_I"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut head = [0u8; 100];
+    child.stdout.take().unwrap().read_exact(&mut head).unwrap();
+    // Dropping the read end closes the pipe while the trace is still being written.
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(head.starts_with(b"{"), "the trace is JSON");
+}

@@ -66,6 +66,11 @@ impl Split {
         b
     }
     /// Number of giant steps `n2` (partial sums).
+    /// The giant steps of `group` whose inner sum uses baby step `i` (the partial sums one
+    /// GSC step updates).
+    pub fn giants_using(&self, group: &[usize], i: usize) -> Vec<usize> {
+        group.iter().copied().filter(|j| self.giant[j].binary_search(&i).is_ok()).collect()
+    }
     pub fn n2(&self) -> usize {
         self.giant.len()
     }
@@ -158,6 +163,14 @@ impl<'a> BabyRotator<'a> {
             Hoisting::Single | Hoisting::Double => Some(eval.decompose(ct)?),
         };
         Ok(BabyRotator { eval, ct, decomp })
+    }
+
+    /// What producing a rotation reads: the ciphertext and its shared decomposition.
+    pub(crate) fn reads(&self, step: &basalt_ckks::FusedOperation) {
+        step.reads(self.ct);
+        if let Some(d) = &self.decomp {
+            step.reads(d);
+        }
     }
 
     pub(crate) fn rotate(&self, i: usize) -> Result<Ciphertext> {

@@ -37,7 +37,7 @@
 
 use std::collections::BTreeMap;
 
-use basalt_ckks::{Ciphertext, CiphertextQP, Evaluator};
+use basalt_ckks::{Ciphertext, CiphertextQP, Evaluator, FusedOperation};
 
 use super::LinearTransform;
 use crate::error::{CircuitError, Result};
@@ -101,15 +101,23 @@ pub(crate) fn eval_double(
                 let mut partials: BTreeMap<usize, Option<CiphertextQP>> =
                     group.iter().map(|&j| (j, None)).collect();
                 for i in babies {
+                    let uses = lt.split.giants_using(group, i);
+                    // GSC consumes the baby step in the pass that forms its products (Osiris
+                    // §IV-E): traced as one operation, so the rotation is never stored.
+                    let step = FusedOperation::begin();
+                    step.reads(ct);
+                    step.reads(&decomp);
+                    uses.iter().filter_map(|j| partials[j].as_ref()).for_each(|p| step.reads(p));
                     let xi = lazy_rot(i)?;
-                    for &j in group {
-                        if lt.split.giant[&j].binary_search(&i).is_ok() {
-                            let pt = lt.plaintext_qp(j, i, symbolic)?;
-                            let _on_chip =
-                                lt.plaintexts_on_chip().then(basalt_trace::plaintexts_on_chip);
-                            let partial = partials.get_mut(&j).expect("group key");
-                            eval.mul_plain_qp_acc(partial, &xi, &pt)?;
-                        }
+                    for &j in &uses {
+                        let pt = lt.plaintext_qp(j, i, symbolic)?;
+                        let _on_chip =
+                            lt.plaintexts_on_chip().then(basalt_trace::plaintexts_on_chip);
+                        let partial = partials.get_mut(&j).expect("group key");
+                        eval.mul_plain_qp_acc(partial, &xi, &pt)?;
+                    }
+                    for j in &uses {
+                        step.writes(partials.get_mut(j).and_then(Option::as_mut).expect("used"));
                     }
                 }
                 for (j, p) in partials {

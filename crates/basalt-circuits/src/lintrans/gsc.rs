@@ -25,7 +25,7 @@
 
 use std::collections::BTreeMap;
 
-use basalt_ckks::{Ciphertext, Evaluator};
+use basalt_ckks::{Ciphertext, Evaluator, FusedOperation};
 
 use super::LinearTransform;
 use super::bsgs::{BabyRotator, GiantAccumulator, accumulate};
@@ -55,14 +55,21 @@ pub(crate) fn eval_giant_step_centric(
         let mut partials: BTreeMap<usize, Option<Ciphertext>> =
             group.iter().map(|&j| (j, None)).collect();
         for i in babies {
+            let uses = lt.split.giants_using(group, i);
+            // GSC consumes the baby step in the pass that forms its products (Osiris §IV-E):
+            // traced as one operation, so the rotation is never stored.
+            let step = FusedOperation::begin();
+            rot.reads(&step);
+            uses.iter().filter_map(|j| partials[j].as_ref()).for_each(|p| step.reads(p));
             let xi = rot.rotate(i)?;
-            for &j in group {
-                if lt.split.giant[&j].binary_search(&i).is_ok() {
-                    let pt = lt.plaintext(j, i, ct.is_symbolic())?;
-                    let _on_chip = lt.plaintexts_on_chip().then(basalt_trace::plaintexts_on_chip);
-                    let prod = eval.mul_plain(&xi, pt.as_ref())?;
-                    accumulate(eval, partials.get_mut(&j).expect("group key"), prod)?;
-                }
+            for &j in &uses {
+                let pt = lt.plaintext(j, i, ct.is_symbolic())?;
+                let _on_chip = lt.plaintexts_on_chip().then(basalt_trace::plaintexts_on_chip);
+                let prod = eval.mul_plain(&xi, pt.as_ref())?;
+                accumulate(eval, partials.get_mut(&j).expect("group key"), prod)?;
+            }
+            for j in &uses {
+                step.writes(partials.get_mut(j).and_then(Option::as_mut).expect("used"));
             }
         }
         for (j, p) in partials {
