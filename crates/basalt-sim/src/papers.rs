@@ -281,10 +281,11 @@ mod tests {
             let readings = load_readings(&data, p, &rows).unwrap();
             assert!(readings.len() >= 3, "{p}: {} readings", readings.len());
         }
-        // The held-out rows the brief names, and nothing else, are validation.
+        // The held-out rows the brief names, and nothing else, are validation; CraterLake's
+        // Fig. 11 prose figures (added in session 7) are held out too: nothing was tuned on them.
         for (paper, tables) in [
             ("osiris", &["III(b)"][..]),
-            ("craterlake", &["4", "5"][..]),
+            ("craterlake", &["4", "5", "11"][..]),
             ("strix", &["VII"][..]),
             ("fab", &[][..]),
             ("mxv", &[][..]),

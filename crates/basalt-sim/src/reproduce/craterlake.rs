@@ -11,7 +11,7 @@ use basalt_trace::{ElemOp, KernelKind, Trace};
 
 use crate::machine::Machine;
 use crate::reproduce::craterlake_security::{LEVELS, ring_degree};
-use crate::reproduce::{Computed, Traces, computed, machine};
+use crate::reproduce::{Computed, Traces, computed, constituent, machine};
 use crate::synth::ckks::KsShape;
 use crate::synth::{Program, Workload};
 use crate::{SimError, simulate};
@@ -83,7 +83,18 @@ pub(crate) struct Ablations {
     pub no_kshgen: Machine,
     pub no_crb: Machine,
     pub network: Machine,
+    /// Fig. 11's register-file sweep ends: CraterLake with a 100 MB and a 300 MB register file.
+    pub rf_small: Machine,
+    pub rf_large: Machine,
 }
+
+/// Fig. 11's register-file sizes (MB, the paper's unit for its 256 MB file, which
+/// `craterlake.toml` holds as `memory.onchip_mib = 256`).
+pub(crate) const RF_SMALL_MB: u32 = 100;
+pub(crate) const RF_LARGE_MB: u32 = 300;
+/// Fig. 11's two metrics per benchmark.
+pub(crate) const RF_SLOWDOWN: &str = "slowdown at 100 MB RF";
+pub(crate) const RF_SPEEDUP: &str = "speedup at 300 MB RF";
 
 /// How a benchmark's time on one machine is measured (ms), and how its trace on a named
 /// machine file is described (the report's `how`).
@@ -122,7 +133,24 @@ impl Ablations {
             let how = how(m, &format!("craterlake.toml with {what}, over the baseline"))?;
             out.push(computed("4", r4, metric, ms(m)? / t_cl, &how));
         }
+        out.extend(self.register_file(r3, t_cl, ms)?);
         Ok((out, t_cl))
+    }
+
+    /// Fig. 11's sweep ends for one benchmark (`r3`, Table 3's spelling), as constituents of
+    /// its summary rows (`gmean::summaries`): the slowdown with a 100 MB register file and the
+    /// speedup with a 300 MB one, both against our 256 MB time `t_cl`.
+    pub(crate) fn register_file(
+        &self,
+        r3: &str,
+        t_cl: f64,
+        ms: TimeOn,
+    ) -> Result<Vec<Computed>, SimError> {
+        let how = |mb| format!("craterlake.toml with memory.onchip_mib={mb}, against 256");
+        Ok(vec![
+            constituent("11", r3, RF_SLOWDOWN, ms(&self.rf_small)? / t_cl, &how(RF_SMALL_MB)),
+            constituent("11", r3, RF_SPEEDUP, t_cl / ms(&self.rf_large)?, &how(RF_LARGE_MB)),
+        ])
     }
 
     pub(crate) fn load(data: &Path) -> Result<Ablations, SimError> {
@@ -133,6 +161,8 @@ impl Ablations {
             no_kshgen: off("switches.kshgen=false")?,
             no_crb: off("switches.crb_chaining=false")?,
             network: off("switches.network=crossbar")?,
+            rf_small: off(&format!("memory.onchip_mib={RF_SMALL_MB}"))?,
+            rf_large: off(&format!("memory.onchip_mib={RF_LARGE_MB}"))?,
             cl: Machine::load(&cl)?,
         })
     }
@@ -149,7 +179,8 @@ fn boot(preset: &str, seeded: bool) -> Program {
 /// keys, so that a machine with an enabled KSHGen loads half of each key and one without (F1+,
 /// or CraterLake with `switches.kshgen=false`) loads all of it.
 fn bootstrap(data: &Path, traces: &Traces) -> Result<Vec<Computed>, SimError> {
-    let Ablations { cl, f1, no_kshgen, no_crb, network } = Ablations::load(data)?;
+    let ablations = Ablations::load(data)?;
+    let Ablations { cl, f1, no_kshgen, no_crb, network, .. } = &ablations;
     let ms =
         |m: &Machine, t: &Trace| -> Result<f64, SimError> { Ok(simulate(m, t)?.seconds * 1e3) };
     let mut out = Vec::new();
@@ -173,8 +204,8 @@ fn bootstrap(data: &Path, traces: &Traces) -> Result<Vec<Computed>, SimError> {
         let how = |m: &str| {
             format!("library trace: bootstrap, {preset} (reconstructed), {what}, seeded keys, {m}")
         };
-        let t_cl = ms(&cl, &t)?;
-        let t_f1 = ms(&f1, &t)?;
+        let t_cl = ms(cl, &t)?;
+        let t_f1 = ms(f1, &t)?;
         out.push(computed("3", row, "CraterLake time", t_cl, &how("craterlake.toml")));
         out.push(computed(
             "3",
@@ -203,23 +234,24 @@ fn bootstrap(data: &Path, traces: &Traces) -> Result<Vec<Computed>, SimError> {
             "4",
             row4,
             "speedup vs no KSHGen",
-            ms(&no_kshgen, &t)? / t_cl,
+            ms(no_kshgen, &t)? / t_cl,
             &how("craterlake.toml with switches.kshgen=false, over the baseline"),
         ));
         out.push(computed(
             "4",
             row4,
             "speedup vs no CRB/chaining",
-            ms(&no_crb, &t)? / t_cl,
+            ms(no_crb, &t)? / t_cl,
             &how("craterlake.toml with switches.crb_chaining=false (BConv as products and sums on the multiply/add FUs, every operand through the 12 RF ports), over the baseline"),
         ));
         out.push(computed(
             "4",
             row4,
             "speedup vs F1+ network",
-            ms(&network, &t)? / t_cl,
+            ms(network, &t)? / t_cl,
             &how("craterlake.toml with switches.network=crossbar (residue tiling: every BConv input residue to each of the 8 groups over a crossbar of the fixed network's 8192 words/cycle), over the baseline"),
         ));
+        out.extend(ablations.register_file(row, t_cl, &|m| ms(m, &t))?);
         if row == "Packed Bootstrapping" {
             packed_80 = Some((t_cl, ring_degree(&t)));
         }

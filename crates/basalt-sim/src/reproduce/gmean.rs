@@ -95,6 +95,9 @@ pub(super) fn summaries(paper: &str, comp: &[Computed]) -> Vec<Computed> {
             }
         }
     }
+    if paper == "craterlake" {
+        out.extend(register_file(comp));
+    }
     if paper == "osiris" {
         let metric = "improvement vs CPU";
         let parts: Option<Vec<f64>> =
@@ -107,9 +110,56 @@ pub(super) fn summaries(paper: &str, comp: &[Computed]) -> Vec<Computed> {
     out
 }
 
+/// CraterLake Fig. 11 (prose only): deep benchmarks slow down by up to 5.5x with smaller
+/// register files, shallow ones are insensitive, and above 256 MB only packed bootstrapping
+/// gains much (1.5x at 300 MB). From our per-benchmark constituents, each summary only when all
+/// of its benchmarks were computed.
+fn register_file(comp: &[Computed]) -> Vec<Computed> {
+    use super::craterlake::{RF_SLOWDOWN, RF_SPEEDUP};
+    let find = |row: &str, metric: &str| {
+        comp.iter().find(|c| c.table == "11" && c.row == row && c.metric == metric)
+    };
+    let mut out = Vec::new();
+    for (row, of) in [("deep max", DEEP), ("shallow max", SHALLOW_T3)] {
+        let parts: Option<Vec<f64>> =
+            of.iter().map(|r| find(r, RF_SLOWDOWN).map(|c| c.value)).collect();
+        if let Some(v) = parts {
+            let each: Vec<String> =
+                of.iter().zip(&v).map(|(r, x)| format!("{r} {x:.2}x")).collect();
+            let how = format!(
+                "largest of our slowdowns at 100 MB against 256 MB (craterlake.toml with \
+                 memory.onchip_mib=100): {}",
+                each.join(", ")
+            );
+            out.push(computed("11", row, RF_SLOWDOWN, v.iter().copied().fold(0.0, f64::max), &how));
+        }
+    }
+    if let Some(c) = find("Packed Bootstrapping", RF_SPEEDUP) {
+        out.push(computed("11", &c.row, &c.metric, c.value, &c.how));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn register_file_summaries_take_the_largest_slowdown_of_complete_sets() {
+        use crate::reproduce::constituent;
+        use crate::reproduce::craterlake::{RF_SLOWDOWN, RF_SPEEDUP};
+        let mut rows: Vec<Computed> = DEEP
+            .iter()
+            .enumerate()
+            .map(|(i, r)| constituent("11", r, RF_SLOWDOWN, 1.0 + i as f64, "t"))
+            .collect();
+        rows.push(constituent("11", "Packed Bootstrapping", RF_SPEEDUP, 1.2, "t"));
+        let s = summaries("craterlake", &rows);
+        let get = |row: &str| s.iter().find(|c| c.row == row).map(|c| (c.value, c.constituent));
+        assert_eq!(get("deep max"), Some((4.0, false)));
+        assert_eq!(get("Packed Bootstrapping"), Some((1.2, false)), "reported as a row");
+        assert_eq!(get("shallow max"), None, "no shallow constituents");
+    }
 
     #[test]
     fn a_gmean_needs_every_constituent() {

@@ -65,10 +65,25 @@ pub struct Computed {
     pub metric: String,
     pub value: f64,
     pub how: String,
+    /// Only an input to a summary row (`gmean::summaries`): the paper gives no number for it,
+    /// so it is dropped before the report.
+    pub constituent: bool,
 }
 
 pub(crate) fn computed(table: &str, row: &str, metric: &str, value: f64, how: &str) -> Computed {
-    Computed { table: table.into(), row: row.into(), metric: metric.into(), value, how: how.into() }
+    Computed {
+        table: table.into(),
+        row: row.into(),
+        metric: metric.into(),
+        value,
+        how: how.into(),
+        constituent: false,
+    }
+}
+
+/// A [`Computed`] figure that only feeds a summary row.
+pub(crate) fn constituent(table: &str, row: &str, metric: &str, value: f64, how: &str) -> Computed {
+    Computed { constituent: true, ..computed(table, row, metric, value, how) }
 }
 
 /// One paper row with our figure, if any.
@@ -167,6 +182,7 @@ pub fn reproduce_with(
         comp.extend(craterlake_logreg::compute(p, data_dir, &traces)?);
         let summaries = gmean::summaries(p, &comp);
         comp.extend(summaries);
+        comp.retain(|c| !c.constituent);
         out.readings.extend(papers::load_readings(data_dir, p, &rows)?);
         out.rows.extend(join(p, &rows, comp)?);
     }
