@@ -235,7 +235,10 @@ pub fn run(a: &SimArgs) -> Result<(), String> {
             let t = read_trace(trace)?;
             let mut points = Vec::new();
             if !*json {
-                println!("{field:>24} {:>14} {:>10} {:>10}", "latency (us)", "stall %", "keys MiB");
+                println!(
+                    "{field:>24} {:>14} {:>10} {:>10} {:>12}",
+                    "latency (us)", "stall %", "keys MiB", "interm. MiB"
+                );
             }
             for v in values {
                 let set = format!("{field}={v}");
@@ -252,8 +255,12 @@ pub fn run(a: &SimArgs) -> Result<(), String> {
                     let row = serde_json::json!({"field": field, "value": v, "report": r});
                     println!("{row}");
                 } else {
-                    let keys = r.traffic.keys / (1 << 20) as f64;
-                    println!("{v:>24} {:>14.2} {stall:>10.1} {keys:>10.2}", r.seconds * 1e6);
+                    let mib = |b: f64| b / (1 << 20) as f64;
+                    let (keys, inter) = (mib(r.traffic.keys), mib(r.traffic.intermediates));
+                    println!(
+                        "{v:>24} {:>14.2} {stall:>10.1} {keys:>10.2} {inter:>12.2}",
+                        r.seconds * 1e6
+                    );
                 }
             }
             if let Some(p) = plot {
