@@ -84,8 +84,8 @@ pub struct TraceArgs {
     /// Networks only: Lattigo's baby-step-centric BSGS order instead of Osiris' giant-step-centric one.
     #[arg(long)]
     pub plain_order: bool,
-    /// Networks only: giant-step partial sums kept at once in the giant-step-centric order
-    /// (`sim reproduce` uses 4, and 72 for LeNet).
+    /// Networks, and bootstraps given `--dft-n1`: giant-step partial sums kept at once in the
+    /// giant-step-centric order (`sim reproduce` uses 4, and 72 for LeNet).
     #[arg(long, default_value_t = 4)]
     pub max_partials: u32,
     /// LSTM: recurrence steps (CraterLake's 50 bootstraps x 3 steps on CRATERLAKE_80_BOOT);
@@ -192,7 +192,7 @@ fn workload(a: &TraceArgs) -> Option<basalt_sim::Program> {
             dft: a.dft_n1.map(|n1| basalt_sim::DftPlan {
                 n1,
                 hoisting: a.dft_hoisting.into(),
-                max_partials: 4,
+                max_partials: a.max_partials,
             }),
             seeded,
         },
