@@ -84,3 +84,28 @@ fn only_matching_single_hoisted_transforms_are_summed() -> Result<()> {
     )));
     Ok(())
 }
+
+/// The giant-step-centric sum (each baby step rotates both inputs in one pass, at most
+/// `max_partials` partial sums at once) is bit-identical to the baby-step-centric one.
+#[test]
+fn a_giant_step_centric_sum_is_bit_identical() -> Result<()> {
+    let params = toy_params(10, LEVEL, 40, 2);
+    let (a, b) = (random_matrix(SLOTS, SLOTS, 0.5, 5), random_matrix(SLOTS, SLOTS, 0.5, 6));
+    let x = random_matrix(1, SLOTS, 1.0, 7).remove(0);
+    let y = random_matrix(1, SLOTS, 1.0, 8).remove(0);
+    for h in [Hoisting::None, Hoisting::Single] {
+        let lt = |m: &[Vec<f64>], order| {
+            let s = Strategy::Bsgs { n1: 4, hoisting: h, order };
+            LinearTransform::new(&params, Diagonals::from_dense_real(m, SLOTS)?, s, LEVEL)
+        };
+        let gsc = GscOrder::GiantStepCentric { max_partials: 3 };
+        let (ga, gb) = (lt(&a, gsc)?, lt(&b, gsc)?);
+        let (ba, bb) = (lt(&a, GscOrder::BabyStepCentric)?, lt(&b, GscOrder::BabyStepCentric)?);
+        let ctx = Ctx::new(&params, &ga.rotations())?;
+        let (cx, cy) = (ctx.encrypt_real(&x, SLOTS, LEVEL)?, ctx.encrypt_real(&y, SLOTS, LEVEL)?);
+        let g = LinearTransform::evaluate_sum(&ctx.eval, &[(&ga, &cx), (&gb, &cy)])?;
+        let bsc = LinearTransform::evaluate_sum(&ctx.eval, &[(&ba, &cx), (&bb, &cy)])?;
+        assert_eq!(g, bsc, "{h:?}");
+    }
+    Ok(())
+}

@@ -38,35 +38,56 @@ pub(crate) fn eval_giant_step_centric(
     ct: &Ciphertext,
     max_partials: usize,
 ) -> Result<Ciphertext> {
+    if lt.plan.hoisting == super::Hoisting::Double {
+        if max_partials == 0 {
+            return Err(CircuitError::NoFeasiblePlan("max_partials must be at least 1".into()));
+        }
+        return super::double::eval_double(lt, eval, ct, Some(max_partials));
+    }
+    eval_sum_giant_step_centric(eval, &[(lt, ct)], max_partials)
+}
+
+/// `Σ_k M_k·x_k` in the GSC order (no or single hoisting, one split), before the final
+/// rescale: each baby step rotates every input and feeds all of their products into the
+/// group's partial sums, so one pass per baby step serves every term (the sum's
+/// [`super::bsgs::eval_sum_baby_step_centric`] keeps every rotation of every input instead).
+pub(crate) fn eval_sum_giant_step_centric(
+    eval: &Evaluator,
+    terms: &[(&LinearTransform, &Ciphertext)],
+    max_partials: usize,
+) -> Result<Ciphertext> {
     if max_partials == 0 {
         return Err(CircuitError::NoFeasiblePlan("max_partials must be at least 1".into()));
     }
-    if lt.plan.hoisting == super::Hoisting::Double {
-        return super::double::eval_double(lt, eval, ct, Some(max_partials));
-    }
-    let rot = BabyRotator::new(eval, ct, lt.plan.hoisting)?;
-    let giants: Vec<usize> = lt.split.giant.keys().copied().collect();
-    let mut out = GiantAccumulator::new(lt.split.n1);
+    let split = &terms[0].0.split;
+    let rots = terms
+        .iter()
+        .map(|&(lt, ct)| BabyRotator::new(eval, ct, lt.plan.hoisting))
+        .collect::<Result<Vec<_>>>()?;
+    let giants: Vec<usize> = split.giant.keys().copied().collect();
+    let mut out = GiantAccumulator::new(split.n1);
     for group in giants.chunks(max_partials) {
         let mut babies: Vec<usize> =
-            group.iter().flat_map(|j| lt.split.giant[j].iter().copied()).collect();
+            group.iter().flat_map(|j| split.giant[j].iter().copied()).collect();
         babies.sort_unstable();
         babies.dedup();
         let mut partials: BTreeMap<usize, Option<Ciphertext>> =
             group.iter().map(|&j| (j, None)).collect();
         for i in babies {
-            let uses = lt.split.giants_using(group, i);
+            let uses = split.giants_using(group, i);
             // GSC consumes the baby step in the pass that forms its products (Osiris §IV-E):
-            // traced as one operation, so the rotation is never stored.
+            // traced as one operation, so the rotations are never stored.
             let step = FusedOperation::begin();
-            rot.reads(&step);
+            rots.iter().for_each(|r| r.reads(&step));
             uses.iter().filter_map(|j| partials[j].as_ref()).for_each(|p| step.reads(p));
-            let xi = rot.rotate(i)?;
-            for &j in &uses {
-                let pt = lt.plaintext(j, i, ct.is_symbolic())?;
-                let _on_chip = lt.plaintexts_on_chip().then(basalt_trace::plaintexts_on_chip);
-                let prod = eval.mul_plain(&xi, pt.as_ref())?;
-                accumulate(eval, partials.get_mut(&j).expect("group key"), prod)?;
+            for (&(lt, ct), rot) in terms.iter().zip(&rots) {
+                let xi = rot.rotate(i)?;
+                for &j in &uses {
+                    let pt = lt.plaintext(j, i, ct.is_symbolic())?;
+                    let _on_chip = lt.plaintexts_on_chip().then(basalt_trace::plaintexts_on_chip);
+                    let prod = eval.mul_plain(&xi, pt.as_ref())?;
+                    accumulate(eval, partials.get_mut(&j).expect("group key"), prod)?;
+                }
             }
             for j in &uses {
                 step.writes(partials.get_mut(j).and_then(Option::as_mut).expect("used"));

@@ -384,8 +384,9 @@ impl LinearTransform {
     ///
     /// # Errors
     /// [`CircuitError::Invalid`] for no terms, transforms that differ in level, slots or plan,
-    /// double hoisting or the giant-step-centric order (only the baby-step-centric order with
-    /// no or single hoisting is summed); as [`LinearTransform::evaluate`].
+    /// or double hoisting (either loop order with no or single hoisting is summed; in the
+    /// giant-step-centric order each baby step rotates every input in one pass); as
+    /// [`LinearTransform::evaluate`].
     pub fn evaluate_sum(
         eval: &Evaluator,
         terms: &[(&LinearTransform, &Ciphertext)],
@@ -394,9 +395,9 @@ impl LinearTransform {
             return Err(CircuitError::Invalid("a sum of no transforms".into()));
         };
         let plan = first.plan;
-        if plan.hoisting == Hoisting::Double || plan.order != GscOrder::BabyStepCentric {
+        if plan.hoisting == Hoisting::Double {
             return Err(CircuitError::Invalid(format!(
-                "summed transforms need Lattigo's order without double hoisting, got {plan:?}"
+                "summed transforms need no or single hoisting, got {plan:?}"
             )));
         }
         for &(lt, ct) in terms {
@@ -416,7 +417,13 @@ impl LinearTransform {
             }
         }
         bsgs::check_keys(eval, &first.rotations())?;
-        Ok(eval.rescale(&bsgs::eval_sum_baby_step_centric(eval, terms)?)?)
+        let sum = match plan.order {
+            GscOrder::BabyStepCentric => bsgs::eval_sum_baby_step_centric(eval, terms)?,
+            GscOrder::GiantStepCentric { max_partials } => {
+                gsc::eval_sum_giant_step_centric(eval, terms, max_partials)?
+            }
+        };
+        Ok(eval.rescale(&sum)?)
     }
 
     /// Rotations (slot shifts, left) whose Galois keys the evaluation needs.
