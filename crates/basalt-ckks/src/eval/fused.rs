@@ -7,7 +7,7 @@ use super::scales_match;
 use crate::ciphertext::Ciphertext;
 use crate::error::{CkksError, Result};
 use crate::objects::{load, store, store_in_place};
-use basalt_trace::{ObjectId, operation};
+use basalt_trace::operation;
 
 impl Evaluator {
     /// `acc += c·ct` with `c` encoded as the integer `round(c·const_scale)`, over `acc`'s
@@ -71,16 +71,9 @@ impl Evaluator {
         let polys = ct.polys.iter().map(|p| p.with_shape(level + 1, 0, p.domain())).collect();
         // Written, not read: only `ct`'s shape is used.
         let op = operation();
-        Ok(store(
-            &op,
-            Ciphertext {
-                polys,
-                scale,
-                slots: ct.slots,
-                params_id: ct.params_id,
-                object: ObjectId::fresh(),
-            },
-        ))
+        let mut out = ct.with_polys(polys);
+        out.scale = scale;
+        Ok(store(&op, out))
     }
 }
 
