@@ -20,6 +20,9 @@ enum SimCmd {
         /// JSON instead of the table.
         #[arg(long)]
         json: bool,
+        /// Markdown instead of the table (docs/reproduction-status.md is this output).
+        #[arg(long, conflicts_with = "json")]
+        markdown: bool,
         /// Folder holding data/papers and data/machines.
         #[arg(long, default_value = "data")]
         data: PathBuf,
@@ -133,7 +136,7 @@ pub fn resolve_data(data: &Path) -> PathBuf {
 
 pub fn run(a: &SimArgs) -> Result<(), String> {
     match &a.cmd {
-        SimCmd::Reproduce { paper, json, data, plot } => {
+        SimCmd::Reproduce { paper, json, markdown, data, plot } => {
             // Bootstrapping rows need whole programs: the libraries record them here.
             let src = basalt_workloads::sim_source::LibrarySource::default();
             let r = basalt_sim::reproduce_with(paper.as_deref(), &resolve_data(data), &src)
@@ -143,6 +146,8 @@ pub fn run(a: &SimArgs) -> Result<(), String> {
             }
             if *json {
                 println!("{}", serde_json::to_string_pretty(&r).map_err(|e| e.to_string())?);
+            } else if *markdown {
+                print!("{}", r.markdown());
             } else {
                 println!("{r}");
             }

@@ -42,11 +42,12 @@ fn strix_table7_is_validation_and_its_memory_bound_rows_are_reported() {
     let r = reproduce(Some("strix"), &data()).unwrap();
     let t7: Vec<_> = r.rows.iter().filter(|x| x.table == "VII").collect();
     assert!(t7.iter().all(|x| x.role == Role::Validation));
-    // The compute-bound design points agree; the memory-bound ones do not (bsk-only traffic),
-    // and the report must say so rather than hide it.
+    // The compute-bound design points agree; the memory-bound ones are 12 % fast, inside
+    // issue 5's ±20 % for this validation table but reported as they are (ratio 1.12).
     assert_within(&r, "strix", "VII", "TvLP8 CLP4", "throughput");
     let mb = r.get("strix", "VII", "TvLP1 CLP32", "throughput").unwrap();
-    assert_eq!(mb.within, Some(false));
+    assert!((mb.tolerance - 0.20).abs() < 1e-12 && mb.within == Some(true));
+    assert!(mb.ratio.unwrap() > 1.1, "{:?}", mb.ratio);
     // The ksk (its own 4 of 16 channels, §IV-A) now bounds the memory-bound epochs: 325 MB at
     // 75 GB/s per 3 LWEs = 692 PBS/s (the bsk alone gave 866).
     assert!((mb.ours.unwrap() - 692.2).abs() < 1.0, "{:?}", mb.ours);

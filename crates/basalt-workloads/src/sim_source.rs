@@ -451,7 +451,7 @@ mod tests {
         // Issue 5's targets: the packed bootstrap within the row's tolerance. The unpacked one
         // was too (0.87x) only while its chain switched keys over all 22 special residues at
         // every level; with CraterLake's level-dependent P (key_switch_bands, §3.1) it is 0.78x,
-        // a documented miss (docs/simulator.md "Level-dependent key switching"), not a target.
+        // a documented miss (docs/reproduction-notes.md "Level-dependent key switching"), not a target.
         let x = r.get("craterlake", "3", "Packed Bootstrapping", "CraterLake time").unwrap();
         assert_eq!(x.within, Some(true), "packed: {:?} vs {}", x.ours, x.theirs);
         let x = r.get("craterlake", "3", "Unpacked bootstrapping", "CraterLake time").unwrap();

@@ -215,7 +215,7 @@ fn resnet20_sign_is_lee_et_al_composite() {
 }
 
 /// Full size on CraterLake's reconstructed chains: the bootstrap count of the reproduced rows
-/// (docs/simulator.md "ResNet-20 rows"), and what entering at the bootstrap's output level
+/// (docs/reproduction-notes.md "ResNet-20 rows"), and what entering at the bootstrap's output level
 /// instead of the top would cost.
 #[test]
 fn resnet20_bootstrap_counts_on_craterlake_chains() -> Result<()> {

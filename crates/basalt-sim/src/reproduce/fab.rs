@@ -8,7 +8,7 @@
 //! P limbs), where Add matches. There, Mult, Rescale and Rotate need more time on FAB's 256
 //! modular multipliers alone than the paper reports (the `how` column gives that bound), so no
 //! schedule of these algorithms on the stated datapath reaches those rows: they stay misses
-//! (docs/simulator.md, "FAB").
+//! (docs/reproduction-notes.md, "FAB").
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -171,7 +171,7 @@ fn boot_stage(scopes: &[String]) -> Option<String> {
 /// ModDown, hoisted or not) of a relinearisation or of a rotation (conjugations and the
 /// encapsulation's switches count as rotations), a rescale, or anything else (tensor,
 /// plaintext and constant products, ModRaise). FAB's reference [15] merges each rescale that
-/// follows a key switch into its ModDown (docs/simulator.md, "FAB"); this split bounds what
+/// follows a key switch into its ModDown (docs/reproduction-notes.md, "FAB"); this split bounds what
 /// that, or fewer products, could save.
 fn boot_step(scopes: &[String]) -> Option<String> {
     let within = |names: &[&str]| scopes.iter().any(|s| names.contains(&s.as_str()));

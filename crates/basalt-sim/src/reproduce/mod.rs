@@ -15,6 +15,7 @@ mod gmean;
 mod inference;
 mod lola;
 mod lstm;
+mod markdown;
 mod mnist;
 mod mxv;
 mod osiris;

@@ -1,7 +1,7 @@
 //! HE-MxV rows: Table VI primitive cycles (one PE), Table V key-switch throughput (a stream of
 //! independent key switches on the whole machine), the Table VII DSP, BRAM and URAM counts, and
 //! the Fig. 1 / Fig. 3 DRAM-traffic statements from the paper's own cost model, equations
-//! (1)–(12) (§III-B). docs/simulator.md, "HE-MxV Table V and VII", gives the readings.
+//! (1)–(12) (§III-B). docs/reproduction-notes.md, "HE-MxV Table V and VII", gives the readings.
 
 use std::path::Path;
 

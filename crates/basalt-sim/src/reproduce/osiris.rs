@@ -127,7 +127,7 @@ const CPU_BOOTSTRAP_MS: f64 = 17_300.0;
 /// 63-diagonal ones. That is the split with the fewest rotation keys under the cap, and in our
 /// model the cheapest at both bandwidths (n1 ≥ 8 or 16 is slower in every column at 1 and
 /// 2 TB/s), so re-optimising per bandwidth as §VI-A does would keep it; the paper finds higher
-/// ratios optimal at 2 TB/s (docs/simulator.md, "Bootstrapping rows").
+/// ratios optimal at 2 TB/s (docs/reproduction-notes.md, "Bootstrapping rows").
 pub(super) const DFT_N1: u32 = 4;
 
 /// Table III "Bootstrap": one fully packed bootstrap of a level-0 Set III ciphertext, recorded

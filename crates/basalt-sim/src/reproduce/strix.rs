@@ -1,5 +1,5 @@
 //! Strix rows: PBS throughput, latency and required HBM bandwidth from the closed-form PBS
-//! stream (`synth::tfhe`) on `data/machines/strix.toml` (docs/simulator.md, "Strix latency and
+//! stream (`synth::tfhe`) on `data/machines/strix.toml` (docs/reproduction-notes.md, "Strix latency and
 //! Table VII").
 //!
 //! Throughput of a steady stream of epochs: an epoch of TvLP × core_batch LWEs spends `BR` cycles
