@@ -3,6 +3,7 @@
 mod bench;
 mod bench_bootstrap;
 mod calibrate;
+mod compare;
 mod sim;
 mod tour;
 mod trace_cmd;

@@ -86,6 +86,25 @@ enum SimCmd {
         #[arg(long)]
         plot: Option<PathBuf>,
     },
+    /// One trace on several machines or variants of one (`osiris@memory.hbm_gbps=2000`):
+    /// latency, stall, busiest unit, traffic by kind and energy, one row each.
+    Compare {
+        /// Trace file (JSON from `basalt trace`).
+        #[arg(long)]
+        trace: PathBuf,
+        /// Machines, comma separated, each `NAME` or `NAME@field=value@…` (overrides as for
+        /// `run --set`); every machine in data/machines when omitted.
+        #[arg(long, value_delimiter = ',')]
+        machines: Vec<String>,
+        /// Bootstrap trace timed once per bootstrap marker (as for `run`).
+        #[arg(long)]
+        bootstrap_trace: Option<PathBuf>,
+        /// One JSON object per machine instead of the table.
+        #[arg(long)]
+        json: bool,
+        #[arg(long, default_value = "data")]
+        data: PathBuf,
+    },
     /// Time a trace (JSON from `basalt trace`) on a machine.
     Run {
         /// Machine file, or a name from data/machines (osiris, fab, mxv_u200, craterlake, craterlake_128k, f1plus, strix, cpu).
@@ -272,6 +291,11 @@ pub fn run(a: &SimArgs) -> Result<(), String> {
                 let svg = basalt_sim::plot::sweep_svg(machine, field, "latency (us)", &points);
                 write_file(p, &svg)?;
             }
+        }
+        SimCmd::Compare { trace, machines, bootstrap_trace, json, data } => {
+            let t = read_trace(trace)?;
+            let b = bootstrap_trace.as_deref().map(read_trace).transpose()?;
+            crate::compare::run(data, machines, &t, b.as_ref(), *json)?;
         }
         SimCmd::Run { machine, trace, bootstrap_trace, overrides, json, data, plot_dir } => {
             let sets: Vec<&str> = overrides.iter().map(String::as_str).collect();

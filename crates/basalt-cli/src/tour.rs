@@ -284,9 +284,7 @@ fn accelerators(params: &Parameters, pbs_trace: &basalt_trace::Trace) -> Result<
         let mut cells = Vec::new();
         for t in &traces {
             cells.push(match basalt_sim::simulate(&machine, t) {
-                Ok(r) if r.seconds >= 0.1 => format!("{:.2} s", r.seconds),
-                Ok(r) if r.seconds >= 1e-4 => format!("{:.2} ms", r.seconds * 1e3),
-                Ok(r) => format!("{:.1} us", r.seconds * 1e6),
+                Ok(r) => crate::compare::latency(r.seconds),
                 Err(e) => format!("({e})").chars().take(22).collect(),
             });
         }

@@ -372,3 +372,35 @@ fn a_closed_pipe_ends_the_command_without_a_panic() {
     assert!(!stderr.contains("panicked"), "{stderr}");
     assert!(head.starts_with(b"{"), "the trace is JSON");
 }
+
+#[test]
+fn compare_times_one_trace_on_variants_and_reports_a_machine_that_cannot_run_it() {
+    let file = recorded("hmult", "compare");
+    let out = basalt()
+        .args(["sim", "compare", "--json", "--machines", "osiris,osiris@memory.hbm_gbps=100,strix"])
+        .arg("--trace")
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let rows: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(rows.len(), 3);
+    let secs = |r: &serde_json::Value| r["report"]["seconds"].as_f64().unwrap();
+    assert_eq!(rows[1]["machine"], "osiris@memory.hbm_gbps=100");
+    assert!(secs(&rows[1]) > secs(&rows[0]), "a tenth of the bandwidth is slower");
+    // Strix has no CKKS units: its row says so, the others still ran.
+    assert!(rows[2]["error"].as_str().unwrap().contains("no unit"), "{}", rows[2]);
+    // A bad override fails the whole command before any row is printed.
+    let bad = basalt()
+        .args(["sim", "compare", "--machines", "osiris,fab@memory.hbm_gbps=-1", "--trace"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    std::fs::remove_file(&file).ok();
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(bad.stdout.is_empty());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("fab@memory.hbm_gbps=-1"));
+}
