@@ -106,6 +106,30 @@ def reproduce(paper=None) -> dict:
     return json.loads(_basalt.sim_reproduce(str(data_dir()), paper))
 
 
+def compare(trace: Trace, on=None, *, bootstrap=None) -> list:
+    """``trace`` on several machines or variants of one, as ``basalt sim compare``: ``on`` is a
+    list of machine names and ``(name, overrides)`` pairs (every machine of :func:`machines`
+    when omitted), e.g. ``["craterlake", ("osiris", {"memory.hbm_gbps": 2000})]``. Returns one
+    dict per entry, ``{"machine": "osiris@memory.hbm_gbps=2000", "report": {...}}``, or
+    ``{"machine": ..., "error": "..."}`` when that machine cannot run the trace (a ring above
+    its maximum, no unit for a kernel). A bad machine file or override raises ``BasaltError``
+    before anything is timed."""
+    entries = [(m, {}) if isinstance(m, str) else (m[0], dict(m[1]))
+               for m in (machines() if on is None else on)]
+    for name, overrides in entries:
+        _basalt.sim_check_machine(_machine_path(name),
+                                  [f"{k}={_toml(v)}" for k, v in overrides.items()])
+    rows = []
+    for name, overrides in entries:
+        label = str(name) + "".join(f"@{k}={_toml(v)}" for k, v in overrides.items())
+        try:
+            rows.append({"machine": label,
+                         "report": run(trace, name, overrides, bootstrap=bootstrap)})
+        except BasaltError as e:
+            rows.append({"machine": label, "error": str(e)})
+    return rows
+
+
 def sweep(trace: Trace, machine, field: str, values) -> list:
     """:func:`run` once per value of one machine field; a list of ``(value, report)``."""
     return [(v, run(trace, machine, {field: v})) for v in values]

@@ -105,6 +105,14 @@ fn sim_run(
     Ok((serde_json::to_string(&r).map_err(err)?, written))
 }
 
+/// Load and validate a machine file with overrides, raising `BasaltError` on a bad one (so
+/// `basalt.sim.compare` refuses a typo before timing anything).
+#[pyfunction]
+#[pyo3(signature = (path, overrides=vec![]))]
+fn sim_check_machine(path: &str, overrides: Vec<String>) -> PyResult<()> {
+    machine(path, &overrides).map(|_| ())
+}
+
 /// The reproduction report (`basalt sim reproduce`) for one paper or all, with the libraries'
 /// own traces for the whole-program rows, as JSON: every row (ours, theirs, ratio, tolerance,
 /// role, how) and the readings where a paper contradicts itself.
@@ -125,6 +133,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(trace_begin, m)?)?;
     m.add_function(wrap_pyfunction!(trace_end, m)?)?;
     m.add_function(wrap_pyfunction!(sim_run, m)?)?;
+    m.add_function(wrap_pyfunction!(sim_check_machine, m)?)?;
     m.add_function(wrap_pyfunction!(sim_reproduce, m)?)?;
     Ok(())
 }
