@@ -225,6 +225,7 @@ fn workload(a: &TraceArgs) -> Option<basalt_sim::Program> {
             preset,
             start_limbs: a.level.map_or(38, |l| l as u32 + 1),
             iterations: a.steps,
+            side_by_side: 1,
             seeded,
         },
         Program::Sort => {

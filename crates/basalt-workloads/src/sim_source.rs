@@ -187,18 +187,20 @@ pub fn record_program(p: &Program) -> Result<Trace, String> {
             record_lstm(&params, preset, *steps as usize, LSTM_RULE, *seeded)
                 .map_err(|e| e.to_string())
         }
-        Program::Logreg { preset, start_limbs, iterations, seeded } => {
-            record_logreg_program(preset, *start_limbs as usize, *iterations as usize, *seeded)
+        Program::Logreg { preset, start_limbs, iterations, side_by_side, seeded } => {
+            let runs = (*start_limbs as usize, *iterations as usize, *side_by_side as usize);
+            record_logreg_program(preset, runs, *seeded)
         }
     }
 }
 
-/// [`Program::Logreg`]: CraterLake's batch on `preset`'s full slots, the bootstrap's output
-/// level and input scale from the preset's circuit (fully packed, §8).
+/// [`Program::Logreg`]: CraterLake's batch on `preset`'s slots (`side_by_side` trainings per
+/// ciphertext, each on its share of the slots), the bootstrap's output level and input scale
+/// from the preset's circuit (fully packed, §8: one bootstrap refreshes every training's
+/// weights).
 fn record_logreg_program(
     preset: &str,
-    start_limbs: usize,
-    iterations: usize,
+    (start_limbs, iterations, side_by_side): (usize, usize, usize),
     seeded: bool,
 ) -> Result<Trace, String> {
     let params = Parameters::preset(preset).map_err(|e| e.to_string())?;
@@ -206,7 +208,12 @@ fn record_logreg_program(
         .ok_or(format!("preset {preset:?} has no bootstrapping circuit"))?;
     let refreshed = cfg.budget(&params).map_err(|e| e.to_string())?.output_level;
     let boot_scale = params.default_scale().min(cfg.max_input_scale(&params));
-    let lr = LogReg::craterlake(params.max_slots());
+    if !side_by_side.is_power_of_two() || params.max_slots() / side_by_side < 256 {
+        return Err(format!(
+            "side_by_side = {side_by_side}: a power of two leaving each training 256 slots or more"
+        ));
+    }
+    let lr = LogReg::craterlake(params.max_slots() / side_by_side);
     let start = start_limbs.checked_sub(1).ok_or("start_limbs must be at least 1")?;
     record_logreg(&params, &lr, (start, iterations), (refreshed, boot_scale), seeded)
         .map(|(t, _)| t)

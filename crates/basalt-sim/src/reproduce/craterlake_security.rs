@@ -29,12 +29,26 @@ pub(crate) struct Level {
     pub preset: &'static str,
     /// The machine file (`data/machines/<machine>.toml`).
     machine: &'static str,
+    /// Workloads one ciphertext of this column holds, side by side, for the per-element
+    /// normalisation (the ring degree over the 80-bit chain's): a program whose layout depends
+    /// on the slot count (LogReg's batch) records this many copies in one ciphertext.
+    pub side_by_side: u32,
 }
 
 /// Table 5's columns beyond the 80-bit baseline.
 pub(crate) const LEVELS: [Level; 2] = [
-    Level { bits: "128-bit", preset: "CRATERLAKE_128_BOOT", machine: "craterlake" },
-    Level { bits: "200-bit", preset: "CRATERLAKE_200_BOOT", machine: "craterlake_128k" },
+    Level {
+        bits: "128-bit",
+        preset: "CRATERLAKE_128_BOOT",
+        machine: "craterlake",
+        side_by_side: 1,
+    },
+    Level {
+        bits: "200-bit",
+        preset: "CRATERLAKE_200_BOOT",
+        machine: "craterlake_128k",
+        side_by_side: 2,
+    },
 ];
 
 impl Level {

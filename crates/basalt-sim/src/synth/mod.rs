@@ -173,8 +173,11 @@ pub enum Program {
     /// `iterations` mini-batch NAG iterations on fully packed ciphertexts of `preset` from
     /// weights at `start_limbs` residues, the weights bootstrapped (the preset's circuit) when
     /// their levels run out; each bootstrap an empty region named [`BOOTSTRAP_REGION`], timed
-    /// from the preset's [`Program::Bootstrap`] trace; seeded keys or not.
-    Logreg { preset: String, start_limbs: u32, iterations: u32, seeded: bool },
+    /// from the preset's [`Program::Bootstrap`] trace; seeded keys or not. Each ciphertext
+    /// carries `side_by_side` (≥ 1) independent trainings, each on `1/side_by_side` of the
+    /// slots (CraterLake's per-element normalisation at N = 128K: two trainings in the slots
+    /// of one).
+    Logreg { preset: String, start_limbs: u32, iterations: u32, side_by_side: u32, seeded: bool },
     /// One inference of one of CraterLake's other shallow LoLa rows (`basalt_workloads::
     /// encrypted_weights`, `basalt_workloads::cifar`) on one encrypted image at `preset`'s top
     /// level, the dense layers single-hoisted BSGS in Lattigo's order, seeded keys or not.
