@@ -132,6 +132,9 @@ def test_compare_times_variants_and_reports_machines_that_cannot_run_the_trace()
     assert "report" not in rows[2] and "16384" in rows[2]["error"]  # N = 2^16 > Strix's ring
     with pytest.raises(BasaltError, match="hbm_gbps"):
         basalt.sim.compare(r.trace, ["osiris", ("fab", {"memory.hbm_gbps": -1})])
+    # A switch only the recording reads (the BSGS order) cannot change a recorded trace's time.
+    with pytest.raises(BasaltError, match="plain-order"):
+        basalt.sim.run(r.trace, "osiris", {"switches.gsc_order": False})
 
 
 def test_bad_inputs_raise_named_errors():

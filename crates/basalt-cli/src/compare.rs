@@ -47,7 +47,8 @@ pub fn all_machines(data: &Path) -> Result<Vec<String>, String> {
 /// `v`'s machine file with its overrides; a bad file or override is an error naming `v`.
 fn load(data: &Path, v: &Variant) -> Result<basalt_sim::Machine, String> {
     let sets: Vec<&str> = v.overrides.iter().map(String::as_str).collect();
-    basalt_sim::Machine::load_with(machine_path(data, &v.name), &sets)
+    basalt_sim::check_timing_overrides(&sets)
+        .and_then(|()| basalt_sim::Machine::load_with(machine_path(data, &v.name), &sets))
         .map_err(|e| format!("{}: {e}", v.spec))
 }
 

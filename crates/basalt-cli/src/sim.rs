@@ -256,6 +256,7 @@ pub fn run(a: &SimArgs) -> Result<(), String> {
             }
         }
         SimCmd::Sweep { machine, trace, field, values, json, data, plot } => {
+            basalt_sim::check_timing_overrides(&[field.as_str()]).map_err(|e| e.to_string())?;
             let t = read_trace(trace)?;
             let mut points = Vec::new();
             if !*json {
@@ -299,6 +300,7 @@ pub fn run(a: &SimArgs) -> Result<(), String> {
         }
         SimCmd::Run { machine, trace, bootstrap_trace, overrides, json, data, plot_dir } => {
             let sets: Vec<&str> = overrides.iter().map(String::as_str).collect();
+            basalt_sim::check_timing_overrides(&sets).map_err(|e| e.to_string())?;
             let m = basalt_sim::Machine::load_with(machine_path(data, machine), &sets)
                 .map_err(|e| e.to_string())?;
             let t = read_trace(trace)?;

@@ -399,8 +399,16 @@ fn compare_times_one_trace_on_variants_and_reports_a_machine_that_cannot_run_it(
         .arg(&file)
         .output()
         .unwrap();
-    std::fs::remove_file(&file).ok();
     assert_eq!(bad.status.code(), Some(1));
     assert!(bad.stdout.is_empty());
     assert!(String::from_utf8_lossy(&bad.stderr).contains("fab@memory.hbm_gbps=-1"));
+    // A switch only a recording reads would change nothing here: refused, with where it acts.
+    let moot = basalt()
+        .args(["sim", "compare", "--machines", "fab@switches.fpgas=8", "--trace"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(moot.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&moot.stderr).contains("reproduce fab"));
+    std::fs::remove_file(&file).ok();
 }

@@ -64,9 +64,10 @@ fn trace_end() -> PyResult<PyTrace> {
 }
 
 /// Load a machine file with `key=value` overrides, validated (unknown fields, negative
-/// bandwidths… raise `BasaltError`).
+/// bandwidths, switches that only a recording reads… raise `BasaltError`).
 fn machine(path: &str, overrides: &[String]) -> PyResult<Machine> {
     let sets: Vec<&str> = overrides.iter().map(String::as_str).collect();
+    basalt_sim::check_timing_overrides(&sets).map_err(err)?;
     Machine::load_with(Path::new(path), &sets).map_err(err)
 }
 

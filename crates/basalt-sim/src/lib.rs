@@ -42,6 +42,7 @@ pub mod units;
 
 pub use error::SimError;
 pub use machine::Machine;
+pub use overrides::check_timing_overrides;
 pub use report::Report;
 pub use reproduce::{ReproReport, reproduce, reproduce_with};
 pub use schedule::simulate;

@@ -101,6 +101,54 @@ fn read_table(path: &Path) -> Result<toml::Table, SimError> {
     }
 }
 
+/// Switches a machine file states for the record but that no timing of a given trace reads:
+/// they choose how a program is *recorded* (its operation order, its batch) or feed one
+/// reproduction. Overriding one when timing a trace would change nothing, silently, so
+/// [`check_timing_overrides`] refuses it and says where it does take effect.
+const RECORDED_SWITCHES: [(&str, &str); 5] = [
+    (
+        "switches.gsc_order",
+        "the BSGS order is chosen when the program is recorded (`basalt trace`: networks take \
+         the GSC order unless `--plain-order`, bootstraps take it with `--dft-n1`)",
+    ),
+    (
+        "switches.reordered_keyswitch",
+        "the key-switch order is chosen when the program is recorded (`basalt trace \
+         --reordered`)",
+    ),
+    (
+        "switches.fpgas",
+        "FAB-2's eight FPGAs split the HELR iteration into per-FPGA programs, which only \
+         `basalt sim reproduce fab` (Table 8) builds; time each FPGA's share as its own trace",
+    ),
+    (
+        "switches.batching",
+        "the TFHE batch is chosen when the program is recorded (how many LWEs one blind \
+         rotation carries)",
+    ),
+    (
+        "switches.core_batch",
+        "the TFHE batch is chosen when the program is recorded (how many LWEs one blind \
+         rotation carries)",
+    ),
+];
+
+/// Refuse `key=value` overrides that cannot change the timing of a recorded trace (see
+/// [`RECORDED_SWITCHES`]); `basalt sim run`, `sweep` and `compare` and Python's
+/// `basalt.sim.run` call it before timing.
+///
+/// # Errors
+/// [`SimError::RecordedSwitch`] naming the first such field and where it does take effect.
+pub fn check_timing_overrides(overrides: &[&str]) -> Result<(), SimError> {
+    for o in overrides {
+        let field = o.split_once('=').map_or(*o, |(k, _)| k).trim();
+        if let Some((_, takes_effect)) = RECORDED_SWITCHES.iter().find(|(f, _)| *f == field) {
+            return Err(SimError::RecordedSwitch { field: field.into(), takes_effect });
+        }
+    }
+    Ok(())
+}
+
 impl Machine {
     /// Parse `text`, apply `key=value` overrides, then validate as [`Machine::from_toml`] does.
     pub fn from_toml_with(
@@ -139,6 +187,22 @@ impl Machine {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn switches_a_recording_reads_are_refused_when_timing_a_trace() {
+        assert!(check_timing_overrides(&["memory.hbm_gbps=2000", "switches.kshgen=false"]).is_ok());
+        for (set, hint) in [
+            ("switches.gsc_order=false", "--plain-order"),
+            ("switches.reordered_keyswitch = true", "--reordered"),
+            ("switches.fpgas=8", "reproduce fab"),
+            ("switches.core_batch=3", "TFHE batch"),
+        ] {
+            let e = check_timing_overrides(&["memory.hbm_gbps=2000", set]).unwrap_err();
+            let field = set.split('=').next().unwrap().trim();
+            assert!(matches!(&e, SimError::RecordedSwitch { field: f, .. } if f == field), "{e}");
+            assert!(e.to_string().contains(hint), "{e}");
+        }
+    }
 
     fn strix() -> std::path::PathBuf {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/machines/strix.toml")
