@@ -78,14 +78,15 @@ fn busiest(r: &basalt_sim::Report) -> (String, f64) {
         .map_or(("-".into(), 0.0), |u| (u.name.clone(), 100.0 * u.utilisation))
 }
 
-/// Run the comparison and print it (a table, or one JSON object per line with `--json`).
+/// Run the comparison and print it (a table, or one JSON object per line with `--json`);
+/// returns (machine, seconds) of the machines that ran the trace.
 pub fn run(
     data: &Path,
     specs: &[String],
     trace: &basalt_trace::Trace,
     bootstrap: Option<&basalt_trace::Trace>,
     json: bool,
-) -> Result<(), String> {
+) -> Result<Vec<(String, f64)>, String> {
     let specs = if specs.is_empty() { all_machines(data)? } else { specs.to_vec() };
     let variants = specs.iter().map(|s| Variant::parse(s)).collect::<Result<Vec<_>, _>>()?;
     // Every machine loads before anything is printed: a typo fails the command, not a row.
@@ -104,8 +105,12 @@ pub fn run(
             "energy mJ"
         );
     }
+    let mut timed = Vec::new();
     for (v, m) in variants.iter().zip(&loaded) {
         let outcome = time(m, trace, bootstrap);
+        if let Ok(r) = &outcome {
+            timed.push((v.spec.clone(), r.seconds));
+        }
         if json {
             let row = match &outcome {
                 Ok(r) => serde_json::json!({ "machine": v.spec, "report": r }),
@@ -134,7 +139,7 @@ pub fn run(
             Err(e) => println!("{:<32} cannot run this trace: {e}", v.spec),
         }
     }
-    Ok(())
+    Ok(timed)
 }
 
 /// A latency with a unit that keeps three significant digits readable.

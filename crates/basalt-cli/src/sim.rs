@@ -104,6 +104,9 @@ enum SimCmd {
         json: bool,
         #[arg(long, default_value = "data")]
         data: PathBuf,
+        /// Also write the latencies as an SVG bar chart (log scale).
+        #[arg(long)]
+        plot: Option<PathBuf>,
     },
     /// Time a trace (JSON from `basalt trace`) on a machine.
     Run {
@@ -293,10 +296,15 @@ pub fn run(a: &SimArgs) -> Result<(), String> {
                 write_file(p, &svg)?;
             }
         }
-        SimCmd::Compare { trace, machines, bootstrap_trace, json, data } => {
+        SimCmd::Compare { trace, machines, bootstrap_trace, json, data, plot } => {
             let t = read_trace(trace)?;
             let b = bootstrap_trace.as_deref().map(read_trace).transpose()?;
-            crate::compare::run(data, machines, &t, b.as_ref(), *json)?;
+            let timed = crate::compare::run(data, machines, &t, b.as_ref(), *json)?;
+            if let Some(p) = plot {
+                let name =
+                    trace.file_name().map_or_else(String::new, |n| n.to_string_lossy().into());
+                write_file(p, &basalt_sim::plot::compare_svg(&name, &timed))?;
+            }
         }
         SimCmd::Run { machine, trace, bootstrap_trace, overrides, json, data, plot_dir } => {
             let sets: Vec<&str> = overrides.iter().map(String::as_str).collect();

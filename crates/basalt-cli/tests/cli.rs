@@ -376,13 +376,20 @@ fn a_closed_pipe_ends_the_command_without_a_panic() {
 #[test]
 fn compare_times_one_trace_on_variants_and_reports_a_machine_that_cannot_run_it() {
     let file = recorded("hmult", "compare");
+    let svg = std::env::temp_dir().join(format!("basalt-compare-{}.svg", std::process::id()));
     let out = basalt()
         .args(["sim", "compare", "--json", "--machines", "osiris,osiris@memory.hbm_gbps=100,strix"])
         .arg("--trace")
         .arg(&file)
+        .arg("--plot")
+        .arg(&svg)
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let figure = std::fs::read_to_string(&svg).unwrap();
+    std::fs::remove_file(&svg).ok();
+    assert!(well_formed(&figure));
+    assert_eq!(figure.matches(r#"<rect class="bar""#).count(), 2, "strix could not run it");
     let rows: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())

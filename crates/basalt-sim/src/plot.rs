@@ -94,6 +94,15 @@ impl Svg {
         );
     }
 
+    /// [`Svg::text`] at a 10 px font (secondary labels).
+    fn small_text(&mut self, x: f64, y: f64, anchor: &str, s: &str) {
+        let _ = writeln!(
+            self.out,
+            r#"<text x="{x:.2}" y="{y:.2}" text-anchor="{anchor}" font-size="10">{}</text>"#,
+            esc(s)
+        );
+    }
+
     fn rect(&mut self, x: f64, y: f64, w: f64, h: f64, fill: &str, tip: &str) {
         let _ = writeln!(
             self.out,
@@ -184,7 +193,10 @@ fn fmt_num(v: f64) -> String {
     if v == 0.0 {
         "0".into()
     } else if v.abs() >= 1e4 || v.abs() < 1e-2 {
-        format!("{v:.0e}")
+        // Three significant digits, trailing zeros dropped: 1e5, 1.21e5.
+        let e = format!("{v:.2e}");
+        let (mantissa, exp) = e.split_once('e').unwrap_or((&e, "0"));
+        format!("{}e{exp}", mantissa.trim_end_matches('0').trim_end_matches('.'))
     } else if v.fract() == 0.0 {
         format!("{v:.0}")
     } else {
@@ -210,11 +222,15 @@ fn y_ticks(s: &mut Svg, a: &Axis) {
     }
 }
 
-/// Vertical bars, one per label, on a linear axis from 0.
+/// Vertical bars, one per label, on a linear axis from 0 (`ymax` or the largest value).
 fn bars(title: &str, ylabel: &str, items: &[(String, f64)], ymax: Option<f64>) -> String {
-    let mut s = Svg::new(title, "", ylabel);
     let top = ymax.unwrap_or_else(|| items.iter().map(|i| i.1).fold(0.0, f64::max)).max(1e-12);
-    let ya = Axis::new(0.0, top, false, H - MB, MT);
+    bars_on(title, ylabel, items, Axis::new(0.0, top, false, H - MB, MT))
+}
+
+/// Vertical bars on `ya`, each rising from the axis' bottom.
+fn bars_on(title: &str, ylabel: &str, items: &[(String, f64)], ya: Axis) -> String {
+    let mut s = Svg::new(title, "", ylabel);
     y_ticks(&mut s, &ya);
     let n = items.len().max(1) as f64;
     let slot = (W - ML - MR) / n;
@@ -229,10 +245,30 @@ fn bars(title: &str, ylabel: &str, items: &[(String, f64)], ymax: Option<f64>) -
             PALETTE[i % PALETTE.len()],
             &format!("{label}: {v}"),
         );
-        s.text(x + slot * 0.35, H - MB + 18.0, "middle", label);
+        // A machine variant (`osiris@memory.hbm_gbps=2000`) gets one line per part, each
+        // override small and by its last field name, so neighbouring labels do not run into
+        // each other (the bar's tooltip keeps the whole label).
+        let mut parts = label.split('@');
+        s.text(x + slot * 0.35, H - MB + 18.0, "middle", parts.next().unwrap_or_default());
+        for (k, part) in parts.enumerate() {
+            let short = part.rsplit('.').next().unwrap_or(part);
+            s.small_text(x + slot * 0.35, H - MB + 31.0 + 11.0 * k as f64, "middle", short);
+        }
         s.text(x + slot * 0.35, y - 4.0, "middle", &fmt_num(*v));
     }
     s.finish()
+}
+
+/// One trace's latency on several machines (`basalt sim compare --plot`): a bar per machine,
+/// in µs on a logarithmic axis (machines differ by orders of magnitude). Machines that could
+/// not run the trace are left out.
+pub fn compare_svg(trace: &str, rows: &[(String, f64)]) -> String {
+    let us: Vec<(String, f64)> = rows.iter().map(|(m, s)| (m.clone(), s * 1e6)).collect();
+    let lo = us.iter().map(|r| r.1).fold(f64::INFINITY, f64::min);
+    let hi = us.iter().map(|r| r.1).fold(0.0, f64::max);
+    let (lo, hi) = if lo.is_finite() && lo > 0.0 { (lo, hi) } else { (1.0, 10.0) };
+    let ya = Axis::new(lo, hi, true, H - MB, MT);
+    bars_on(&format!("{trace}: latency per machine"), "latency (us)", &us, ya)
 }
 
 /// The three figures of one run, as (file name, SVG): utilisation per unit, HBM traffic by
@@ -589,6 +625,31 @@ pub(crate) mod tests {
             hybrid_keyswitch(KsShape { n: 1 << 16, limbs: 60, dnum: 1, special: 60, seeded: true });
         let r = crate::simulate(&m, &t).unwrap();
         (m, r)
+    }
+
+    /// The `y` attribute of each bar, in document order.
+    fn bar_tops(svg: &str) -> Vec<f64> {
+        svg.split(r#"<rect class="bar""#)
+            .skip(1)
+            .map(|r| {
+                let y = r.split("y=\"").nth(1).unwrap().split('"').next().unwrap();
+                y.parse().unwrap()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn compare_bars_are_logarithmic_in_latency() {
+        let rows = [("fast".to_string(), 1e-5), ("slow".to_string(), 1e-3), ("mid".into(), 1e-4)];
+        let svg = compare_svg("t.json", &rows);
+        check_xml(&svg).unwrap();
+        let tops = bar_tops(&svg);
+        assert_eq!(tops.len(), 3);
+        // 10, 1000 and 100 us: equal steps on a log axis, taller (smaller y) for slower.
+        assert!(tops[1] < tops[2] && tops[2] < tops[0], "{tops:?}");
+        let (a, b) = (tops[0] - tops[2], tops[2] - tops[1]);
+        assert!((a - b).abs() < 1e-6 * a.abs().max(1.0), "{tops:?}");
+        assert!(svg.contains(">latency (us)</text>"));
     }
 
     #[test]
