@@ -102,7 +102,8 @@ def reproduce(paper=None) -> dict:
     ``{"rows": [...], "readings": [...]}``, each row with ``paper``, ``table``, ``row``,
     ``metric``, ``theirs``, ``ours`` (``None`` when not yet modelled), ``ratio``, ``tolerance``,
     ``within``, ``role`` (target or validation) and ``how``. ``paper`` is one of osiris, fab,
-    mxv, craterlake, strix (all when omitted; about half a minute)."""
+    mxv, craterlake, strix (all when omitted: the papers run in parallel, about 45 s on two
+    cores)."""
     return json.loads(_basalt.sim_reproduce(str(data_dir()), paper))
 
 

@@ -160,8 +160,7 @@ pub fn run(a: &SimArgs) -> Result<(), String> {
     match &a.cmd {
         SimCmd::Reproduce { paper, json, markdown, data, plot } => {
             // Bootstrapping rows need whole programs: the libraries record them here.
-            let src = basalt_workloads::sim_source::LibrarySource::default();
-            let r = basalt_sim::reproduce_with(paper.as_deref(), &resolve_data(data), &src)
+            let r = basalt_workloads::sim_source::reproduce(paper.as_deref(), &resolve_data(data))
                 .map_err(|e| e.to_string())?;
             if let Some(p) = plot {
                 write_file(p, &basalt_sim::plot::reproduce_svg(&r))?;

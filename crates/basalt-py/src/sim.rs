@@ -122,8 +122,7 @@ fn sim_check_machine(path: &str, overrides: Vec<String>) -> PyResult<()> {
 fn sim_reproduce(py: Python<'_>, data: &str, paper: Option<String>) -> PyResult<String> {
     let r = py
         .allow_threads(|| {
-            let src = basalt_workloads::sim_source::LibrarySource::default();
-            basalt_sim::reproduce_with(paper.as_deref(), Path::new(data), &src)
+            basalt_workloads::sim_source::reproduce(paper.as_deref(), Path::new(data))
         })
         .map_err(err)?;
     serde_json::to_string(&r).map_err(err)

@@ -46,6 +46,36 @@ impl TraceSource for LibrarySource {
     }
 }
 
+/// `basalt sim reproduce` with the libraries' traces: one paper (`Some`) or all five, the
+/// papers on threads of their own (each with its own [`LibrarySource`]: no two papers record
+/// the same program, and a recording is thread-local), merged in [`basalt_sim::papers::PAPERS`]
+/// order, so the report is the same as one paper after another, in about the time of the
+/// slowest paper.
+///
+/// # Errors
+/// The first paper's error in that order, as [`basalt_sim::reproduce_with`].
+pub fn reproduce(
+    paper: Option<&str>,
+    data: &std::path::Path,
+) -> Result<basalt_sim::ReproReport, basalt_sim::SimError> {
+    let one = |p: Option<&str>| basalt_sim::reproduce_with(p, data, &LibrarySource::default());
+    if paper.is_some() {
+        return one(paper);
+    }
+    let parts: Vec<_> = std::thread::scope(|s| {
+        let handles: Vec<_> =
+            basalt_sim::papers::PAPERS.iter().map(|p| s.spawn(move || one(Some(p)))).collect();
+        handles.into_iter().map(|h| h.join().expect("a reproduction thread panicked")).collect()
+    });
+    let mut out = basalt_sim::ReproReport::default();
+    for part in parts {
+        let part = part?;
+        out.rows.extend(part.rows);
+        out.readings.extend(part.readings);
+    }
+    Ok(out)
+}
+
 /// Record `p` (no caching).
 ///
 /// # Errors
