@@ -53,8 +53,8 @@ fn load(data: &Path, v: &Variant) -> Result<basalt_sim::Machine, String> {
 }
 
 /// Time `trace` (and `bootstrap` per marker, if given) on `m`; a trace the machine cannot run
-/// is an error for its row only.
-fn time(
+/// is an error (for its row only, in a comparison).
+pub fn time(
     m: &basalt_sim::Machine,
     trace: &basalt_trace::Trace,
     bootstrap: Option<&basalt_trace::Trace>,

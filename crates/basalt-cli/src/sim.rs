@@ -311,11 +311,8 @@ pub fn run(a: &SimArgs) -> Result<(), String> {
             let m = basalt_sim::Machine::load_with(machine_path(data, machine), &sets)
                 .map_err(|e| e.to_string())?;
             let t = read_trace(trace)?;
-            let r = match bootstrap_trace {
-                Some(b) => basalt_sim::refresh::simulate_with_bootstrap(&m, &t, &read_trace(b)?),
-                None => basalt_sim::simulate(&m, &t),
-            }
-            .map_err(|e| e.to_string())?;
+            let b = bootstrap_trace.as_deref().map(read_trace).transpose()?;
+            let r = crate::compare::time(&m, &t, b.as_ref())?;
             if *json {
                 println!("{}", serde_json::to_string_pretty(&r).map_err(|e| e.to_string())?);
             } else {
