@@ -290,6 +290,15 @@ pub fn run(a: &SimArgs) -> Result<(), String> {
                     );
                 }
             }
+            // A flat sweep is usually a field that binds only under a switch (e.g. a crossbar's
+            // clusters with the fixed network): say so rather than let it read as a finding.
+            if points.len() > 1 && points.iter().all(|p| p.metric == points[0].metric) {
+                eprintln!(
+                    "note: the latency does not change with {field} on this trace; the field may \
+                     bind only under a switch (docs/simulator.md, \"Machines as data\"), or the \
+                     trace may not exercise it"
+                );
+            }
             if let Some(p) = plot {
                 let svg = basalt_sim::plot::sweep_svg(machine, field, "latency (us)", &points);
                 write_file(p, &svg)?;

@@ -124,6 +124,13 @@ fn a_bandwidth_sweep_never_slows_down_and_a_bad_field_is_an_error() {
         .collect();
     assert_eq!(secs.len(), 3);
     assert!(secs.windows(2).all(|w| w[1] <= w[0]), "{secs:?}");
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("does not change"));
+    // Both sizes hold everything this small trace stores: a flat sweep says so.
+    let flat = sweep("memory.onchip_mib", "1000,2000");
+    assert!(flat.status.success());
+    assert!(
+        String::from_utf8_lossy(&flat.stderr).contains("does not change with memory.onchip_mib")
+    );
     let bad = sweep("memory.no_such_field", "1");
     assert_eq!(bad.status.code(), Some(1));
     let bad = sweep("memory.hbm_gbps", "-5");
