@@ -20,7 +20,7 @@ fn strategy() -> Strategy {
         "bsgs" => Strategy::Bsgs {
             n1: num.unwrap_or(64),
             hoisting: Hoisting::Double,
-            order: GscOrder::GiantStepCentric { max_partials: 64 },
+            order: GscOrder::GiantStepCentric { max_partials: 64, of_limb: true },
         },
         "auto" if num.is_some() => Strategy::Auto { max_partials: num.unwrap_or(64) },
         _ => DEFAULT_STRATEGY,

@@ -241,7 +241,7 @@ fn a_fixed_gsc_split_along_the_stride_bootstraps_and_traces_like_its_shapes() {
     use basalt_circuits::lintrans::{GscOrder, Hoisting, Strategy};
     use basalt_trace::{Event, Kernel};
     // Osiris' plan: double hoisting in the GSC order, at most 4 partials, n1 >= 2 per factor.
-    let order = GscOrder::GiantStepCentric { max_partials: 4 };
+    let order = GscOrder::GiantStepCentric { max_partials: 4, of_limb: true };
     let strategy = Some(Strategy::Bsgs { n1: 2, hoisting: Hoisting::Double, order });
     let params = chain(10, 1, 1, 2, SecretDistribution::Hamming { h: 64 });
     let s = setup(params.clone(), BootstrapConfig { strategy, ..cfg(9, 2, 1) });

@@ -23,7 +23,8 @@ fn strategies() -> Vec<(String, Strategy)> {
     for h in [Hoisting::None, Hoisting::Single, Hoisting::Double] {
         for (o, order) in [
             ("bsc", GscOrder::BabyStepCentric),
-            ("gsc", GscOrder::GiantStepCentric { max_partials: 3 }),
+            ("gsc", GscOrder::GiantStepCentric { max_partials: 3, of_limb: true }),
+            ("gsc-stored", GscOrder::GiantStepCentric { max_partials: 3, of_limb: false }),
         ] {
             v.push((format!("bsgs8-{h:?}-{o}"), Strategy::Bsgs { n1: 8, hoisting: h, order }));
         }
@@ -98,7 +99,7 @@ fn gsc_order_is_bit_identical_to_baby_step_centric() -> Result<()> {
     let gsc = |h| Strategy::Bsgs {
         n1: 4,
         hoisting: h,
-        order: GscOrder::GiantStepCentric { max_partials: 2 },
+        order: GscOrder::GiantStepCentric { max_partials: 2, of_limb: true },
     };
     let rots = rotations_for(&params, &diags, bsc(Hoisting::Single), 2)?;
     let ctx = Ctx::new(&params, &rots)?;
@@ -117,6 +118,20 @@ fn gsc_order_is_bit_identical_to_baby_step_centric() -> Result<()> {
         );
         let b = g.evaluate(&ctx.eval, &ct)?;
         assert_eq!(a, b, "{h:?}: GSC must be bit-identical");
+        // The GSC loop with every limb of every diagonal stored (no OF-Limb): the same bytes
+        // as the baby-step-centric store, no regeneration NTTs, the same result.
+        let stored = Strategy::Bsgs {
+            n1: 4,
+            hoisting: h,
+            order: GscOrder::GiantStepCentric { max_partials: 2, of_limb: false },
+        };
+        let s = LinearTransform::new(&params, diags.clone(), stored, 2)?;
+        assert_eq!(s.stored_plaintext_bytes(), g.stored_plaintext_bytes() * limbs);
+        let (c, counts) = measure(params.n(), || s.evaluate(&ctx.eval, &ct));
+        assert_eq!(c?, a, "{h:?}: GSC with stored diagonals must be bit-identical");
+        let (_, of_limb_counts) = measure(params.n(), || g.evaluate(&ctx.eval, &ct));
+        // OF-Limb regenerates each of the 10 diagonals at its one use: l + 1 (+ k) NTTs each.
+        assert_eq!(of_limb_counts.ntt_limbs - counts.ntt_limbs, 10 * limbs, "{h:?}");
         let bits = precision_bits(&diags.evaluate_plain(&x)?, &ctx.decrypt(&b)?);
         assert!(bits > 18.0, "{h:?}: {bits:.1} bits");
     }
@@ -165,8 +180,15 @@ fn trace_mode_records_the_same_kernels_as_the_real_run() -> Result<()> {
     for s in [
         Strategy::Auto { max_partials: 2 },
         Strategy::Bsgs { n1: 8, hoisting: Hoisting::Double, order: GscOrder::BabyStepCentric },
+        Strategy::Bsgs {
+            n1: 8,
+            hoisting: Hoisting::Double,
+            order: GscOrder::GiantStepCentric { max_partials: 2, of_limb: false },
+        },
     ] {
         let lt = LinearTransform::new(&params, diags.clone(), s, LEVEL)?;
+        // A shape-only transform records what the encoded one runs, whatever its store.
+        let shapes = LinearTransform::shapes(&params, diags.indices(), SLOTS, s, LEVEL, 1.0)?;
         let ctx = Ctx::new(&params, &lt.rotations())?;
         let ct = ctx.encrypt(&random_values(SLOTS, 8, true), SLOTS, LEVEL)?;
         let sym = symbolic_like(&params, &ct)?;
@@ -174,6 +196,8 @@ fn trace_mode_records_the_same_kernels_as_the_real_run() -> Result<()> {
         let (shape, t_sym) = basalt_trace::record(|| lt.evaluate(&ctx.eval, &sym));
         assert!(shape?.is_symbolic() && !real?.is_symbolic());
         assert_eq!(t_real, t_sym, "{s:?}: the trace must not depend on the data");
+        let (_, t_shape) = basalt_trace::record(|| shapes.evaluate(&ctx.eval, &sym));
+        assert_eq!(t_real, t_shape, "{s:?}: shapes must record what the encoded transform runs");
     }
     Ok(())
 }
@@ -184,7 +208,7 @@ fn shape_only_gsc_transforms_trace_of_limb_loads_like_the_encoded_ones() -> Resu
     let params = toy_params(10, 3, 40, 2);
     let diags = Diagonals::from_dense_real(&random_matrix(SLOTS, SLOTS, 1.0, 4), SLOTS)?;
     for h in [Hoisting::Single, Hoisting::Double] {
-        let order = GscOrder::GiantStepCentric { max_partials: 4 };
+        let order = GscOrder::GiantStepCentric { max_partials: 4, of_limb: true };
         let s = Strategy::Bsgs { n1: 8, hoisting: h, order };
         let lt = LinearTransform::new(&params, diags.clone(), s, LEVEL)?;
         let shapes = LinearTransform::shapes(&params, diags.indices(), SLOTS, s, LEVEL, 1.0)?;
@@ -252,7 +276,7 @@ fn full_double_hoisting_is_precision_equal_to_single_hoisting() -> Result<()> {
         let diags = Diagonals::from_dense_real(&random_matrix(slots, slots, 1.0, 40), slots)?;
         let s = |hoisting, order| Strategy::Bsgs { n1, hoisting, order };
         let bsc = GscOrder::BabyStepCentric;
-        let gsc = GscOrder::GiantStepCentric { max_partials: 3 };
+        let gsc = GscOrder::GiantStepCentric { max_partials: 3, of_limb: true };
         let ctx =
             Ctx::new(&params, &rotations_for(&params, &diags, s(Hoisting::Single, bsc), LEVEL)?)?;
         let x = random_values(slots, 41, false);
@@ -293,7 +317,7 @@ fn unrescaled_transform_is_the_rescaled_one_before_its_rescale() -> Result<()> {
     let diags = Diagonals::from_dense_real(&m, SLOTS)?;
     let x = random_values(SLOTS, 5, true);
     let twin = diags.evaluate_plain(&x)?;
-    let order = GscOrder::GiantStepCentric { max_partials: 3 };
+    let order = GscOrder::GiantStepCentric { max_partials: 3, of_limb: true };
     let plans: Vec<Strategy> = [Hoisting::None, Hoisting::Single, Hoisting::Double]
         .into_iter()
         .map(|hoisting| Strategy::Bsgs { n1: 8, hoisting, order })

@@ -98,7 +98,7 @@ fn a_giant_step_centric_sum_is_bit_identical() -> Result<()> {
             let s = Strategy::Bsgs { n1: 4, hoisting: h, order };
             LinearTransform::new(&params, Diagonals::from_dense_real(m, SLOTS)?, s, LEVEL)
         };
-        let gsc = GscOrder::GiantStepCentric { max_partials: 3 };
+        let gsc = GscOrder::GiantStepCentric { max_partials: 3, of_limb: true };
         let (ga, gb) = (lt(&a, gsc)?, lt(&b, gsc)?);
         let (ba, bb) = (lt(&a, GscOrder::BabyStepCentric)?, lt(&b, GscOrder::BabyStepCentric)?);
         let ctx = Ctx::new(&params, &ga.rotations())?;

@@ -197,7 +197,8 @@ fn mnist(quick: bool) -> Result<(), String> {
         params.log_n(),
         network.depth()
     ));
-    let rule = StrategyRule { hoisting: Hoisting::Double, gsc: true, max_partials: 4 };
+    let rule =
+        StrategyRule { hoisting: Hoisting::Double, gsc: true, max_partials: 4, of_limb: true };
     let model = Model::prepare(&params, &network, rule, false).map_err(err)?;
     let kg = KeyGenerator::new(&params);
     let sk = kg.gen_secret_key();

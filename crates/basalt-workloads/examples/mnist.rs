@@ -22,7 +22,7 @@ fn main() -> basalt_workloads::Result<()> {
     ];
     for (net, preset, gsc, max_partials) in runs {
         let params = Parameters::preset(preset).expect("a stored preset");
-        let rule = StrategyRule { hoisting: Hoisting::Double, gsc, max_partials };
+        let rule = StrategyRule { hoisting: Hoisting::Double, gsc, max_partials, of_limb: true };
         let network = net.build(1);
         let model = Model::prepare(&params, &network, rule, false)?;
         let ctx = Ctx::new(&params, &model.rotations())?;

@@ -123,10 +123,12 @@ impl Network {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct StrategyRule {
     pub hoisting: basalt_circuits::lintrans::Hoisting,
-    /// Osiris' giant-step-centric order (diagonals regenerated from one stored limb) or
-    /// Lattigo's baby-step-centric order (diagonals stored at every limb).
+    /// Osiris' giant-step-centric order or Lattigo's baby-step-centric order.
     pub gsc: bool,
     pub max_partials: usize,
+    /// In the giant-step-centric order, regenerate each diagonal from one stored limb
+    /// (OF-Limb, as Osiris) rather than store it at every limb.
+    pub of_limb: bool,
 }
 
 impl StrategyRule {
@@ -143,7 +145,7 @@ impl StrategyRule {
     /// Lattigo's baby-step-centric one.
     pub fn order(&self) -> GscOrder {
         if self.gsc {
-            GscOrder::GiantStepCentric { max_partials: self.max_partials }
+            GscOrder::GiantStepCentric { max_partials: self.max_partials, of_limb: self.of_limb }
         } else {
             GscOrder::BabyStepCentric
         }

@@ -91,7 +91,10 @@ pub fn record_program(p: &Program) -> Result<Trace, String> {
                      CRATERLAKE_80_BOOT_UNPACKED, CRATERLAKE_128_BOOT, CRATERLAKE_200_BOOT)"
             ))?;
             if let Some(d) = dft {
-                let order = GscOrder::GiantStepCentric { max_partials: d.max_partials as usize };
+                let order = GscOrder::GiantStepCentric {
+                    max_partials: d.max_partials as usize,
+                    of_limb: true,
+                };
                 let hoisting = hoisting_of(d.hoisting);
                 cfg.strategy = Some(Strategy::Bsgs { n1: d.n1 as usize, hoisting, order });
             }
@@ -159,6 +162,7 @@ pub fn record_program(p: &Program) -> Result<Trace, String> {
                 hoisting: hoisting_of(*hoisting),
                 gsc: *gsc,
                 max_partials: *max_partials as usize,
+                of_limb: true,
             };
             record_inference(&params, net, rule, *seeded).map_err(|e| e.to_string())
         }
@@ -167,7 +171,7 @@ pub fn record_program(p: &Program) -> Result<Trace, String> {
             let (boot_preset, log_slots, conv) = match sparse {
                 None => (preset, None, ConvStrategy::LATTIGO),
                 Some(s) => {
-                    let order = GscOrder::GiantStepCentric { max_partials: 4 };
+                    let order = GscOrder::GiantStepCentric { max_partials: 4, of_limb: true };
                     let conv = ConvStrategy { hoisting: hoisting_of(s.hoisting), order };
                     (&s.boot_preset, Some(s.log_slots), conv)
                 }
@@ -194,6 +198,7 @@ pub fn record_program(p: &Program) -> Result<Trace, String> {
                 hoisting: hoisting_of(*hoisting),
                 gsc: *gsc,
                 max_partials: *max_partials as usize,
+                of_limb: true,
             };
             record_matvec(preset, *level as usize, *diagonals as usize, rule, *rescale, *seeded)
         }
@@ -254,7 +259,7 @@ fn record_logreg_program(
 /// hoisting, Lattigo's order, at most four giant steps), the one reading of a CraterLake
 /// matrix-vector product.
 const LSTM_RULE: StrategyRule =
-    StrategyRule { hoisting: Hoisting::Single, gsc: false, max_partials: 4 };
+    StrategyRule { hoisting: Hoisting::Single, gsc: false, max_partials: 4, of_limb: true };
 
 fn hoisting_of(h: DftHoisting) -> Hoisting {
     match h {

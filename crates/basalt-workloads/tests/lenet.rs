@@ -15,7 +15,7 @@ use basalt_workloads::network::{Layer, Model, Network, StrategyRule};
 const TOY: Shape = Shape { side: 8, channels: [8, 16], kernel: 3, hidden: 16, classes: 10 };
 
 fn rule(hoisting: Hoisting) -> StrategyRule {
-    StrategyRule { hoisting, gsc: true, max_partials: 4 }
+    StrategyRule { hoisting, gsc: true, max_partials: 4, of_limb: true }
 }
 
 /// Seven 40-bit levels over a 60-bit `q_0`: LeNet's depth, as Set II.
@@ -137,7 +137,7 @@ fn orion_lenet_at_set_ii() -> Result<()> {
     let params = Parameters::preset("OSIRIS_SET_II").expect("preset");
     let mut rotations = Vec::new();
     for h in [Hoisting::None, Hoisting::Single, Hoisting::Double] {
-        let rule = StrategyRule { hoisting: h, gsc: true, max_partials: 72 };
+        let rule = StrategyRule { hoisting: h, gsc: true, max_partials: 72, of_limb: true };
         let t = basalt_workloads::trace::record_inference(&params, Net::Lenet, rule, true)?;
         let count = |f: &dyn Fn(&Kernel) -> bool| t.kernels().filter(|k| f(k)).count();
         // OF-Limb: one stored limb per diagonal, loaded once.

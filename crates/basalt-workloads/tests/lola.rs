@@ -13,7 +13,8 @@ use basalt_workloads::mnist::{self, Net};
 use basalt_workloads::network::StrategyRule;
 
 /// The CraterLake rows' split: single hoisting, Lattigo's order, at most four giant steps.
-const SH: StrategyRule = StrategyRule { hoisting: Hoisting::Single, gsc: false, max_partials: 4 };
+const SH: StrategyRule =
+    StrategyRule { hoisting: Hoisting::Single, gsc: false, max_partials: 4, of_limb: true };
 
 /// Five 40-bit levels over a 60-bit `q_0`: the networks' depth.
 fn small_ring() -> Parameters {

@@ -16,7 +16,8 @@ use basalt_workloads::network::StrategyRule;
 use basalt_workloads::trace::{record_lstm, record_lstm_with};
 use num_complex::Complex64;
 
-const RULE: StrategyRule = StrategyRule { hoisting: Hoisting::Single, gsc: false, max_partials: 4 };
+const RULE: StrategyRule =
+    StrategyRule { hoisting: Hoisting::Single, gsc: false, max_partials: 4, of_limb: true };
 const WIDTH: usize = 16;
 
 /// Lattigo's chain shape on N = 2^10: six 40-bit levels after the bootstrap (two steps),

@@ -9,7 +9,7 @@ use basalt_workloads::mnist::{self, Net};
 use basalt_workloads::network::{Model, StrategyRule};
 
 const GSC_DH: StrategyRule =
-    StrategyRule { hoisting: Hoisting::Double, gsc: true, max_partials: 4 };
+    StrategyRule { hoisting: Hoisting::Double, gsc: true, max_partials: 4, of_limb: true };
 
 /// Five 40-bit levels over a 60-bit `q_0`: the networks' depth.
 fn small_ring() -> Parameters {
@@ -51,7 +51,8 @@ fn lola_matches_its_cleartext_twin() -> Result<()> {
 
 #[test]
 fn mlp_matches_its_cleartext_twin() -> Result<()> {
-    let rule = StrategyRule { hoisting: Hoisting::Single, gsc: false, max_partials: 4 };
+    let rule =
+        StrategyRule { hoisting: Hoisting::Single, gsc: false, max_partials: 4, of_limb: true };
     let (bits, ..) = run(&small_ring(), Net::Mlp, rule)?;
     assert!(bits > 14.0, "MLP: {bits:.1} bits");
     Ok(())
@@ -103,7 +104,7 @@ fn lola_at_osiris_set_i_switches_keys_as_the_packing_says() -> Result<()> {
     // steps (128 -> 16). Hoisting shares decompositions, never key loads.
     let params = Parameters::preset("OSIRIS_SET_I").expect("preset");
     for hoisting in [Hoisting::None, Hoisting::Single, Hoisting::Double] {
-        let rule = StrategyRule { hoisting, gsc: true, max_partials: 4 };
+        let rule = StrategyRule { hoisting, gsc: true, max_partials: 4, of_limb: true };
         let t = basalt_workloads::trace::record_inference(&params, Net::Lola, rule, true)?;
         assert_eq!(key_loads(&t), 2 + (31 + 3 + 3) + (3 + 3 + 3), "{hoisting:?}");
         // The client's 25 ciphertexts are the inputs, read at the top level (6 limbs); the

@@ -276,7 +276,7 @@ fn conv_strategy_changes_kernels_not_bootstraps() -> Result<()> {
     let net = Network::build(TINY, 11, &test_image(&TINY, 5))?;
     let delta = scales(&params, &bt);
     let out = bt.budget().output_level;
-    let gsc = GscOrder::GiantStepCentric { max_partials: 4 };
+    let gsc = GscOrder::GiantStepCentric { max_partials: 4, of_limb: true };
     let mut traces = Vec::new();
     for conv in [ConvStrategy::LATTIGO, ConvStrategy { hoisting: Hoisting::Double, order: gsc }] {
         let model = Model::prepare(&params, &net, &sign, out, out, delta, conv, true)?;

@@ -209,7 +209,7 @@ fn along_stride(s: Strategy, indices: &[usize], slots: usize) -> Result<Strategy
     };
     let stride = indices.iter().fold(slots, |g, &k| gcd(g, k)).max(1);
     let mut n1 = n1.saturating_mul(stride).min(slots);
-    if let GscOrder::GiantStepCentric { max_partials } = order {
+    if let GscOrder::GiantStepCentric { max_partials, .. } = order {
         while n1 > 0 && n1 < slots && lintrans::Split::new(indices, n1, slots)?.n2() > max_partials
         {
             n1 = (2 * n1).min(slots);

@@ -280,7 +280,9 @@ pub fn strategies(n1: usize) -> Vec<Strategy> {
         Strategy::Diagonal { hoisting: Hoisting::None },
         Strategy::Diagonal { hoisting: Hoisting::Single },
     ];
-    for order in [GscOrder::BabyStepCentric, GscOrder::GiantStepCentric { max_partials: 64 }] {
+    for order in
+        [GscOrder::BabyStepCentric, GscOrder::GiantStepCentric { max_partials: 64, of_limb: true }]
+    {
         for hoisting in [Hoisting::None, Hoisting::Single, Hoisting::Double] {
             v.push(Strategy::Bsgs { n1, hoisting, order });
         }
@@ -349,7 +351,7 @@ fn run_case(s: &Setup, o: &BenchOptions, sink: &mut (dyn FnMut(&LtRecord) + Send
         let plan = lt.plan();
         let (strategy, max_partials) = match st {
             Strategy::Diagonal { .. } => ("diagonal", None),
-            Strategy::Bsgs { order: GscOrder::GiantStepCentric { max_partials }, .. } => {
+            Strategy::Bsgs { order: GscOrder::GiantStepCentric { max_partials, .. }, .. } => {
                 ("bsgs", Some(max_partials))
             }
             Strategy::Bsgs { .. } => ("bsgs", None),

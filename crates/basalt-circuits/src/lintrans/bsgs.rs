@@ -32,7 +32,7 @@ use num_complex::Complex64;
 use super::diagonals::rotate_slots;
 use super::of_limb::OfLimbDiagonal;
 use super::plan::Plan;
-use super::{DiagStore, GscOrder, Hoisting, LinearTransform, Source};
+use super::{DiagStore, Hoisting, LinearTransform, Source};
 use crate::error::{CircuitError, Result};
 
 /// The BSGS index split of a set of diagonals: giant index `j` → its baby indices `i`.
@@ -94,8 +94,8 @@ pub(crate) fn prerotated(source: &Source, n1: usize, j: usize, i: usize) -> Vec<
     rotate_slots(&source.diagonal(n1 * j + i), -((n1 * j) as i64))
 }
 
-/// Encode the diagonals the plan stores: all limbs (baby-step-centric), one limb's worth
-/// (giant-step-centric, OF-Limb), or nothing (generated sources).
+/// Encode the diagonals the plan stores: one limb's worth (the giant-step-centric order with
+/// OF-Limb), all limbs (over `Q∪P` with double hoisting), or nothing (generated sources).
 pub(crate) fn prepare_store(
     encoder: &Encoder,
     source: &Source,
@@ -110,7 +110,15 @@ pub(crate) fn prepare_store(
     let slots = source.slots();
     let pairs = split.giant.iter().flat_map(|(&j, is)| is.iter().map(move |&i| (j, i)));
     Ok(match plan.order {
-        GscOrder::BabyStepCentric if plan.hoisting == Hoisting::Double => DiagStore::EncodedQP(
+        order if order.of_limb() => DiagStore::OfLimb(
+            pairs
+                .map(|(j, i)| {
+                    let v = prerotated(source, split.n1, j, i);
+                    Ok(((j, i), OfLimbDiagonal::new(encoder, &v, slots, level, pt_scale)?))
+                })
+                .collect::<Result<_>>()?,
+        ),
+        _ if plan.hoisting == Hoisting::Double => DiagStore::EncodedQP(
             pairs
                 .map(|(j, i)| {
                     let v = prerotated(source, split.n1, j, i);
@@ -118,19 +126,11 @@ pub(crate) fn prepare_store(
                 })
                 .collect::<Result<_>>()?,
         ),
-        GscOrder::BabyStepCentric => DiagStore::Encoded(
+        _ => DiagStore::Encoded(
             pairs
                 .map(|(j, i)| {
                     let v = prerotated(source, split.n1, j, i);
                     Ok(((j, i), encoder.encode(&v, slots, level, pt_scale)?))
-                })
-                .collect::<Result<_>>()?,
-        ),
-        GscOrder::GiantStepCentric { .. } => DiagStore::OfLimb(
-            pairs
-                .map(|(j, i)| {
-                    let v = prerotated(source, split.n1, j, i);
-                    Ok(((j, i), OfLimbDiagonal::new(encoder, &v, slots, level, pt_scale)?))
                 })
                 .collect::<Result<_>>()?,
         ),

@@ -188,7 +188,7 @@ fn group_babies(split: &Split, order: GscOrder) -> Vec<Vec<usize>> {
     let giants: Vec<usize> = split.giant.keys().copied().collect();
     let group = match order {
         GscOrder::BabyStepCentric => giants.len().max(1),
-        GscOrder::GiantStepCentric { max_partials } => max_partials.max(1),
+        GscOrder::GiantStepCentric { max_partials, .. } => max_partials.max(1),
     };
     giants
         .chunks(group)

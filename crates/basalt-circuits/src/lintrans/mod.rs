@@ -66,8 +66,28 @@ pub enum GscOrder {
     /// diagonals are encoded beforehand at every limb.
     BabyStepCentric,
     /// Osiris' giant-step-centric order: one baby-step rotation at a time, feeding at most
-    /// `max_partials` giant-step partial sums; diagonals regenerated from one limb per use.
-    GiantStepCentric { max_partials: usize },
+    /// `max_partials` giant-step partial sums, so only one rotation and the partials are alive.
+    /// With `of_limb` (Osiris, §IV-E) each diagonal is stored as one limb and regenerated at
+    /// every use; without it the diagonals are encoded beforehand at every limb, as in the
+    /// baby-step-centric order, so the loop order's effect can be measured alone (a machine
+    /// without OF-Limb, e.g. CraterLake, running the GSC order).
+    GiantStepCentric {
+        max_partials: usize,
+        #[serde(default = "of_limb_by_default")]
+        of_limb: bool,
+    },
+}
+
+/// Plans serialised before `of_limb` existed meant OF-Limb.
+fn of_limb_by_default() -> bool {
+    true
+}
+
+impl GscOrder {
+    /// Whether the diagonals are stored as one limb and regenerated at each use (OF-Limb).
+    pub fn of_limb(&self) -> bool {
+        matches!(self, GscOrder::GiantStepCentric { of_limb: true, .. })
+    }
 }
 
 /// How to evaluate a transform.
@@ -322,8 +342,8 @@ impl LinearTransform {
     }
 
     fn shape_only(mut self) -> LinearTransform {
-        // `prepare_store` keeps one limb per diagonal exactly in the giant-step-centric order.
-        let of_limb = matches!(self.plan.order, GscOrder::GiantStepCentric { .. });
+        // `prepare_store` keeps one limb per diagonal exactly when the order asks for OF-Limb.
+        let of_limb = self.plan.order.of_limb();
         self.store = DiagStore::Shapes { of_limb };
         self
     }
@@ -367,7 +387,7 @@ impl LinearTransform {
         bsgs::check_keys(eval, &self.rotations())?;
         let acc = match self.plan.order {
             GscOrder::BabyStepCentric => bsgs::eval_baby_step_centric(self, eval, ct)?,
-            GscOrder::GiantStepCentric { max_partials } => {
+            GscOrder::GiantStepCentric { max_partials, .. } => {
                 gsc::eval_giant_step_centric(self, eval, ct, max_partials)?
             }
         };
@@ -419,7 +439,7 @@ impl LinearTransform {
         bsgs::check_keys(eval, &first.rotations())?;
         let sum = match plan.order {
             GscOrder::BabyStepCentric => bsgs::eval_sum_baby_step_centric(eval, terms)?,
-            GscOrder::GiantStepCentric { max_partials } => {
+            GscOrder::GiantStepCentric { max_partials, .. } => {
                 gsc::eval_sum_giant_step_centric(eval, terms, max_partials)?
             }
         };

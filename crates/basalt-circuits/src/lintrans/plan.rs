@@ -58,14 +58,14 @@ pub fn resolve(
             if n1 == 0 || n1 > slots {
                 return Err(CircuitError::BadBabySteps { n1, slots });
             }
-            if let GscOrder::GiantStepCentric { max_partials } = order {
+            if let GscOrder::GiantStepCentric { max_partials, .. } = order {
                 check_partials(max_partials)?;
             }
             Ok(Plan { n1, hoisting, order })
         }
         Strategy::Auto { max_partials } => {
             check_partials(max_partials)?;
-            let order = GscOrder::GiantStepCentric { max_partials };
+            let order = GscOrder::GiantStepCentric { max_partials, of_limb: true };
             let idx = indices;
             let mut best: Option<(u64, u64, Plan)> = None;
             let mut n1 = 1;
