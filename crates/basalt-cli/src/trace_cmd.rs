@@ -84,6 +84,10 @@ pub struct TraceArgs {
     /// Networks only: Lattigo's baby-step-centric BSGS order instead of Osiris' giant-step-centric one.
     #[arg(long)]
     pub plain_order: bool,
+    /// MNIST networks in the giant-step-centric order: store every diagonal at every limb
+    /// instead of regenerating it from one limb (OF-Limb), to measure the loop order alone.
+    #[arg(long, conflicts_with = "plain_order")]
+    pub stored_diagonals: bool,
     /// Networks, and bootstraps given `--dft-n1`: giant-step partial sums kept at once in the
     /// giant-step-centric order (`sim reproduce` uses 4, and 72 for LeNet).
     #[arg(long, default_value_t = 4)]
@@ -108,6 +112,7 @@ impl TraceArgs {
             dft_n1: None,
             dft_hoisting: DftHoistingArg::Double,
             plain_order: false,
+            stored_diagonals: false,
             max_partials: 4,
             steps: 150,
         }
@@ -208,6 +213,7 @@ fn workload(a: &TraceArgs) -> Option<basalt_sim::Program> {
                 hoisting: a.dft_hoisting.into(),
                 gsc: !a.plain_order,
                 max_partials: a.max_partials,
+                of_limb: !a.stored_diagonals,
                 seeded,
             }
         }

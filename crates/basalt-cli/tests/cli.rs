@@ -426,3 +426,45 @@ fn compare_times_one_trace_on_variants_and_reports_a_machine_that_cannot_run_it(
     assert!(String::from_utf8_lossy(&moot.stderr).contains("reproduce fab"));
     std::fs::remove_file(&file).ok();
 }
+
+/// The GSC schedule as a switch whose effect is measurable (issue 5): the loop order alone
+/// (`--stored-diagonals`) against Osiris' GSC with OF-Limb and against Lattigo's order.
+#[test]
+fn the_gsc_order_and_of_limb_are_separate_switches() {
+    let plaintext_mib = |flags: &[&str]| -> f64 {
+        let t = basalt()
+            .args(["trace", "--program", "mnist-lola", "--preset", "OSIRIS_SET_I", "--seeded"])
+            .args(flags)
+            .output()
+            .unwrap();
+        assert!(t.status.success(), "{}", String::from_utf8_lossy(&t.stderr));
+        let file = std::env::temp_dir().join(format!(
+            "basalt-oflimb-{}-{}.json",
+            flags.join(""),
+            std::process::id()
+        ));
+        std::fs::write(&file, &t.stdout).unwrap();
+        let out = basalt()
+            .args(["sim", "run", "--machine", "osiris", "--json", "--trace"])
+            .arg(&file)
+            .output()
+            .unwrap();
+        std::fs::remove_file(&file).ok();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        r["traffic"]["plaintexts"].as_f64().unwrap() / f64::from(1u32 << 20)
+    };
+    let (of_limb, stored, plain) = (
+        plaintext_mib(&[]),
+        plaintext_mib(&["--stored-diagonals"]),
+        plaintext_mib(&["--plain-order"]),
+    );
+    // Stored diagonals stream every limb, as Lattigo's order does; OF-Limb streams one.
+    assert_eq!(stored, plain);
+    assert!(of_limb < stored / 2.0, "{of_limb} vs {stored}");
+    let both = basalt()
+        .args(["trace", "--program", "mnist-lola", "--plain-order", "--stored-diagonals"])
+        .output()
+        .unwrap();
+    assert_eq!(both.status.code(), Some(2), "clap refuses the contradiction");
+}

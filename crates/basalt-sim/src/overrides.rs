@@ -109,7 +109,8 @@ const RECORDED_SWITCHES: [(&str, &str); 5] = [
     (
         "switches.gsc_order",
         "the BSGS order is chosen when the program is recorded (`basalt trace`: networks take \
-         the GSC order unless `--plain-order`, bootstraps take it with `--dft-n1`)",
+         the GSC order unless `--plain-order`, without OF-Limb with `--stored-diagonals`; \
+         bootstraps take it with `--dft-n1`)",
     ),
     (
         "switches.reordered_keyswitch",

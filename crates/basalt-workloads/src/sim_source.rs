@@ -151,7 +151,7 @@ pub fn record_program(p: &Program) -> Result<Trace, String> {
         Program::Helr { preset, level, step, seeded } => {
             record_helr(preset, *level as usize, *step, *seeded)
         }
-        Program::Mnist { net, preset, hoisting, gsc, max_partials, seeded } => {
+        Program::Mnist { net, preset, hoisting, gsc, max_partials, of_limb, seeded } => {
             let params = Parameters::preset(preset).map_err(|e| e.to_string())?;
             let net = match net {
                 MnistNet::Mlp => mnist::Net::Mlp,
@@ -162,7 +162,7 @@ pub fn record_program(p: &Program) -> Result<Trace, String> {
                 hoisting: hoisting_of(*hoisting),
                 gsc: *gsc,
                 max_partials: *max_partials as usize,
-                of_limb: true,
+                of_limb: *of_limb,
             };
             record_inference(&params, net, rule, *seeded).map_err(|e| e.to_string())
         }

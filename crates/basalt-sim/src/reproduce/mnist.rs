@@ -59,6 +59,7 @@ fn osiris(data: &Path, traces: &Traces) -> Result<Vec<Computed>, SimError> {
                 hoisting,
                 gsc: true,
                 max_partials,
+                of_limb: true,
                 seeded: true,
             };
             let Some(t) = traces.program(&p)? else { return Ok(Vec::new()) };
@@ -95,6 +96,7 @@ fn craterlake(data: &Path, traces: &Traces) -> Result<Vec<Computed>, SimError> {
         hoisting: DftHoisting::Single,
         gsc: false,
         max_partials: 4,
+        of_limb: false,
         seeded: true,
     };
     let Some(t) = traces.program(&p)? else { return Ok(Vec::new()) };

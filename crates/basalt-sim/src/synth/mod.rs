@@ -127,14 +127,16 @@ pub enum Program {
     Helr { preset: String, level: u32, step: HelrStep, seeded: bool },
     /// One inference of an MNIST network (`basalt_workloads::mnist`) on one encrypted image at
     /// `preset`'s top level; its dense layers are BSGS products with `hoisting`, in Osiris'
-    /// giant-step-centric order (`gsc`, at most `max_partials` giant-step partial sums at once)
-    /// or Lattigo's, with seeded keys or not.
+    /// giant-step-centric order (`gsc`, at most `max_partials` giant-step partial sums at once;
+    /// `of_limb`: diagonals regenerated from one stored limb, as Osiris, or stored at every
+    /// limb) or Lattigo's, with seeded keys or not.
     Mnist {
         net: MnistNet,
         preset: String,
         hoisting: DftHoisting,
         gsc: bool,
         max_partials: u32,
+        of_limb: bool,
         seeded: bool,
     },
     /// One ResNet-20 inference (`basalt_workloads::resnet`) on one encrypted CIFAR-10 image
