@@ -108,6 +108,16 @@ class Context:
     default_scale = property(lambda self: self._c.default_scale)
     name = property(lambda self: self._c.name)
     symbolic = property(lambda self: self._c.symbolic, doc="True in trace mode (no key pair).")
+    rotations = property(lambda self: self._c.rotations,
+                         doc="Rotation steps the evaluation keys cover.")
+
+    def add_rotations(self, rotations) -> None:
+        """Also hold evaluation keys for ``rotations`` (e.g. a `LinearTransform`'s). The key
+        pair stays, so ciphertexts of this context stay valid; the evaluation keys are
+        generated anew (seconds at N = 2^16)."""
+        missing = sorted(set(int(k) for k in rotations) - set(self._c.rotations))
+        if missing:
+            self._c = self._c.with_rotations(missing)
 
     def encrypt_symbolic(self, slots: int, *, level=None, scale=None) -> Ciphertext:
         """A shape-only ciphertext of ``slots`` slots (symbolic contexts only)."""
@@ -149,6 +159,84 @@ class Context:
         w = np.ascontiguousarray(want, dtype=np.complex128)
         h = np.ascontiguousarray(have, dtype=np.complex128)
         return _basalt.CkksContext.precision(w, h)
+
+
+class LinearTransform:
+    """``M·x`` on encrypted vectors: the matrix's diagonals encoded once, applied as the
+    library's diagonal method or baby-step giant-step product.
+
+    ``matrix`` is a square ``slots × slots`` array (real or complex), or give ``diagonals`` as
+    ``{k: d_k}`` with ``d_k[i] = M[i, (i + k) mod slots]``. The input must be at ``level``
+    (default: the top) with ``slots`` slots; the output is rescaled, one level lower.
+
+    Plan: ``n1`` baby steps (``slots`` gives the hoisted diagonal method); ``None`` takes the
+    plan of fewest modular multiplications with at most ``max_partials`` giant steps (Osiris'
+    rule). ``hoisting``: ``"none"``, ``"single"`` or ``"double"`` (Bossuat et al.: baby steps
+    and sums kept over Q∪P). ``order``: ``"baby-step"`` (Lattigo's) or ``"giant-step"``
+    (Osiris' GSC: one rotation alive at a time, at most ``max_partials`` partial sums), whose
+    diagonals are regenerated from one stored limb (``of_limb=True``, OF-Limb) or stored whole.
+    With the same split and hoisting, the loop order and the diagonal store give bit-identical
+    results; the plans differ in cost (`predicted_cost`) and in what they keep alive, which
+    `basalt.sim` shows on the accelerator models.
+
+    The context needs keys for `rotations`: ``ctx.add_rotations(lt.rotations)``.
+
+    >>> import numpy as np, basalt
+    >>> ctx = basalt.ckks.Context.toy_insecure(log_n=10, levels=2)
+    >>> m = np.arange(64.0).reshape(8, 8) / 64
+    >>> lt = basalt.ckks.LinearTransform(ctx, m, n1=4)
+    >>> ctx.add_rotations(lt.rotations)
+    >>> x = np.linspace(-1, 1, 8)
+    >>> bool(np.allclose(ctx.decrypt(lt(ctx.encrypt(x))).real, m @ x, atol=1e-4))
+    True
+    """
+
+    def __init__(self, ctx: Context, matrix=None, *, diagonals=None, level=None, n1=None,
+                 hoisting="double", order="baby-step", max_partials=4, of_limb=True):
+        if (matrix is None) == (diagonals is None):
+            raise BasaltError("give either a matrix or its diagonals")
+        if matrix is not None:
+            m = np.asarray(matrix, dtype=np.complex128)
+            if m.ndim != 2 or m.shape[0] != m.shape[1]:
+                raise BasaltError(f"expected a square matrix, got shape {m.shape}")
+            slots = m.shape[0]
+            rows = np.arange(slots)
+            diagonals = {}
+            for k in range(slots):
+                d = m[rows, (rows + k) % slots]
+                if np.any(d != 0):
+                    diagonals[k] = d
+        else:
+            lens = {len(np.asarray(v)) for v in diagonals.values()}
+            slots = max(lens) if lens else 0
+        diags = {int(k): np.ascontiguousarray(v, dtype=np.complex128)
+                 for k, v in diagonals.items()}
+        self._ctx = ctx
+        self._raw = _basalt.linear_transform(ctx._c, diags, int(slots), level,
+                                             None if n1 is None else int(n1), hoisting, order,
+                                             int(max_partials), bool(of_limb))
+        self.slots = int(slots)
+
+    rotations = property(lambda self: self._raw.rotations,
+                         doc="Rotation steps whose keys the context needs.")
+    level = property(lambda self: self._raw.level, doc="The level the input must be at.")
+    n1 = property(lambda self: self._raw.n1, doc="Baby steps of the resolved plan.")
+    n2 = property(lambda self: self._raw.n2, doc="Giant steps of the resolved plan.")
+
+    def predicted_cost(self) -> dict:
+        """Closed-form counts of one application (rotations, key switches, NTT limbs,
+        modular multiplications, plaintext and key bytes)."""
+        return dict(self._raw.predicted_cost())
+
+    def __call__(self, ct: Ciphertext) -> Ciphertext:
+        """``M·x``, rescaled (the context must hold keys for `rotations`)."""
+        if not isinstance(ct, Ciphertext):
+            raise BasaltError("expected a basalt.ckks.Ciphertext")
+        return Ciphertext(ct._ctx, _basalt.linear_transform_apply(self._ctx._c, self._raw,
+                                                                   ct._raw))
+
+    def __repr__(self):
+        return repr(self._raw)
 
 
 def presets():

@@ -19,10 +19,20 @@ use crate::err;
 /// real run would execute without doing the arithmetic.
 #[pyclass(module = "basalt._basalt", name = "CkksContext", frozen)]
 pub struct PyCkks {
-    params: Parameters,
-    encoder: Encoder,
+    pub(crate) params: Parameters,
+    pub(crate) encoder: Encoder,
     key_pair: Option<(SecretKey, PublicKey)>,
-    eval: Evaluator,
+    pub(crate) eval: Evaluator,
+    /// What the evaluation keys were made for (`with_rotations` extends them).
+    keys_for: KeysFor,
+}
+
+/// The rotations, conjugation and seeding the evaluation keys cover.
+#[derive(Clone)]
+struct KeysFor {
+    rotations: Vec<i64>,
+    conjugate: bool,
+    seeded: bool,
 }
 
 /// An encrypted vector (opaque; decrypt it with its context).
@@ -75,17 +85,30 @@ fn build(
     seeded: bool,
     symbolic: bool,
 ) -> PyResult<PyCkks> {
-    let kg = KeyGenerator::new(&params);
-    let (keys, key_pair) = if symbolic {
-        (kg.gen_symbolic_evaluation_keys(&rotations, conjugate, seeded), None)
-    } else {
+    let key_pair = (!symbolic).then(|| {
+        let kg = KeyGenerator::new(&params);
         let sk = kg.gen_secret_key();
         let pk = kg.gen_public_key(&sk);
-        (kg.gen_evaluation_keys(&sk, &rotations, conjugate, seeded), Some((sk, pk)))
+        (sk, pk)
+    });
+    with_keys(params, key_pair, KeysFor { rotations, conjugate, seeded })
+}
+
+/// A context over `params` with `key_pair` (none: symbolic) and evaluation keys for `keys_for`.
+fn with_keys(
+    params: Parameters,
+    key_pair: Option<(SecretKey, PublicKey)>,
+    keys_for: KeysFor,
+) -> PyResult<PyCkks> {
+    let kg = KeyGenerator::new(&params);
+    let KeysFor { rotations, conjugate, seeded } = &keys_for;
+    let keys = match &key_pair {
+        None => kg.gen_symbolic_evaluation_keys(rotations, *conjugate, *seeded),
+        Some((sk, _)) => kg.gen_evaluation_keys(sk, rotations, *conjugate, *seeded),
     };
     let eval = Evaluator::new(&params, keys).map_err(err)?;
     let encoder = Encoder::new(&params);
-    Ok(PyCkks { params, encoder, key_pair, eval })
+    Ok(PyCkks { params, encoder, key_pair, eval, keys_for })
 }
 
 /// The key pair of a real context; a symbolic one has none to encrypt or decrypt with.
@@ -143,6 +166,23 @@ impl PyCkks {
     #[getter]
     fn symbolic(&self) -> bool {
         self.key_pair.is_none()
+    }
+
+    /// Rotation steps the evaluation keys cover.
+    #[getter]
+    fn rotations(&self) -> Vec<i64> {
+        self.keys_for.rotations.clone()
+    }
+
+    /// The same context (parameters and key pair, so its ciphertexts stay valid) with
+    /// evaluation keys for `rotations` too; the keys are generated anew.
+    fn with_rotations(&self, py: Python<'_>, rotations: Vec<i64>) -> PyResult<PyCkks> {
+        let mut keys_for = self.keys_for.clone();
+        keys_for.rotations.extend(rotations);
+        keys_for.rotations.sort_unstable();
+        keys_for.rotations.dedup();
+        let (params, key_pair) = (self.params.clone(), self.key_pair.clone());
+        py.allow_threads(|| with_keys(params, key_pair, keys_for))
     }
 
     /// A shape-only ciphertext of `slots` slots at `level` (default: the top), for tracing on a

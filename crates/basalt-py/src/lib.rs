@@ -3,6 +3,7 @@
 
 mod bootstrap;
 mod ckks;
+mod lintrans;
 mod sim;
 mod tfhe;
 
@@ -22,6 +23,7 @@ fn _basalt(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("BasaltError", m.py().get_type::<BasaltError>())?;
     ckks::register(m)?;
+    lintrans::register(m)?;
     bootstrap::register(m)?;
     tfhe::register(m)?;
     sim::register(m)?;
