@@ -208,7 +208,12 @@ class LinearTransform:
                     diagonals[k] = d
         else:
             lens = {len(np.asarray(v)) for v in diagonals.values()}
-            slots = max(lens) if lens else 0
+            if len(lens) > 1:
+                raise BasaltError(f"every diagonal needs the same length (the slot count), "
+                                  f"got lengths {sorted(lens)}")
+            slots = lens.pop() if lens else 0
+        if n1 is not None and int(n1) < 1:
+            raise BasaltError(f"n1 must be a positive number of baby steps, not {n1}")
         diags = {int(k): np.ascontiguousarray(v, dtype=np.complex128)
                  for k, v in diagonals.items()}
         self._ctx = ctx

@@ -74,6 +74,12 @@ def test_bad_inputs_are_named_errors():
         LinearTransform(ctx, m[:, :4])
     with pytest.raises(BasaltError, match="either"):
         LinearTransform(ctx)
+    with pytest.raises(BasaltError, match="same length"):
+        LinearTransform(ctx, diagonals={0: np.ones(SLOTS), 1: np.ones(SLOTS // 2)})
+    with pytest.raises(BasaltError, match="n1"):
+        LinearTransform(ctx, m, n1=-1)
+    with pytest.raises(BasaltError, match="non-zero"):
+        LinearTransform(ctx, np.zeros((SLOTS, SLOTS)))
     with pytest.raises(BasaltError):
         LinearTransform(ctx, m, n1=8, level=ctx.max_level + 1)
     lt = LinearTransform(ctx, m, n1=8)
