@@ -134,8 +134,9 @@ const RECORDED_SWITCHES: [(&str, &str); 5] = [
     ),
 ];
 
-/// Refuse `key=value` overrides that cannot change the timing of a recorded trace (see
-/// [`RECORDED_SWITCHES`]); `basalt sim run`, `sweep` and `compare` and Python's
+/// Refuse `key=value` overrides that cannot change the timing of a recorded trace (the
+/// switches a recording or a reproduction reads: `switches.gsc_order`, `reordered_keyswitch`,
+/// `fpgas`, `batching`, `core_batch`); `basalt sim run`, `sweep` and `compare` and Python's
 /// `basalt.sim.run` call it before timing.
 ///
 /// # Errors
