@@ -75,7 +75,8 @@ pub struct TraceArgs {
     #[arg(long)]
     pub log_slots: Option<u32>,
     /// Bootstrap only: every DFT as BSGS with this many baby steps, in Osiris' giant-step-centric
-    /// order with at most 4 partial sums (default: the circuit's automatic plan).
+    /// order with at most `--max-partials` partial sums and OF-Limb diagonals (unless
+    /// `--stored-diagonals`); default: the circuit's automatic plan.
     #[arg(long)]
     pub dft_n1: Option<u32>,
     /// Bootstrap (with `--dft-n1`) and networks: hoisting of the BSGS baby steps.
@@ -84,8 +85,9 @@ pub struct TraceArgs {
     /// Networks only: Lattigo's baby-step-centric BSGS order instead of Osiris' giant-step-centric one.
     #[arg(long)]
     pub plain_order: bool,
-    /// MNIST networks in the giant-step-centric order: store every diagonal at every limb
-    /// instead of regenerating it from one limb (OF-Limb), to measure the loop order alone.
+    /// MNIST networks, and bootstraps given `--dft-n1`, in the giant-step-centric order: store
+    /// every diagonal at every limb instead of regenerating it from one limb (OF-Limb), to
+    /// measure the loop order alone.
     #[arg(long, conflicts_with = "plain_order")]
     pub stored_diagonals: bool,
     /// Networks, and bootstraps given `--dft-n1`: giant-step partial sums kept at once in the
@@ -198,6 +200,7 @@ fn workload(a: &TraceArgs) -> Option<basalt_sim::Program> {
                 n1,
                 hoisting: a.dft_hoisting.into(),
                 max_partials: a.max_partials,
+                of_limb: !a.stored_diagonals,
             }),
             seeded,
         },

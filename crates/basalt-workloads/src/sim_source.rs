@@ -93,7 +93,7 @@ pub fn record_program(p: &Program) -> Result<Trace, String> {
             if let Some(d) = dft {
                 let order = GscOrder::GiantStepCentric {
                     max_partials: d.max_partials as usize,
-                    of_limb: true,
+                    of_limb: d.of_limb,
                 };
                 let hoisting = hoisting_of(d.hoisting);
                 cfg.strategy = Some(Strategy::Bsgs { n1: d.n1 as usize, hoisting, order });
@@ -531,7 +531,12 @@ mod tests {
         let bad_n1 = Program::Bootstrap {
             preset: "CRATERLAKE_80_BOOT_UNPACKED".into(),
             log_slots: None,
-            dft: Some(DftPlan { n1: 0, hoisting: DftHoisting::Double, max_partials: 4 }),
+            dft: Some(DftPlan {
+                n1: 0,
+                hoisting: DftHoisting::Double,
+                max_partials: 4,
+                of_limb: true,
+            }),
             seeded: false,
         };
         assert!(record_program(&bad_n1).is_err());

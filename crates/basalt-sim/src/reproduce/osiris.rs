@@ -212,7 +212,7 @@ fn bootstrap_program(hoisting: DftHoisting, log_slots: Option<u32>) -> Program {
     Program::Bootstrap {
         preset: "OSIRIS_SET_III_BOOT".into(),
         log_slots,
-        dft: Some(DftPlan { n1: DFT_N1, hoisting, max_partials: 4 }),
+        dft: Some(DftPlan { n1: DFT_N1, hoisting, max_partials: 4, of_limb: true }),
         seeded: true,
     }
 }

@@ -42,7 +42,7 @@ pub fn compute(paper: &str, data: &Path, traces: &Traces) -> Result<Vec<Computed
         let p = Program::Bootstrap {
             preset: "OSIRIS_SET_IV_BOOT".into(),
             log_slots: Some(LOG_LEN),
-            dft: Some(DftPlan { n1: DFT_N1, hoisting, max_partials: 4 }),
+            dft: Some(DftPlan { n1: DFT_N1, hoisting, max_partials: 4, of_limb: true }),
             seeded: true,
         };
         let Some(boot) = traces.program(&p)? else { return Ok(Vec::new()) };

@@ -107,6 +107,8 @@ pub struct DftPlan {
     pub n1: u32,
     pub hoisting: DftHoisting,
     pub max_partials: u32,
+    /// Diagonals regenerated from one stored limb (OF-Limb, as Osiris) or stored at every limb.
+    pub of_limb: bool,
 }
 
 /// A whole program the *library* must record: there is deliberately no closed form for these
