@@ -52,6 +52,7 @@ pub fn run(a: &TourArgs) -> Result<(), String> {
     mnist(a.quick).map_err(|e| format!("MNIST step failed: {e}"))?;
     let pbs_trace = tfhe(a.quick).map_err(|e| format!("TFHE step failed: {e}"))?;
     accelerators(&params, &pbs_trace).map_err(|e| format!("simulator step failed: {e}"))?;
+    papers(a.quick).map_err(|e| format!("reproduction step failed: {e}"))?;
     eprintln!("\nTour complete.");
     Ok(())
 }
@@ -302,6 +303,46 @@ fn accelerators(params: &Parameters, pbs_trace: &basalt_trace::Trace) -> Result<
     eprintln!(
         "   (`basalt sim run --machine NAME --trace FILE` for utilisation and traffic; `cpu` is a \
          paper baseline, `basalt_cpu` this machine after `basalt sim calibrate`)"
+    );
+    Ok(())
+}
+
+/// The papers' tables beside the models' figures: per paper and role, rows modelled and rows
+/// within tolerance (the quick tour runs the two papers that take milliseconds).
+fn papers(quick: bool) -> Result<(), String> {
+    let list: &[&str] =
+        if quick { &["mxv", "strix"] } else { &["osiris", "fab", "mxv", "craterlake", "strix"] };
+    step(&format!(
+        "The papers' tables beside the models ({}; every row: docs/reproduction-status.md)",
+        if quick { "HE-MxV and Strix" } else { "all five papers, about a minute" }
+    ));
+    let data = &crate::sim::resolve_data(std::path::Path::new("data"));
+    if !data.join("papers").exists() {
+        eprintln!("   (skipped: data/papers not found; set BASALT_DATA to the repository's data)");
+        return Ok(());
+    }
+    for p in list {
+        let r = timed(&format!("reproduce {p}"), || {
+            basalt_workloads::sim_source::reproduce(Some(p), data)
+        })
+        .map_err(|e| e.to_string())?;
+        for role in [basalt_sim::papers::Role::Target, basalt_sim::papers::Role::Validation] {
+            let rows: Vec<_> = r.rows.iter().filter(|x| x.role == role).collect();
+            if rows.is_empty() {
+                continue;
+            }
+            let modelled = rows.iter().filter(|x| x.ours.is_some()).count();
+            let within = rows.iter().filter(|x| x.within == Some(true)).count();
+            eprintln!(
+                "   {p:<11} {:<10} {:>3} rows, {modelled:>3} modelled, {within:>3} within tolerance",
+                format!("{role:?}").to_lowercase(),
+                rows.len()
+            );
+        }
+    }
+    eprintln!(
+        "   (`basalt sim reproduce [paper]` for ours, theirs and how; why rows miss: \
+         docs/reproduction.md)"
     );
     Ok(())
 }
