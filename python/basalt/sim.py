@@ -107,14 +107,15 @@ def reproduce(paper=None) -> dict:
     return json.loads(_basalt.sim_reproduce(str(data_dir()), paper))
 
 
-def compare(trace: Trace, on=None, *, bootstrap=None) -> list:
+def compare(trace: Trace, on=None, *, bootstrap=None, plot=None) -> list:
     """``trace`` on several machines or variants of one, as ``basalt sim compare``: ``on`` is a
     list of machine names and ``(name, overrides)`` pairs (every machine of :func:`machines`
     when omitted), e.g. ``["craterlake", ("osiris", {"memory.hbm_gbps": 2000})]``. Returns one
     dict per entry, ``{"machine": "osiris@memory.hbm_gbps=2000", "report": {...}}``, or
     ``{"machine": ..., "error": "..."}`` when that machine cannot run the trace (a ring above
     its maximum, no unit for a kernel). A bad machine file or override raises ``BasaltError``
-    before anything is timed."""
+    before anything is timed. With ``plot`` (a path), also writes the latencies as an SVG bar
+    chart (log scale), as ``basalt sim compare --plot`` does."""
     entries = [(m, {}) if isinstance(m, str) else (m[0], dict(m[1]))
                for m in (machines() if on is None else on)]
     for name, overrides in entries:
@@ -128,6 +129,9 @@ def compare(trace: Trace, on=None, *, bootstrap=None) -> list:
                          "report": run(trace, name, overrides, bootstrap=bootstrap)})
         except BasaltError as e:
             rows.append({"machine": label, "error": str(e)})
+    if plot is not None:
+        timed = [(r["machine"], r["report"]["seconds"]) for r in rows if "report" in r]
+        Path(plot).write_text(_basalt.sim_compare_svg("trace", timed))
     return rows
 
 

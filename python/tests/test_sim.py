@@ -121,12 +121,16 @@ def test_sweep_over_bandwidth_is_monotone():
     assert secs[0] > secs[1] >= secs[2] > 0
 
 
-def test_compare_times_variants_and_reports_machines_that_cannot_run_the_trace():
+def test_compare_times_variants_and_reports_machines_that_cannot_run_the_trace(tmp_path):
     ctx = Context.preset("LATTIGO_RESIDUAL", rotations=[1], symbolic=True)
     x = ctx.encrypt_symbolic(ctx.slots)
     with record() as r:
         x.rotate(1)
-    rows = basalt.sim.compare(r.trace, ["osiris", ("osiris", {"memory.hbm_gbps": 100}), "strix"])
+    svg = tmp_path / "compare.svg"
+    rows = basalt.sim.compare(r.trace, ["osiris", ("osiris", {"memory.hbm_gbps": 100}), "strix"],
+                              plot=svg)
+    figure = svg.read_text()
+    assert figure.count('<rect class="bar"') == 2  # Strix could not run the trace
     assert [row["machine"] for row in rows] == ["osiris", "osiris@memory.hbm_gbps=100", "strix"]
     assert rows[1]["report"]["seconds"] > rows[0]["report"]["seconds"] > 0
     assert "report" not in rows[2] and "16384" in rows[2]["error"]  # N = 2^16 > Strix's ring

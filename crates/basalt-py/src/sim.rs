@@ -106,6 +106,13 @@ fn sim_run(
     Ok((serde_json::to_string(&r).map_err(err)?, written))
 }
 
+/// The latencies of `basalt.sim.compare` as an SVG bar chart (log scale), as
+/// `basalt sim compare --plot` draws them: one bar per (machine, seconds).
+#[pyfunction]
+fn sim_compare_svg(title: &str, rows: Vec<(String, f64)>) -> String {
+    basalt_sim::plot::compare_svg(title, &rows)
+}
+
 /// Load and validate a machine file with overrides, raising `BasaltError` on a bad one (so
 /// `basalt.sim.compare` refuses a typo before timing anything).
 #[pyfunction]
@@ -134,6 +141,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(trace_end, m)?)?;
     m.add_function(wrap_pyfunction!(sim_run, m)?)?;
     m.add_function(wrap_pyfunction!(sim_check_machine, m)?)?;
+    m.add_function(wrap_pyfunction!(sim_compare_svg, m)?)?;
     m.add_function(wrap_pyfunction!(sim_reproduce, m)?)?;
     Ok(())
 }
