@@ -6,18 +6,7 @@
 //! and quotes no figures that can go stale without notice).
 
 use crate::papers::{PAPERS, Role};
-use crate::reproduce::{ReproReport, ReproRow, num};
-
-/// Modelled and within-tolerance counts of `rows`.
-fn counts<'a>(rows: impl Iterator<Item = &'a ReproRow>) -> (usize, usize, usize) {
-    let (mut all, mut modelled, mut within) = (0, 0, 0);
-    for r in rows {
-        all += 1;
-        modelled += usize::from(r.ours.is_some());
-        within += usize::from(r.within == Some(true));
-    }
-    (all, modelled, within)
-}
+use crate::reproduce::{ReproReport, ReproRow, counts, num};
 
 /// A table cell: Markdown's column separator escaped.
 fn cell(s: &str) -> String {
@@ -150,5 +139,14 @@ mod tests {
         assert!(md.contains("| 3 | a\\|b | time | ms | 2 | 3 | 1.500 | 0.1 | **no** |"), "{md}");
         assert!(md.contains("Validation rows not modelled (1): 3/a\\|b/time."), "{md}");
         assert!(!md.contains("## osiris"), "papers without rows are left out");
+        // The text report ends with the totals when it covers more than one paper.
+        assert!(!r.to_string().contains("== all papers"));
+        let two = ReproReport {
+            rows: vec![row("fab", Role::Target, Some(2.0), Some(true)), r.rows[0].clone()],
+            readings: vec![],
+        };
+        assert!(
+            two.to_string().ends_with("== all papers: 2 rows, 2 modelled, 2 within tolerance\n")
+        );
     }
 }

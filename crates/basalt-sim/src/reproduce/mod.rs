@@ -242,6 +242,17 @@ fn join(paper: &str, rows: &[PaperRow], comp: Vec<Computed>) -> Result<Vec<Repro
         .collect())
 }
 
+/// Rows, modelled rows and rows within tolerance among `rows`.
+fn counts<'a>(rows: impl Iterator<Item = &'a ReproRow>) -> (usize, usize, usize) {
+    let (mut all, mut modelled, mut within) = (0, 0, 0);
+    for r in rows {
+        all += 1;
+        modelled += usize::from(r.ours.is_some());
+        within += usize::from(r.within == Some(true));
+    }
+    (all, modelled, within)
+}
+
 fn num(v: f64) -> String {
     if v != 0.0 && (v.abs() >= 1e6 || v.abs() < 1e-3) {
         format!("{v:.4e}")
@@ -311,6 +322,13 @@ impl fmt::Display for ReproReport {
             for (i, r) in readings.iter().enumerate() {
                 writeln!(f, "{:>3}. {}\n     -> {}", i + 1, r.issue, r.follows)?;
             }
+        }
+        if PAPERS.iter().filter(|p| self.rows.iter().any(|r| r.paper == **p)).count() > 1 {
+            let (all, modelled, within) = counts(self.rows.iter());
+            writeln!(
+                f,
+                "== all papers: {all} rows, {modelled} modelled, {within} within tolerance"
+            )?;
         }
         Ok(())
     }
