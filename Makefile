@@ -10,7 +10,7 @@ setup:
 	cargo build --release -p basalt-cli
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q "maturin>=1.5,<2" "numpy>=1.24" "pytest>=7"
+	$(PY) -m pip install -q "maturin>=1.5,<2" "numpy>=1.24" "pytest>=7" "scikit-learn>=1.3"
 	$(VENV)/bin/maturin develop --release -q
 
 ## tour: the newcomer's tour (real encrypted computations, checked against plaintext)
