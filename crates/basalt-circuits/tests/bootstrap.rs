@@ -651,3 +651,48 @@ fn banded_key_switching_chain_bootstraps() {
     let (_, symb) = basalt_trace::record(|| s.bt.bootstrap(&sym, Some(&sym_enc), &sym_ct).unwrap());
     assert_eq!(real.kernels().collect::<Vec<_>>(), symb.kernels().collect::<Vec<_>>());
 }
+
+/// Sparse packing over level-dependent key switching (the path `CRATERLAKE_80_BOOT_UNPACKED`
+/// takes: one digit with `P_l` following the level, so every level has its own key part). The
+/// repacking rotation after CoeffToSlot is by the slot count, SubSum's first step, and runs at
+/// CoeffToSlot's output level: its key must hold that level's part, not only the top's. `q_0` is
+/// two 28-bit words as in that preset (three leave one slot no precision, see its notes).
+#[test]
+fn sparse_bootstrap_over_banded_key_switching_has_its_repacking_key() {
+    use basalt_ckks::params::KeySwitchBand;
+    let levels = 2 + 8 + 2 + 2;
+    let mut lit = basalt_ckks::ParametersLiteral::toy(11, 28, 28, 0, 28, 25, 1);
+    lit.name = "TOY_BANDED_Q0_2W".into();
+    lit.log_q = vec![28; 2 + 2 * levels];
+    lit.double_prime = true;
+    lit.base_primes = Some(2);
+    lit.log_default_scale = 56.0;
+    (lit.dnum, lit.key_switch_bands) = (
+        None,
+        vec![
+            KeySwitchBand { below_q_limbs: Some(26), digits: 1 },
+            KeySwitchBand { below_q_limbs: None, digits: 2 },
+        ],
+    );
+    let params = Parameters::new(lit).unwrap();
+    for log_slots in [0, 3] {
+        let cfg = BootstrapConfig {
+            evalmod: basalt_circuits::bootstrap::EvalModConfig {
+                log_scale: 56.0,
+                ..Default::default()
+            },
+            ..cfg(log_slots, 2, 2)
+        };
+        let s = setup(params.clone(), cfg);
+        let n = 1usize << log_slots;
+        let v = random_values(n, 7, false);
+        let scale = s.params.default_scale().min(s.bt.max_input_scale());
+        let pt = s.enc.encode(&v, n, 2, scale).unwrap();
+        let ct = encrypt_sk(&s.params, &pt, &s.sk).unwrap();
+        let out = s.bt.bootstrap(&s.eval, s.encaps.as_ref(), &ct);
+        let out = out.unwrap_or_else(|e| panic!("{n} slot(s): {e}"));
+        let p = PrecisionStats::new(&v, &s.decrypt(&out));
+        eprintln!("banded, {n} slot(s): mean {:.1} bits, min {:.1}", p.mean.l2, p.min.l2);
+        assert!(p.mean.l2 > 12.0 && p.min.l2 > 10.0, "{n} slot(s): {p:?}");
+    }
+}

@@ -409,7 +409,7 @@ impl Bootstrapper {
             self.cts.iter().chain(&self.stc).flat_map(|t| t.rotations()).collect();
         let mut k = self.slots;
         while k < self.params.max_slots() {
-            r.push(k as i64); // SubSum steps; the last one (N/4) also repacks.
+            r.push(k as i64); // SubSum steps; the first one (the slot count) also repacks.
             k *= 2;
         }
         r.sort_unstable();
@@ -437,8 +437,10 @@ impl Bootstrapper {
         while k < self.params.max_slots() {
             let levels = rot.entry(k as i64).or_default();
             levels.push(self.params.max_level());
-            if 2 * k == self.params.max_slots() {
-                levels.extend(&middle); // the sparse repacking after CoeffToSlot
+            if k == self.slots {
+                // The sparse repacking after CoeffToSlot rotates by the slot count, SubSum's
+                // first step (its last only when the slot count is N/4).
+                levels.extend(&middle);
             }
             k *= 2;
         }
