@@ -3,7 +3,7 @@
 One program, two executions. The code below is an ordinary ``basalt.ckks`` program; on a real
 context it computes on ciphertexts, on a symbolic one it only emits the kernels (NTT, BConv,
 element-wise products, automorphisms, key loads…) that :func:`run` times on an accelerator
-model from ``data/machines`` (``osiris``, ``fab``, ``craterlake``, ``f1plus``, ``strix``…).
+model built into the package (:func:`machines`: ``osiris``, ``fab``, ``craterlake``, ``f1plus``, ``strix``…).
 
 >>> import basalt
 >>> ctx = basalt.ckks.Context.preset("CRATERLAKE_80_1DIGIT", rotations=[1], symbolic=True)
@@ -30,26 +30,38 @@ BasaltError = _basalt.BasaltError
 Trace = _basalt.Trace
 
 
-def data_dir() -> Path:
-    """The folder holding ``machines/`` and ``papers/``: ``$BASALT_DATA``, else the
-    repository's ``data/`` (the package is installed from the checkout by ``make setup``)."""
+def data_dir():
+    """A folder holding ``machines/`` and ``papers/`` that replaces the built-in ones:
+    ``$BASALT_DATA`` if set, else ``None`` (the machine files and paper data built into the
+    package)."""
     env = os.environ.get("BASALT_DATA")
-    return Path(env) if env else Path(__file__).resolve().parents[2] / "data"
+    return Path(env) if env else None
 
 
 def machines() -> list:
-    """Names of the machine files in :func:`data_dir`."""
-    return sorted(p.stem for p in (data_dir() / "machines").glob("*.toml"))
+    """Names of the machines :func:`run` accepts by name (the built-in ones, and those of
+    ``$BASALT_DATA/machines`` when it is set).
+
+    >>> "craterlake" in machines()
+    True
+    """
+    named = set(_basalt.sim_builtin_machines())
+    d = data_dir()
+    if d is not None:
+        named.update(p.stem for p in (d / "machines").glob("*.toml"))
+    return sorted(named)
 
 
 def _machine_path(machine) -> str:
     p = Path(machine)
     if p.suffix == ".toml" or p.exists():
         return str(p)
-    named = data_dir() / "machines" / f"{machine}.toml"
-    if not named.exists():
+    d = data_dir()
+    if d is not None and (d / "machines" / f"{machine}.toml").exists():
+        return str(d / "machines" / f"{machine}.toml")
+    if machine not in _basalt.sim_builtin_machines():
         raise BasaltError(f"unknown machine {machine!r}: a path, or one of {machines()}")
-    return str(named)
+    return str(machine)
 
 
 class record:
@@ -104,7 +116,8 @@ def reproduce(paper=None) -> dict:
     ``within``, ``role`` (target or validation) and ``how``. ``paper`` is one of osiris, fab,
     mxv, craterlake, strix (all when omitted: the papers run in parallel, about 45 s on two
     cores)."""
-    return json.loads(_basalt.sim_reproduce(str(data_dir()), paper))
+    d = data_dir()
+    return json.loads(_basalt.sim_reproduce(None if d is None else str(d), paper))
 
 
 def compare(trace: Trace, on=None, *, bootstrap=None, plot=None) -> list:

@@ -31,12 +31,12 @@ impl Variant {
     }
 }
 
-/// Every machine file in `data/machines` (top level), by name.
+/// Every machine file of the data folder (top level; the built-in ones by default), by name.
 pub fn all_machines(data: &Path) -> Result<Vec<String>, String> {
     let dir = resolve_data(data).join("machines");
-    let mut names: Vec<String> = std::fs::read_dir(&dir)
-        .map_err(|e| format!("{}: {e}", dir.display()))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
+    let mut names: Vec<String> = basalt_sim::source::list_dir(&dir)
+        .map_err(|e| e.to_string())?
+        .into_iter()
         .filter(|p| p.extension().is_some_and(|x| x == "toml"))
         .filter_map(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()))
         .collect();

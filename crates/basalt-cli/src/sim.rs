@@ -133,27 +133,25 @@ enum SimCmd {
     },
 }
 
-/// A machine name from data/machines, or a path.
+/// A machine file path, or a machine name from the data folder (the built-in machines unless
+/// `--data`/`$BASALT_DATA` name a folder).
 pub fn machine_path(data: &Path, name: &str) -> PathBuf {
     let p = PathBuf::from(name);
     if p.is_file() { p } else { resolve_data(data).join("machines").join(format!("{name}.toml")) }
 }
 
-/// The data folder (papers, machines, parameter presets): `data` as given if it exists;
-/// otherwise, for the default relative `data`, `$BASALT_DATA` or the repository this binary was
-/// built from, so that `basalt sim …` works from any directory. A path that resolves nowhere is
-/// returned unchanged and the caller's error names it.
+/// The data folder (papers, machines): `data` as given, except the default `data`, which means
+/// `$BASALT_DATA` if set and otherwise the copies built into the binary
+/// ([`basalt_sim::source::builtin_dir`]), so that `basalt sim …` works from any directory and
+/// an installed binary needs no checkout.
 pub fn resolve_data(data: &Path) -> PathBuf {
-    if data.exists() || data != Path::new("data") {
+    if data != Path::new("data") {
         return data.to_path_buf();
     }
-    let from_env = std::env::var_os("BASALT_DATA").map(PathBuf::from);
-    let built = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data");
-    from_env
-        .into_iter()
-        .chain([built])
-        .find(|d| d.join("machines").exists())
-        .unwrap_or_else(|| data.to_path_buf())
+    match std::env::var_os("BASALT_DATA") {
+        Some(d) => PathBuf::from(d),
+        None => basalt_sim::source::builtin_dir().to_path_buf(),
+    }
 }
 
 pub fn run(a: &SimArgs) -> Result<(), String> {

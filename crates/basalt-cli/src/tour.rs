@@ -230,7 +230,7 @@ fn mnist(quick: bool) -> Result<(), String> {
         network.evaluate_plain(&xs).into_iter().map(|r| Complex64::new(r, 0.0)).collect();
     check("10 class scores vs the cleartext network", &want, &have[..want.len()], 12.0)?;
     let data = &crate::sim::resolve_data(std::path::Path::new("data"));
-    if quick || !data.join("machines").exists() {
+    if quick || !basalt_sim::source::exists(&data.join("machines")) {
         return Ok(());
     }
     let t = basalt_workloads::trace::record_inference(&params, net, rule, true).map_err(err)?;
@@ -256,7 +256,7 @@ fn accelerators(params: &Parameters, pbs_trace: &basalt_trace::Trace) -> Result<
         params.name()
     ));
     let data = &crate::sim::resolve_data(std::path::Path::new("data"));
-    if !data.join("machines").exists() {
+    if !basalt_sim::source::exists(&data.join("machines")) {
         eprintln!(
             "   (skipped: data/machines not found; set BASALT_DATA to the repository's data)"
         );
@@ -279,7 +279,7 @@ fn accelerators(params: &Parameters, pbs_trace: &basalt_trace::Trace) -> Result<
     );
     for m in ["osiris", "fab", "craterlake", "f1plus", "cpu", "basalt_cpu"] {
         let path = crate::sim::machine_path(data, m);
-        if !path.exists() {
+        if !basalt_sim::source::is_file(&path) {
             continue;
         }
         let machine = basalt_sim::Machine::load(path).map_err(|e| e.to_string())?;
@@ -317,7 +317,7 @@ fn papers(quick: bool) -> Result<(), String> {
         if quick { "HE-MxV and Strix" } else { "all five papers, about a minute" }
     ));
     let data = &crate::sim::resolve_data(std::path::Path::new("data"));
-    if !data.join("papers").exists() {
+    if !basalt_sim::source::exists(&data.join("papers")) {
         eprintln!("   (skipped: data/papers not found; set BASALT_DATA to the repository's data)");
         return Ok(());
     }

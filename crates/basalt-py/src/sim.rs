@@ -63,12 +63,20 @@ fn trace_end() -> PyResult<PyTrace> {
         .ok_or_else(|| err("no recording is open (trace_end without trace_begin)"))
 }
 
-/// Load a machine file with `key=value` overrides, validated (unknown fields, negative
-/// bandwidths, switches that only a recording reads… raise `BasaltError`).
+/// Load a machine (a file path, or the name of a built-in machine) with `key=value`
+/// overrides, validated (unknown fields, negative bandwidths, switches that only a recording
+/// reads… raise `BasaltError`).
 fn machine(path: &str, overrides: &[String]) -> PyResult<Machine> {
     let sets: Vec<&str> = overrides.iter().map(String::as_str).collect();
     basalt_sim::check_timing_overrides(&sets).map_err(err)?;
-    Machine::load_with(Path::new(path), &sets).map_err(err)
+    let path = basalt_sim::source::resolve_machine(path).map_err(err)?;
+    Machine::load_with(path, &sets).map_err(err)
+}
+
+/// The names of the machines built into the package (`craterlake`, `strix`, …).
+#[pyfunction]
+fn sim_builtin_machines() -> Vec<&'static str> {
+    basalt_sim::source::builtin_machines()
 }
 
 /// Time `trace` on the machine file at `path`; the report (latency, per-unit utilisation,
@@ -123,14 +131,14 @@ fn sim_check_machine(path: &str, overrides: Vec<String>) -> PyResult<()> {
 
 /// The reproduction report (`basalt sim reproduce`) for one paper or all, with the libraries'
 /// own traces for the whole-program rows, as JSON: every row (ours, theirs, ratio, tolerance,
-/// role, how) and the readings where a paper contradicts itself.
+/// role, how) and the readings where a paper contradicts itself. `data` is a data folder, or
+/// `None` for the paper data and machines built into the package.
 #[pyfunction]
-#[pyo3(signature = (data, paper=None))]
-fn sim_reproduce(py: Python<'_>, data: &str, paper: Option<String>) -> PyResult<String> {
+#[pyo3(signature = (data=None, paper=None))]
+fn sim_reproduce(py: Python<'_>, data: Option<String>, paper: Option<String>) -> PyResult<String> {
+    let dir = data.map_or_else(|| basalt_sim::source::builtin_dir().to_path_buf(), Into::into);
     let r = py
-        .allow_threads(|| {
-            basalt_workloads::sim_source::reproduce(paper.as_deref(), Path::new(data))
-        })
+        .allow_threads(|| basalt_workloads::sim_source::reproduce(paper.as_deref(), &dir))
         .map_err(err)?;
     serde_json::to_string(&r).map_err(err)
 }
@@ -143,5 +151,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sim_check_machine, m)?)?;
     m.add_function(wrap_pyfunction!(sim_compare_svg, m)?)?;
     m.add_function(wrap_pyfunction!(sim_reproduce, m)?)?;
+    m.add_function(wrap_pyfunction!(sim_builtin_machines, m)?)?;
     Ok(())
 }

@@ -13,6 +13,7 @@
 //! * [`refresh`] — programs whose bootstraps are markers, timed from one recorded bootstrap;
 //! * [`report`] — latency, utilisation, traffic, energy (text and serde);
 //! * [`papers`] / [`reproduce`](mod@reproduce) — paper data and "ours vs theirs" per row;
+//! * [`source`] — the built-in machine files and paper data, user paths, `extends`;
 //! * [`synth`] — closed-form kernel-stream generators used until library traces exist.
 //!
 //! # Example
@@ -37,6 +38,7 @@ pub mod report;
 pub mod reproduce;
 pub mod schedule;
 mod selector;
+pub mod source;
 pub mod synth;
 pub mod units;
 

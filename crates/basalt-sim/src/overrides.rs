@@ -84,21 +84,10 @@ fn merge(base: &mut toml::Table, top: toml::Table) {
     }
 }
 
-/// The TOML of the machine file at `path`, with its `extends` chain resolved.
+/// The TOML of the machine file at `path`, with its `extends` chain resolved (see
+/// [`crate::source`] for where a base may come from).
 fn read_table(path: &Path) -> Result<toml::Table, SimError> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|source| SimError::Io { path: path.into(), source })?;
-    let bad = |message: String| SimError::Parse { path: path.into(), message };
-    let mut root: toml::Table = toml::from_str(&text).map_err(|e| bad(e.to_string()))?;
-    match root.remove("extends") {
-        None => Ok(root),
-        Some(toml::Value::String(base)) => {
-            let mut table = read_table(&path.with_file_name(base))?;
-            merge(&mut table, root);
-            Ok(table)
-        }
-        Some(_) => Err(bad("`extends` must be a file name".into())),
-    }
+    crate::source::read_machine_table(path, merge)
 }
 
 /// Switches a machine file states for the record but that no timing of a given trace reads:

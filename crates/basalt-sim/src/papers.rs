@@ -84,8 +84,7 @@ fn split_csv(line: &str) -> Result<Vec<String>, String> {
 
 /// Load and validate one CSV.
 pub fn load_csv(path: &Path, paper: &str) -> Result<Vec<PaperRow>, SimError> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|source| SimError::Io { path: path.into(), source })?;
+    let text = crate::source::read_to_string(path)?;
     let err =
         |line: usize, message: String| SimError::PaperData { path: path.into(), line, message };
     let mut lines = text.lines().enumerate();
@@ -183,8 +182,7 @@ pub fn load_readings(
     rows: &[PaperRow],
 ) -> Result<Vec<Reading>, SimError> {
     let path = data_dir.join("papers").join(paper).join("readings.toml");
-    let text = std::fs::read_to_string(&path)
-        .map_err(|source| SimError::Io { path: path.clone(), source })?;
+    let text = crate::source::read_to_string(&path)?;
     let bad = |message: String| SimError::PaperData { path: path.clone(), line: 0, message };
     let file: ReadingsFile = toml::from_str(&text).map_err(|e| bad(e.to_string()))?;
     let mut out = file.reading;
@@ -209,19 +207,17 @@ pub fn load_paper(data_dir: &Path, paper: &str) -> Result<Vec<PaperRow>, SimErro
     }
     let dir = data_dir.join("papers").join(paper);
     let source = dir.join("SOURCE.md");
-    if !source.is_file() {
+    if !crate::source::is_file(&source) {
         return Err(SimError::PaperData {
             path: source,
             line: 0,
             message: "every paper directory needs a SOURCE.md".into(),
         });
     }
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .map_err(|source| SimError::Io { path: dir.clone(), source })?
-        .filter_map(|e| e.ok().map(|e| e.path()))
+    let files: Vec<PathBuf> = crate::source::list_dir(&dir)?
+        .into_iter()
         .filter(|p| p.extension().is_some_and(|x| x == "csv"))
         .collect();
-    files.sort();
     let mut rows = Vec::new();
     for f in files {
         rows.extend(load_csv(&f, paper)?);

@@ -22,8 +22,7 @@ struct GpuFile {
 
 fn load(data: &Path) -> Result<(DeviceBatchedGpu, String), SimError> {
     let path = data.join("machines/gpu/titan_rtx_nufhe.toml");
-    let text = std::fs::read_to_string(&path)
-        .map_err(|source| SimError::Io { path: path.clone(), source })?;
+    let text = crate::source::read_to_string(&path)?;
     let f: GpuFile = toml::from_str(&text)
         .map_err(|e| SimError::Parse { path: path.clone(), message: e.to_string() })?;
     if f.sms == 0 || !(f.stream_pbs_per_s.is_finite() && f.stream_pbs_per_s > 0.0) {
