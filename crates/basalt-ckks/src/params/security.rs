@@ -61,7 +61,12 @@ fn cache() -> &'static Mutex<HashMap<Key, SecurityEstimate>> {
 
 /// Estimate N = 2^log_n, modulus 2^log_qp, the given secret and error σ. Results are cached
 /// per instance (sparse secrets take tens of milliseconds).
-pub fn estimate(log_n: u32, log_qp: f64, secret: SecretDistribution, sigma: f64) -> SecurityEstimate {
+pub fn estimate(
+    log_n: u32,
+    log_qp: f64,
+    secret: SecretDistribution,
+    sigma: f64,
+) -> SecurityEstimate {
     let key = (log_n, log_qp.to_bits(), secret, sigma.to_bits());
     if let Some(e) = cache().lock().ok().and_then(|c| c.get(&key).cloned()) {
         return e;

@@ -78,7 +78,10 @@ mod tests {
     #[test]
     fn standard_deviations() {
         let close = |a: f64, b: f64| (a - b).abs() < 1e-9;
-        assert!(close(Distribution::Ternary.log2_std_dev(1024, 30.0).exp2(), (2.0f64 / 3.0).sqrt()));
+        assert!(close(
+            Distribution::Ternary.log2_std_dev(1024, 30.0).exp2(),
+            (2.0f64 / 3.0).sqrt()
+        ));
         assert!(close(Distribution::SparseTernary { h: 64 }.log2_std_dev(1024, 30.0), -2.0));
         assert!(close(Distribution::Binary.log2_std_dev(10, 30.0).exp2(), 0.5));
         assert!(close(Distribution::Gaussian { sigma: 3.2 }.log2_std_dev(10, 30.0).exp2(), 3.2));
@@ -92,6 +95,9 @@ mod tests {
         let got = Distribution::TUniform { bound_log2: b }.log2_std_dev(1, 64.0).exp2();
         assert!(close(got * got, var), "{got} vs {var}");
         // Uniform mod q: q/√12.
-        assert!(close(Distribution::UniformModQ.log2_std_dev(1, 10.0).exp2(), 1024.0 / 12f64.sqrt()));
+        assert!(close(
+            Distribution::UniformModQ.log2_std_dev(1, 10.0).exp2(),
+            1024.0 / 12f64.sqrt()
+        ));
     }
 }

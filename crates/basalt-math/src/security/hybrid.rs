@@ -35,12 +35,11 @@ pub fn drop_and_solve(inst: &LweInstance, model: CostModel) -> AttackCost {
     let mut best = AttackCost::infeasible(AttackKind::SparseDrop);
     for k in ks(n, h) {
         let log2_p = log2_binomial(n - h, k) - log2_binomial(n, k);
-        let sub = LweInstance {
-            n: n - k,
-            secret: Distribution::SparseTernary { h },
-            ..inst.clone()
-        };
-        for a in [primal::usvp(&sub, model), primal::bdd(&sub, model), super::dual::dual(&sub, model)] {
+        let sub =
+            LweInstance { n: n - k, secret: Distribution::SparseTernary { h }, ..inst.clone() };
+        for a in
+            [primal::usvp(&sub, model), primal::bdd(&sub, model), super::dual::dual(&sub, model)]
+        {
             let cost = a.log2_cost - log2_p;
             if cost < best.log2_cost {
                 best = AttackCost {
@@ -116,7 +115,8 @@ pub fn primal_hybrid(inst: &LweInstance, model: CostModel) -> AttackCost {
         let (mut p_acc, mut g_acc) = (f64::NEG_INFINITY, f64::NEG_INFINITY);
         let rest_n = n - k;
         for w in 0..=h.min(k).min(32) {
-            p_acc = primal::log2_add(p_acc, log2_binomial(h, w) + log2_binomial(n - h, k - w) - total);
+            p_acc =
+                primal::log2_add(p_acc, log2_binomial(h, w) + log2_binomial(n - h, k - w) - total);
             g_acc = primal::log2_add(g_acc, log2_binomial(k, w) + w as f64);
             let sub = LweInstance {
                 n: rest_n,

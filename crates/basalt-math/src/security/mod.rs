@@ -210,7 +210,8 @@ fn ln_gamma(mut x: f64) -> f64 {
     }
     let inv = 1.0 / x;
     let inv2 = inv * inv;
-    acc + (x - 0.5) * x.ln() - x + 0.5 * (2.0 * std::f64::consts::PI).ln()
+    acc + (x - 0.5) * x.ln() - x
+        + 0.5 * (2.0 * std::f64::consts::PI).ln()
         + inv * (1.0 / 12.0 - inv2 * (1.0 / 360.0 - inv2 * (1.0 / 1260.0 - inv2 / 1680.0)))
 }
 
@@ -234,7 +235,9 @@ mod tests {
     /// of q more must not make it more secure.
     #[test]
     fn matches_the_he_standard_table() {
-        for (log_n, log_q) in [(10, 27.0), (11, 54.0), (12, 109.0), (13, 218.0), (14, 438.0), (15, 881.0)] {
+        for (log_n, log_q) in
+            [(10, 27.0), (11, 54.0), (12, 109.0), (13, 218.0), (14, 438.0), (15, 881.0)]
+        {
             let e = he_standard(log_n, log_q);
             println!("N=2^{log_n} log q={log_q}: {:.1} bits ({:?})", e.bits, e.best());
             assert!((e.bits - 128.0).abs() <= 4.0, "N = 2^{log_n}: {:.1} bits", e.bits);
