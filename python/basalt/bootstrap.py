@@ -27,13 +27,16 @@ class Context:
         self._c = raw
 
     @classmethod
-    def preset(cls, name: str, *, log_slots=None, seeded_keys=False, symbolic=False) -> "Context":
+    def preset(cls, name: str, *, log_slots=None, seeded_keys=False, symbolic=False,
+               allow_insecure=False) -> "Context":
         """The circuit of a preset that has one (``N16QP1546H192H32``, ``FAB``,
         ``OSIRIS_SET_III_BOOT``, ``CRATERLAKE_80_BOOT``…). At N = 2^16 a real context makes
         several GB of keys (half with ``seeded_keys``) and takes minutes. A ``symbolic`` one
         (trace mode) is built at once: bootstrap `encrypt_symbolic()` inside `basalt.sim.record`
-        to get the circuit's kernel stream for the accelerator models."""
-        return cls(_basalt.BootstrapContext.preset(name, log_slots, seeded_keys, symbolic))
+        to get the circuit's kernel stream for the accelerator models. A preset estimated below
+        128-bit security raises unless ``allow_insecure=True``."""
+        return cls(_basalt.BootstrapContext.preset(name, log_slots, seeded_keys, symbolic,
+                                                   allow_insecure))
 
     @classmethod
     def toy_insecure(cls, *, log_n=11, log_slots=None, residual_levels=2,

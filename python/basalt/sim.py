@@ -6,7 +6,8 @@ element-wise products, automorphisms, key loads…) that :func:`run` times on an
 model built into the package (:func:`machines`: ``osiris``, ``fab``, ``craterlake``, ``f1plus``, ``strix``…).
 
 >>> import basalt
->>> ctx = basalt.ckks.Context.preset("CRATERLAKE_80_1DIGIT", rotations=[1], symbolic=True)
+>>> ctx = basalt.ckks.Context.preset("CRATERLAKE_80_1DIGIT", rotations=[1], symbolic=True,
+...                                allow_insecure=True)
 >>> x = ctx.encrypt_symbolic(slots=ctx.slots)
 >>> with basalt.sim.record() as rec:
 ...     y = (x * x).rescale().rotate(1)

@@ -447,7 +447,7 @@ fn paper_presets_consume_the_stated_levels() {
         ("OSIRIS_SET_III_BOOT", (4, 8, 3, 9)),
         ("OSIRIS_SET_IV_BOOT", (4, 8, 3, 10)),
     ] {
-        let p = Parameters::preset(name).unwrap();
+        let p = Parameters::preset_insecure(name).unwrap(); // the CraterLake chains are below 128
         let cfg = for_preset(name, None, p.log_n()).unwrap();
         assert!(cfg.ephemeral_h.is_some(), "{name}: bootstraps through encapsulation");
         let b = cfg.budget(&p).unwrap();
@@ -546,7 +546,7 @@ fn arcsine_correction_improves_a_cubic_limited_bootstrap() {
 #[test]
 fn evalmod_scale_follows_off_nominal_primes() {
     use basalt_circuits::bootstrap::config::for_preset;
-    let preset = Parameters::preset("CRATERLAKE_80_BOOT").unwrap();
+    let preset = Parameters::preset_insecure("CRATERLAKE_80_BOOT").unwrap();
     let mut lit = preset.literal().clone();
     let q = preset.q();
     lit.q = q[..2].iter().chain(&q[q.len() - 28..]).copied().collect();

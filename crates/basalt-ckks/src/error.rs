@@ -57,9 +57,9 @@ pub enum ParamError {
     )]
     BadLevelLayout { limbs: usize, base: usize, per_level: usize },
     #[error(
-        "insecure: log QP = {log_qp:.1} bits exceeds {max_log_qp} bits allowed for 128-bit security at N = 2^{log_n} (opt in with `allow_insecure` or `Parameters::new_insecure`)"
+        "insecure: `{name}` (N = 2^{log_n}, log QP = {log_qp:.1}) is estimated at {bits:.1} bits ({attack}), below 128; opt in explicitly with `allow_insecure` (Rust: `Parameters::new_insecure`, `Parameters::preset_insecure`; CLI: `--allow-insecure`; Python: `allow_insecure=True`)"
     )]
-    Insecure { log_qp: f64, max_log_qp: u32, log_n: u32 },
+    Insecure { name: String, bits: f64, attack: String, log_qp: f64, log_n: u32 },
     #[error("no preset named `{0}`")]
     UnknownPreset(String),
     #[error("preset file `{file}` is malformed: {msg}")]

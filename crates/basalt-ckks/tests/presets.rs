@@ -11,7 +11,8 @@ use common::*;
 /// (worst slot) for the product and `min_rot` for rotations and conjugation (mean over slots if
 /// `mean_rot`).
 fn functional_with(name: &str, min_mul: f64, min_rot: f64, mean_rot: bool) {
-    let params = Parameters::preset(name).unwrap();
+    // Functional checks run every preset, those below 128 bits with the explicit opt-in.
+    let params = Parameters::preset_insecure(name).unwrap();
     let c = setup(params, &[1, -2], false);
     let slots = c.params.max_slots();
     let a = random_values(slots, 1);
@@ -46,7 +47,7 @@ fn functional_with(name: &str, min_mul: f64, min_rot: f64, mean_rot: bool) {
 }
 
 fn functional(name: &str) {
-    let params = Parameters::preset(name).unwrap();
+    let params = Parameters::preset_insecure(name).unwrap();
     // Low-scale hardware sets (32-, 36-bit words) keep fewer bits.
     let need = (params.literal().log_default_scale - 24.0).clamp(5.0, 16.0);
     functional_with(name, need, need, false);
@@ -67,7 +68,7 @@ fn every_preset_builds_and_reports_security() {
     for lit in all {
         let name = lit.name.clone();
         assert!(!lit.provenance.source.is_empty(), "{name}: provenance");
-        let p = Parameters::new(lit.clone()).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let p = Parameters::new_insecure(lit.clone()).unwrap_or_else(|e| panic!("{name}: {e}"));
         let s = p.security();
         println!(
             "{name} {:?}: N=2^{} L={} k={} dnum={} alpha={} logQP={:.1} security≈{:.0} bits meets={:?} sparse={} claimed={:?}",
@@ -83,16 +84,16 @@ fn every_preset_builds_and_reports_security() {
             s.sparse_caveat,
             lit.provenance.claimed_security
         );
-        // Sets loadable only by name are exactly those below 128 bits by the table.
-        assert_eq!(
-            lit.allow_insecure,
-            s.meets.is_none(),
-            "{name}: allow_insecure must flag insecure sets only"
-        );
-        if lit.allow_insecure {
-            let mut l = lit.clone();
-            l.allow_insecure = false;
-            assert!(matches!(Parameters::new(l), Err(ParamError::Insecure { .. })));
+        // No preset file opts itself in; the sets estimated below 128 bits are refused by name
+        // and built with the explicit opt-in, the others are built either way.
+        assert!(!lit.allow_insecure, "{name}: a preset file must not opt in");
+        assert_eq!(s.meets.is_none(), s.bits < 128.0);
+        if s.bits < 128.0 {
+            assert!(matches!(Parameters::new(lit.clone()), Err(ParamError::Insecure { .. })));
+            assert!(matches!(Parameters::preset(&name), Err(ParamError::Insecure { .. })));
+            assert!(Parameters::preset_insecure(&name).is_ok());
+        } else {
+            assert!(Parameters::preset(&name).is_ok(), "{name}");
         }
         // Aliases resolve.
         for a in &lit.aliases {
@@ -117,7 +118,7 @@ fn every_preset_builds_and_reports_security() {
     assert_eq!(o4b.base_primes() + 8, o4.q().len());
     assert!(o4b.log_qp() <= 1630.0 && o4b.security().meets == Some(128), "{}", o4b.log_qp());
     assert!(o4b.q().iter().chain(o4b.p()).all(|&q| q < 1 << 40));
-    let cl = Parameters::preset("CRATERLAKE_80").unwrap();
+    let cl = Parameters::preset_insecure("CRATERLAKE_80").unwrap();
     assert!(cl.q().iter().chain(cl.p()).all(|&q| q < 1 << 28), "CraterLake words are 28 bits");
     // CraterLake's 200-bit chain (N = 2^17): two digits are the fewest under the 200-bit bound
     // (HE Standard at 2^17 interpolated between its 192- and 256-bit rows: log QP <= 2357).

@@ -13,7 +13,7 @@ use basalt_workloads::network::StrategyRule;
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let steps: usize = std::env::args().nth(1).map_or(Ok(15), |s| s.parse())?;
     let preset = "CRATERLAKE_80_BOOT";
-    let params = Parameters::preset(preset)?;
+    let params = Parameters::preset_insecure(preset)?; // CraterLake's 80-bit chain
     let m = basalt_sim::Machine::load("data/machines/craterlake.toml")?;
     let mib = |b: f64| b / (1u64 << 20) as f64;
     for (gsc, max_partials, of_limb) in

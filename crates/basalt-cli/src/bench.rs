@@ -62,7 +62,7 @@ pub struct BenchArgs {
     /// Encrypt→LUT→decrypt trials for the measured PBS failure rate (0 to skip).
     #[arg(long, default_value_t = 0)]
     failure_trials: u64,
-    /// Allow parameter sets below 128-bit security (Strix set I).
+    /// Allow parameter sets estimated below 128-bit security (`basalt security` lists them).
     #[arg(long)]
     allow_insecure: bool,
     /// HE-MxV parameter sets (A, B, C) for the mxv suite.
@@ -152,7 +152,8 @@ fn predict(
         return Ok(None);
     }
     let machine = basalt_sim::Machine::load(path).map_err(|e| e.to_string())?;
-    let params = basalt_ckks::Parameters::preset(preset).map_err(|e| e.to_string())?;
+    // A prediction for a set the measurement already built (with its opt-in, if it needed one).
+    let params = basalt_ckks::Parameters::preset_insecure(preset).map_err(|e| e.to_string())?;
     let args = TraceArgs {
         level: Some(level),
         reordered: variant == basalt_ckks::KsVariant::Reordered,
@@ -230,6 +231,7 @@ pub fn run(a: &BenchArgs) -> Result<(), String> {
                     a.reps,
                     a.seeded,
                     a.amortised,
+                    a.allow_insecure,
                 )?;
                 emit(v);
             }
@@ -288,7 +290,10 @@ pub fn run(a: &BenchArgs) -> Result<(), String> {
                     seeded: a.seeded,
                     ..Default::default()
                 };
-                let recs = basalt_ckks::bench::run(&cfg).map_err(|e| e.to_string())?;
+                let params = basalt_ckks::Parameters::preset_with(preset, a.allow_insecure)
+                    .map_err(|e| e.to_string())?;
+                let recs = basalt_ckks::bench::run_with_params(&params, &cfg)
+                    .map_err(|e| e.to_string())?;
                 for r in recs {
                     let mut v = serde_json::to_value(&r).map_err(|e| e.to_string())?;
                     v["bench"] = json!(format!("ckks/{}", r.op));

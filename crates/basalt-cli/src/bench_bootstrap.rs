@@ -11,8 +11,10 @@ pub fn run(
     reps: usize,
     seeded: bool,
     amortised: bool,
+    allow_insecure: bool,
 ) -> Result<Value, String> {
-    let params = basalt_ckks::Parameters::preset(preset).map_err(|e| e.to_string())?;
+    let params =
+        basalt_ckks::Parameters::preset_with(preset, allow_insecure).map_err(|e| e.to_string())?;
     let config = for_preset(preset, log_slots, params.log_n()).ok_or(format!(
         "preset {preset:?} has no bootstrapping circuit (see docs/bootstrapping.md, Presets)"
     ))?;
@@ -23,6 +25,7 @@ pub fn run(
         reps,
         seeded,
         amortised,
+        allow_insecure,
     };
     let r = run_bench(&cfg).map_err(|e| e.to_string())?;
     serde_json::to_value(&r).map_err(|e| e.to_string())

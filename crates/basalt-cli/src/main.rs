@@ -4,6 +4,7 @@ mod bench;
 mod bench_bootstrap;
 mod calibrate;
 mod compare;
+mod security;
 mod sim;
 mod tour;
 mod trace_cmd;
@@ -31,6 +32,8 @@ enum Cmd {
     Sim(sim::SimArgs),
     /// Record a CKKS program in trace mode and print its kernel stream (JSON).
     Trace(trace_cmd::TraceArgs),
+    /// Estimated security of every preset (lattice estimator); `--markdown` writes docs/security.md.
+    Security(security::SecurityArgs),
 }
 
 /// Die quietly on a closed pipe (`basalt trace … | head`), as other command-line tools do,
@@ -56,6 +59,7 @@ fn main() {
         Cmd::Bench(a) => bench::run(&a),
         Cmd::Sim(a) => sim::run(&a),
         Cmd::Trace(a) => trace_cmd::run(&a),
+        Cmd::Security(a) => security::run(&a),
     };
     if let Err(e) = result {
         eprintln!("basalt: {e}");

@@ -363,14 +363,14 @@ fn ckks(quick: bool) -> Result<Parameters, String> {
     };
     let sec = params.security();
     step(&format!(
-        "CKKS on {}: N = 2^{}, log QP = {:.0}, {} levels, dnum = {}, security ≈ {:.0} bits{}",
+        "CKKS on {}: N = 2^{}, log QP = {:.0}, {} levels, dnum = {}, security ≈ {:.0} bits ({})",
         params.name(),
         params.log_n(),
         params.log_qp(),
         params.max_level(),
         params.dnum(),
         sec.bits,
-        if sec.sparse_caveat { " (sparse secret: an upper bound)" } else { "" }
+        sec.attack
     ));
     let slots = params.max_slots();
     let kg = KeyGenerator::new(&params);

@@ -98,6 +98,10 @@ pub struct TraceArgs {
     /// logreg: training iterations (the reproduction runs 30).
     #[arg(long, default_value_t = 150)]
     pub steps: u32,
+    /// Accept a preset estimated below 128-bit security (`basalt security` lists them): the
+    /// papers' 80-bit CraterLake sets, for instance.
+    #[arg(long)]
+    pub allow_insecure: bool,
 }
 
 impl TraceArgs {
@@ -117,6 +121,7 @@ impl TraceArgs {
             stored_diagonals: false,
             max_partials: 4,
             steps: 150,
+            allow_insecure: false,
         }
     }
 }
@@ -250,7 +255,7 @@ fn workload(a: &TraceArgs) -> Option<basalt_sim::Program> {
 }
 
 pub fn run(a: &TraceArgs) -> Result<(), String> {
-    let params = Parameters::preset(&a.preset).map_err(|e| e.to_string())?;
+    let params = Parameters::preset_with(&a.preset, a.allow_insecure).map_err(|e| e.to_string())?;
     let t = record_program(&params, a)?;
     println!("{}", serde_json::to_string(&t).map_err(|e| e.to_string())?);
     Ok(())

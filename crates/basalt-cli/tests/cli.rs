@@ -85,7 +85,16 @@ fn bad_input_is_an_error_message_not_a_panic() {
         vec!["trace", "--program", "bootstrap", "--preset", "FAB", "--log-slots", "16"],
         vec!["trace", "--program", "lstm", "--preset", "MXV_SET_A"],
         vec!["trace", "--program", "logreg", "--preset", "MXV_SET_A"],
-        vec!["trace", "--program", "logreg", "--preset", "CRATERLAKE_80_BOOT", "--level", "5"],
+        vec![
+            "trace",
+            "--program",
+            "logreg",
+            "--preset",
+            "CRATERLAKE_80_BOOT",
+            "--level",
+            "5",
+            "--allow-insecure",
+        ],
     ] {
         let out = basalt().args(&args).output().unwrap();
         let err = String::from_utf8_lossy(&out.stderr);

@@ -32,6 +32,7 @@ pub mod primes;
 pub mod ring;
 pub mod rns;
 pub mod sampler;
+pub mod security;
 
 pub use modular::Modulus;
 pub use poly::{Domain, RnsPoly};

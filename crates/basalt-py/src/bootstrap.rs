@@ -61,17 +61,20 @@ impl PyBootstrap {
     /// The bootstrapping circuit of a preset that has one (`N16QP1546H192H32`, `FAB`,
     /// `OSIRIS_SET_III_BOOT`, the CraterLake chains), for `log_slots` slots (default fully
     /// packed). At N = 2^16 a real context generates several GB of keys (half with
-    /// `seeded_keys`) and takes minutes; a `symbolic` one takes no time and traces.
+    /// `seeded_keys`) and takes minutes; a `symbolic` one takes no time and traces. Presets
+    /// estimated below 128-bit security (the CraterLake 80-bit chains…) need
+    /// `allow_insecure=True`.
     #[staticmethod]
-    #[pyo3(signature = (name, log_slots=None, seeded_keys=false, symbolic=false))]
+    #[pyo3(signature = (name, log_slots=None, seeded_keys=false, symbolic=false, allow_insecure=false))]
     fn preset(
         py: Python<'_>,
         name: &str,
         log_slots: Option<u32>,
         seeded_keys: bool,
         symbolic: bool,
+        allow_insecure: bool,
     ) -> PyResult<PyBootstrap> {
-        let params = Parameters::preset(name).map_err(err)?;
+        let params = Parameters::preset_with(name, allow_insecure).map_err(err)?;
         let cfg = config::for_preset(name, log_slots, params.log_n())
             .ok_or_else(|| err(format!("preset {name:?} has no bootstrapping circuit")))?;
         py.allow_threads(|| build(params, cfg, seeded_keys, symbolic))

@@ -121,12 +121,12 @@ fn key_pair(c: &PyCkks) -> PyResult<&(SecretKey, PublicKey)> {
 
 #[pymethods]
 impl PyCkks {
-    /// Context for a named preset (`basalt.ckks_presets()` lists them). Presets below 128-bit
-    /// security are refused unless loaded by name from their data file, which opts in.
+    /// Context for a named preset (`basalt.ckks_presets()` lists them). Presets estimated below
+    /// 128-bit security (`basalt security` lists them) are refused unless `allow_insecure=True`.
     /// `symbolic`: trace mode (no key pair, no arithmetic), so full-size presets trace in
     /// milliseconds.
     #[staticmethod]
-    #[pyo3(signature = (name, rotations=vec![], conjugate=false, seeded_keys=false, symbolic=false))]
+    #[pyo3(signature = (name, rotations=vec![], conjugate=false, seeded_keys=false, symbolic=false, allow_insecure=false))]
     fn preset(
         py: Python<'_>,
         name: &str,
@@ -134,8 +134,9 @@ impl PyCkks {
         conjugate: bool,
         seeded_keys: bool,
         symbolic: bool,
+        allow_insecure: bool,
     ) -> PyResult<PyCkks> {
-        let params = Parameters::preset(name).map_err(err)?;
+        let params = Parameters::preset_with(name, allow_insecure).map_err(err)?;
         py.allow_threads(|| build(params, rotations, conjugate, seeded_keys, symbolic))
     }
 

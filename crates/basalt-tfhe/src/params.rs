@@ -3,10 +3,15 @@
 //! Why literal → validated (as SEAL's `EncryptionParameters` → `SEALContext` and Lattigo's
 //! `ParametersLiteral` → `Parameters`): presets live as data in `data/params/tfhe/*.toml`, anybody
 //! can write one, and every consumer gets the same named errors instead of a panic deep inside
-//! the FFT. Insecure sets (below 128 bits by their own source) only load with an explicit opt-in.
+//! the FFT. Every set's security is estimated when it is validated ([`TfheSecurity`]: the
+//! lattice estimator of `basalt_math::security` on both the LWE key-switching key's instance
+//! and the GLWE instance of the bootstrapping key); sets estimated below 128 bits only load
+//! with an explicit opt-in. `security_bits` in a file is the source's claim, kept for
+//! comparison, never trusted.
 
 use std::ops::Deref;
 
+use basalt_math::security::{CostModel, Distribution, LweInstance};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Result, TfheError};
@@ -77,10 +82,67 @@ pub struct ParamsLiteral {
 /// Security level below which a set needs `allow_insecure`.
 pub const MIN_SECURE_BITS: u32 = 128;
 
+impl NoiseDistribution {
+    /// The estimator's distribution, in integer units of the torus `2^torus_bits`.
+    pub fn as_lattice_distribution(&self, torus_bits: u32) -> Distribution {
+        match *self {
+            NoiseDistribution::Gaussian { std_dev } => {
+                Distribution::Gaussian { sigma: std_dev * 2f64.powi(torus_bits as i32) }
+            }
+            NoiseDistribution::TUniform { bound_log2 } => Distribution::TUniform { bound_log2 },
+        }
+    }
+}
+
+/// Estimated security of a TFHE set: the two LWE problems its keys rest on.
+///
+/// - the LWE instance of dimension `n` (the small key, under which the key-switching key
+///   encrypts and, in KS→PBS order, every ciphertext entering a bootstrap), binary secret,
+///   `lwe_noise`;
+/// - the GLWE instance of dimension `k·N` (the bootstrapping key's GGSWs and the big key),
+///   binary secret, `glwe_noise`.
+///
+/// Both modulo `2^torus_bits`, unlimited samples, the HE Standard's sieving cost model. The
+/// set's security is the smaller of the two.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TfheSecurity {
+    pub lwe_bits: f64,
+    pub lwe_attack: &'static str,
+    pub glwe_bits: f64,
+    pub glwe_attack: &'static str,
+}
+
+impl TfheSecurity {
+    /// The set's security: the weaker of the two instances.
+    pub fn bits(&self) -> f64 {
+        self.lwe_bits.min(self.glwe_bits)
+    }
+
+    /// Estimate a literal.
+    pub fn of(lit: &ParamsLiteral) -> TfheSecurity {
+        let q = lit.torus_bits as f64;
+        let one = |n: usize, noise: NoiseDistribution| {
+            let e = LweInstance::new(
+                n,
+                q,
+                Distribution::Binary,
+                noise.as_lattice_distribution(lit.torus_bits),
+            )
+            .estimate_with(CostModel::HeStandardSieve);
+            (e.bits, e.best().kind.name())
+        };
+        let (lwe_bits, lwe_attack) = one(lit.lwe_dimension, lit.lwe_noise);
+        let (glwe_bits, glwe_attack) =
+            one(lit.glwe_dimension * lit.polynomial_size, lit.glwe_noise);
+        TfheSecurity { lwe_bits, lwe_attack, glwe_bits, glwe_attack }
+    }
+}
+
 /// A validated parameter set. Read its fields through `Deref` to [`ParamsLiteral`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct TfheParams {
     lit: ParamsLiteral,
+    security: TfheSecurity,
 }
 
 impl Serialize for TfheParams {
@@ -198,10 +260,16 @@ impl TfheParams {
         if p as usize * 2 > n_poly {
             return Err(enc_err);
         }
-        if lit.security_bits < MIN_SECURE_BITS && !allow_insecure {
-            return Err(TfheError::Insecure(lit.name.clone(), lit.security_bits));
+        let security = TfheSecurity::of(&lit);
+        if security.bits() < MIN_SECURE_BITS as f64 && !allow_insecure {
+            return Err(TfheError::Insecure(lit.name.clone(), security.bits().floor() as u32));
         }
-        Ok(TfheParams { lit })
+        Ok(TfheParams { lit, security })
+    }
+
+    /// The estimated security (computed at validation).
+    pub fn security(&self) -> &TfheSecurity {
+        &self.security
     }
 
     /// The literal this set was validated from.
@@ -219,9 +287,9 @@ impl TfheParams {
         self.glwe_dimension * self.polynomial_size
     }
 
-    /// `true` when the set's own source rates it below [`MIN_SECURE_BITS`].
+    /// `true` when the set is estimated below [`MIN_SECURE_BITS`].
     pub fn is_insecure(&self) -> bool {
-        self.security_bits < MIN_SECURE_BITS
+        self.security.bits() < MIN_SECURE_BITS as f64
     }
 
     /// A stable 64-bit identity of the set (FNV-1a of its canonical JSON), stored in every key
@@ -286,7 +354,7 @@ pub mod toy {
             carry_modulus,
             atomic_pattern,
             security_bits: 0,
-            security_source: "none: toy".into(),
+            security_source: "none claimed: toy".into(),
             lwe_noise: lwe,
             glwe_noise: glwe,
         }
@@ -315,8 +383,23 @@ mod tests {
             let p = TfheParams::preset(name, true).unwrap();
             assert_eq!(p.name, name);
         }
-        assert!(matches!(TfheParams::preset("STRIX_I", false), Err(TfheError::Insecure(_, 80))));
-        assert!(TfheParams::preset("ii", false).is_ok());
+        assert!(matches!(TfheParams::preset("STRIX_I", false), Err(TfheError::Insecure(..))));
+        for name in preset_names() {
+            let p = TfheParams::preset(name, true).unwrap();
+            let s = p.security();
+            println!(
+                "{name}: LWE n={} {:.1} bits ({}), GLWE kN={} {:.1} bits ({}); claimed {}",
+                p.lwe_dimension,
+                s.lwe_bits,
+                s.lwe_attack,
+                p.big_lwe_dimension(),
+                s.glwe_bits,
+                s.glwe_attack,
+                p.security_bits
+            );
+            // Without the opt-in, exactly the sets estimated below 128 bits are refused.
+            assert_eq!(TfheParams::preset(name, false).is_err(), s.bits() < 128.0, "{name}");
+        }
         assert!(matches!(TfheParams::preset("nope", true), Err(TfheError::UnknownSet(_))));
         let p = TfheParams::preset("2_2", false).unwrap();
         assert_eq!((p.lwe_dimension, p.polynomial_size, p.pbs_base_log), (918, 2048, 23));
@@ -349,9 +432,9 @@ mod tests {
 
     #[test]
     fn ids_differ_between_sets() {
-        let a = TfheParams::preset("III", false).unwrap();
-        let b = TfheParams::preset("IV", false).unwrap();
+        let a = TfheParams::preset("III", true).unwrap();
+        let b = TfheParams::preset("IV", true).unwrap();
         assert_ne!(a.id(), b.id());
-        assert_eq!(a.id(), TfheParams::preset("STRIX_III", false).unwrap().id());
+        assert_eq!(a.id(), TfheParams::preset("STRIX_III", true).unwrap().id());
     }
 }

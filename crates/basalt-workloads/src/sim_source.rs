@@ -76,6 +76,14 @@ pub fn reproduce(
     Ok(out)
 }
 
+/// A paper's own parameter set, built whatever its estimated security: these traces reproduce
+/// what the papers ran (CraterLake's 80-bit sets, Osiris' Set II), so the opt-in below 128 bits
+/// is explicit here, for the simulator's sources only. Every other entry point refuses such a
+/// set unless its caller opts in.
+fn paper_preset(name: &str) -> Result<Parameters, basalt_ckks::ParamError> {
+    Parameters::preset_insecure(name)
+}
+
 /// Record `p` (no caching).
 ///
 /// # Errors
@@ -84,7 +92,7 @@ pub fn reproduce(
 pub fn record_program(p: &Program) -> Result<Trace, String> {
     match p {
         Program::Bootstrap { preset, log_slots, dft, seeded } => {
-            let params = Parameters::preset(preset).map_err(|e| e.to_string())?;
+            let params = paper_preset(preset).map_err(|e| e.to_string())?;
             let mut cfg = for_preset(preset, *log_slots, params.log_n()).ok_or(format!(
                 "preset {preset:?} has no bootstrapping circuit (N16QP1546H192H32, FAB, \
                      OSIRIS_SET_III_BOOT, OSIRIS_SET_IV_BOOT, CRATERLAKE_80_BOOT, \
@@ -126,7 +134,7 @@ pub fn record_program(p: &Program) -> Result<Trace, String> {
             Ok(t)
         }
         Program::HMult { preset, level, seeded, merged } => {
-            let params = Parameters::preset(preset).map_err(|e| e.to_string())?;
+            let params = paper_preset(preset).map_err(|e| e.to_string())?;
             let level = *level as usize;
             if level == 0 || level > params.max_level() {
                 return Err(format!(
@@ -152,7 +160,7 @@ pub fn record_program(p: &Program) -> Result<Trace, String> {
             record_helr(preset, *level as usize, *step, *seeded)
         }
         Program::Mnist { net, preset, hoisting, gsc, max_partials, of_limb, seeded } => {
-            let params = Parameters::preset(preset).map_err(|e| e.to_string())?;
+            let params = paper_preset(preset).map_err(|e| e.to_string())?;
             let net = match net {
                 MnistNet::Mlp => mnist::Net::Mlp,
                 MnistNet::Lola => mnist::Net::Lola,
@@ -167,7 +175,7 @@ pub fn record_program(p: &Program) -> Result<Trace, String> {
             record_inference(&params, net, rule, *seeded).map_err(|e| e.to_string())
         }
         Program::Resnet20 { preset, sparse, seeded } => {
-            let params = Parameters::preset(preset).map_err(|e| e.to_string())?;
+            let params = paper_preset(preset).map_err(|e| e.to_string())?;
             let (boot_preset, log_slots, conv) = match sparse {
                 None => (preset, None, ConvStrategy::LATTIGO),
                 Some(s) => {
@@ -176,7 +184,7 @@ pub fn record_program(p: &Program) -> Result<Trace, String> {
                     (&s.boot_preset, Some(s.log_slots), conv)
                 }
             };
-            let boot_params = Parameters::preset(boot_preset).map_err(|e| e.to_string())?;
+            let boot_params = paper_preset(boot_preset).map_err(|e| e.to_string())?;
             let cfg = for_preset(boot_preset, log_slots, boot_params.log_n())
                 .ok_or(format!("preset {boot_preset:?} has no bootstrapping circuit"))?;
             let (t, _) =
@@ -203,12 +211,12 @@ pub fn record_program(p: &Program) -> Result<Trace, String> {
             record_matvec(preset, *level as usize, *diagonals as usize, rule, *rescale, *seeded)
         }
         Program::Sort { preset, log_len, seeded } => {
-            let params = Parameters::preset(preset).map_err(|e| e.to_string())?;
+            let params = paper_preset(preset).map_err(|e| e.to_string())?;
             let sort = BitonicSort { log_len: *log_len, ..BitonicSort::osiris() };
             record_sort(&params, &sort, *seeded).map(|(t, _)| t).map_err(|e| e.to_string())
         }
         Program::Lola { net, preset, seeded } => {
-            let params = Parameters::preset(preset).map_err(|e| e.to_string())?;
+            let params = paper_preset(preset).map_err(|e| e.to_string())?;
             match net {
                 LolaNet::MnistEncryptedWeights => {
                     crate::encrypted_weights::record_mnist(&params, LSTM_RULE, *seeded)
@@ -218,7 +226,7 @@ pub fn record_program(p: &Program) -> Result<Trace, String> {
             .map_err(|e| e.to_string())
         }
         Program::Lstm { preset, steps, seeded } => {
-            let params = Parameters::preset(preset).map_err(|e| e.to_string())?;
+            let params = paper_preset(preset).map_err(|e| e.to_string())?;
             record_lstm(&params, preset, *steps as usize, LSTM_RULE, *seeded)
                 .map_err(|e| e.to_string())
         }
@@ -238,7 +246,7 @@ fn record_logreg_program(
     (start_limbs, iterations, side_by_side): (usize, usize, usize),
     seeded: bool,
 ) -> Result<Trace, String> {
-    let params = Parameters::preset(preset).map_err(|e| e.to_string())?;
+    let params = paper_preset(preset).map_err(|e| e.to_string())?;
     let cfg = for_preset(preset, None, params.log_n())
         .ok_or(format!("preset {preset:?} has no bootstrapping circuit"))?;
     let refreshed = cfg.budget(&params).map_err(|e| e.to_string())?.output_level;
@@ -279,7 +287,7 @@ fn record_matvec(
     rescale: bool,
     seeded: bool,
 ) -> Result<Trace, String> {
-    let params = Parameters::preset(preset).map_err(|e| e.to_string())?;
+    let params = paper_preset(preset).map_err(|e| e.to_string())?;
     let slots = params.max_slots();
     let (indices, strategy) = ((0..diagonals).collect(), rule.strategy(diagonals));
     let lt = if rescale {
@@ -303,7 +311,7 @@ fn record_matvec(
 /// `cts` gradients (their inputs are built unrecorded, so the trace holds the step alone);
 /// `seeded` keys for machines with a key generator (Osiris).
 fn record_helr(preset: &str, level: usize, step: HelrStep, seeded: bool) -> Result<Trace, String> {
-    let params = Parameters::preset(preset).map_err(|e| e.to_string())?;
+    let params = paper_preset(preset).map_err(|e| e.to_string())?;
     let h = Helr::fab();
     let keys =
         KeyGenerator::new(&params).gen_symbolic_evaluation_keys(&h.rotations(), false, seeded);

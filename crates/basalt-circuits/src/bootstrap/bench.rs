@@ -26,6 +26,8 @@ pub struct BootstrapBenchConfig {
     pub seeded: bool,
     /// Also measure `T_mult(i)` at every level left (for `T_mult,a/slot`).
     pub amortised: bool,
+    /// Accept a preset estimated below 128-bit security (the explicit opt-in).
+    pub allow_insecure: bool,
 }
 
 /// One measurement.
@@ -72,7 +74,7 @@ pub struct BootstrapRecord {
 /// # Errors
 /// Unknown preset, a config that does not fit, scheme errors.
 pub fn run(cfg: &BootstrapBenchConfig) -> Result<BootstrapRecord> {
-    let params = Parameters::preset(&cfg.preset)
+    let params = Parameters::preset_with(&cfg.preset, cfg.allow_insecure)
         .map_err(|e| CircuitError::Invalid(format!("preset {:?}: {e}", cfg.preset)))?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(cfg.threads.max(1))

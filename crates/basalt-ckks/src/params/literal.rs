@@ -8,7 +8,7 @@
 use serde::{Deserialize, Serialize};
 
 /// Distribution of the secret key.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum SecretDistribution {
     /// Uniform ternary: each coefficient is −1, 0, 1 with probability 1/3 (HE Standard's

@@ -5,9 +5,10 @@
 //! working directory. A name matches the preset's content name (`N16_L23_D3_W54`) or any alias
 //! (`FAB`), case-insensitively.
 //!
-//! Loading by name is the opt-in for sets the HE Standard table rates below 128 bits
-//! (CraterLake's 80-bit sets): their files say `allow_insecure = true`. A literal written by
-//! hand must opt in itself.
+//! A preset's security is estimated when it is built (see [`super::security`]); one estimated
+//! below 128 bits (CraterLake's 80-bit sets, among others: `basalt security` lists them) is
+//! refused by [`Parameters::preset`] and built only by [`Parameters::preset_insecure`], the
+//! explicit opt-in. Preset files never opt in themselves.
 
 use super::literal::ParametersLiteral;
 use super::validate::Parameters;
@@ -110,9 +111,20 @@ pub fn literal(name: &str) -> Result<ParametersLiteral, ParamError> {
 }
 
 impl Parameters {
-    /// Build the preset called `name` (see [`literal`]). Loading by name honours the file's
-    /// `allow_insecure`.
+    /// Build the preset called `name` (see [`literal`]), refusing it with
+    /// [`ParamError::Insecure`] if it is estimated below 128 bits.
     pub fn preset(name: &str) -> Result<Parameters, ParamError> {
         Parameters::new(literal(name)?)
+    }
+
+    /// Build the preset called `name` whatever its estimated security: the explicit opt-in for
+    /// sets below 128 bits (the estimate is still computed and reported).
+    pub fn preset_insecure(name: &str) -> Result<Parameters, ParamError> {
+        Parameters::new_insecure(literal(name)?)
+    }
+
+    /// [`Parameters::preset`] or, with `allow_insecure`, [`Parameters::preset_insecure`].
+    pub fn preset_with(name: &str, allow_insecure: bool) -> Result<Parameters, ParamError> {
+        if allow_insecure { Self::preset_insecure(name) } else { Self::preset(name) }
     }
 }

@@ -4,8 +4,8 @@
 //! Checks, in order: ring degree; Q and P given one way each; bit sizes in 20..=61; primes
 //! generated or checked (prime, `q ≡ 1 mod 2N`, all distinct); `dnum`/`alpha` in range; `P` at
 //! least as large as the largest digit up to [`SLACK_BITS`] (otherwise key switching would
-//! amplify noise instead of dividing it); secret weight, σ, scale, level layout; and finally security against the
-//! HE Standard table unless the caller opted in.
+//! amplify noise instead of dividing it); secret weight, σ, scale, level layout; and finally the
+//! lattice estimate of [`super::security`] (at least 128 bits unless the caller opted in).
 
 use std::sync::Arc;
 
@@ -222,8 +222,8 @@ fn generate(
 }
 
 impl Parameters {
-    /// Validate `lit` and build its ring. Sets below 128-bit security (HE Standard table) are
-    /// rejected with [`ParamError::Insecure`] unless `lit.allow_insecure` is set.
+    /// Validate `lit` and build its ring. Sets estimated below 128-bit security are rejected
+    /// with [`ParamError::Insecure`] unless `lit.allow_insecure` is set.
     ///
     /// # Errors
     /// One [`ParamError`] variant per failed check (see the module doc).
@@ -337,12 +337,13 @@ impl Parameters {
             .iter()
             .map(|g| log2_sum(&q[..=g.top_level]) + log2_sum(&p[..g.p_limbs]))
             .fold(f64::NEG_INFINITY, f64::max);
-        let sparse = matches!(lit.secret, SecretDistribution::Hamming { .. });
-        let security = security::estimate(log_n, log_qp, sparse);
-        if security.meets.is_none() && !(lit.allow_insecure || force_insecure) {
+        let security = security::estimate(log_n, log_qp, lit.secret, lit.sigma);
+        if security.bits < security::MIN_SECURE_BITS && !(lit.allow_insecure || force_insecure) {
             return Err(ParamError::Insecure {
+                name: lit.name.clone(),
+                bits: security.bits,
+                attack: security.attack.clone(),
                 log_qp,
-                max_log_qp: security.max_log_qp_128,
                 log_n,
             });
         }
