@@ -188,10 +188,27 @@ impl<T: Torus> ServerKey<T> {
         match self.params.atomic_pattern {
             AtomicPattern::KsPbs => {
                 keyswitch_batch(&self.ksk, &inputs, cfg.ks_tile, &mut mid);
+                if self.msnr.is_some() {
+                    mid.par_iter_mut().for_each(|v| self.reduce_ms_noise(v));
+                }
                 let m: Vec<&[T]> = mid.iter().map(|v| v.as_slice()).collect();
                 pbs_batch(&m, &lut.tv, &self.bsk, cfg, &mut out);
             }
             AtomicPattern::PbsKs => {
+                let reduced: Vec<Vec<T>>;
+                let inputs = if self.msnr.is_some() {
+                    reduced = inputs
+                        .par_iter()
+                        .map(|x| {
+                            let mut v = x.to_vec();
+                            self.reduce_ms_noise(&mut v);
+                            v
+                        })
+                        .collect();
+                    reduced.iter().map(|v| v.as_slice()).collect()
+                } else {
+                    inputs
+                };
                 pbs_batch(&inputs, &lut.tv, &self.bsk, cfg, &mut mid);
                 let m: Vec<&[T]> = mid.iter().map(|v| v.as_slice()).collect();
                 keyswitch_batch(&self.ksk, &m, cfg.ks_tile, &mut out);

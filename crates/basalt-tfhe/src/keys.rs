@@ -14,6 +14,7 @@ use crate::glwe::GlweSecretKey;
 use crate::keyswitch::KeySwitchKey;
 use crate::lut::{Lut, delta};
 use crate::lwe::{LweCiphertext, LweSecretKey};
+use crate::ms_noise_reduction::MsNoiseReductionKey;
 use crate::params::{AtomicPattern, TfheParams};
 use crate::pbs::programmable_bootstrap;
 use crate::random::Csprng;
@@ -173,7 +174,12 @@ impl<T: Torus> ClientKey<T> {
             p.lwe_noise,
             rng,
         );
-        ServerKey { params: p.clone(), key_id: self.key_id, bsk, ksk }
+        // Encryptions of zero for the modulus-switch noise reduction, under the key the blind
+        // rotation's input is under (the small key in both atomic patterns).
+        let msnr = p
+            .ms_noise_reduction
+            .map(|m| MsNoiseReductionKey::generate(&self.lwe_sk, m, p.lwe_noise, rng));
+        ServerKey { params: p.clone(), key_id: self.key_id, bsk, ksk, msnr }
     }
 }
 
@@ -198,6 +204,9 @@ pub struct ServerKey<T: Torus> {
     pub(crate) key_id: u64,
     pub(crate) bsk: FourierBsk,
     pub(crate) ksk: KeySwitchKey<T>,
+    /// Present when the set asks for the modulus-switch noise reduction.
+    #[serde(default)]
+    pub(crate) msnr: Option<MsNoiseReductionKey<T>>,
 }
 
 impl<T: Torus> ServerKey<T> {
@@ -211,6 +220,19 @@ impl<T: Torus> ServerKey<T> {
 
     pub fn ksk(&self) -> &KeySwitchKey<T> {
         &self.ksk
+    }
+
+    /// The modulus-switch noise-reduction key, if the set uses one.
+    pub fn ms_noise_reduction_key(&self) -> Option<&MsNoiseReductionKey<T>> {
+        self.msnr.as_ref()
+    }
+
+    /// Prepare a blind-rotation input (dimension `n`): the modulus-switch noise reduction when
+    /// the set has one, else nothing.
+    pub(crate) fn reduce_ms_noise(&self, lwe: &mut [T]) {
+        if let Some(k) = &self.msnr {
+            k.improve(lwe, self.params.polynomial_size);
+        }
     }
 
     /// Build a LUT for this key's parameters.
@@ -270,7 +292,13 @@ impl<T: Torus> ServerKey<T> {
         let fft = fft_for(self.params.polynomial_size);
         let mut ws = BlindRotateWorkspace::new(&fft, self.bsk.k, self.bsk.level);
         let mut out = vec![T::ZERO; self.params.big_lwe_dimension() + 1];
-        programmable_bootstrap(&lwe.data, &lut.tv, &self.bsk, &fft, &mut ws, &mut out);
+        if self.msnr.is_some() {
+            let mut input = lwe.data.clone();
+            self.reduce_ms_noise(&mut input);
+            programmable_bootstrap(&input, &lut.tv, &self.bsk, &fft, &mut ws, &mut out);
+        } else {
+            programmable_bootstrap(&lwe.data, &lut.tv, &self.bsk, &fft, &mut ws, &mut out);
+        }
         LweCiphertext::from_vec(out)
     }
 

@@ -35,6 +35,7 @@ pub mod keyswitch;
 pub mod lut;
 pub mod lwe;
 pub mod modswitch;
+pub mod ms_noise_reduction;
 pub mod noise;
 pub mod params;
 pub mod pbs;

@@ -77,6 +77,25 @@ pub struct ParamsLiteral {
     pub security_source: String,
     pub lwe_noise: NoiseDistribution,
     pub glwe_noise: NoiseDistribution,
+    /// Modulus-switch noise reduction (drift technique); absent = plain rounding.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ms_noise_reduction: Option<MsNoiseReductionParams>,
+}
+
+/// Parameters of the modulus-switch noise reduction ([`crate::ms_noise_reduction`]), with
+/// TFHE-rs's names (`ModulusSwitchNoiseReductionParams`). Serialised only when present, so the
+/// identity of sets without it does not change.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MsNoiseReductionParams {
+    /// Encryptions of zero in the server key (candidates tried one after the other).
+    pub modulus_switch_zeros_count: usize,
+    /// Bound on the noise measure `|E| + r·sqrt(V_ms + V_in)`, a fraction of the torus
+    /// (TFHE-rs stores it in words: `2^58` for the 2+2-bit set is `1/64` here).
+    pub ms_bound: f64,
+    /// `r` of the measure: how many standard deviations must fit under the bound.
+    pub ms_r_sigma_factor: f64,
+    /// Variance (torus units) assumed for the ciphertext noise entering the modulus switch.
+    pub ms_input_variance: f64,
 }
 
 /// Security level below which a set needs `allow_insecure`.
@@ -246,6 +265,21 @@ impl TfheParams {
                 }
             }
         }
+        if let Some(m) = lit.ms_noise_reduction {
+            let bad = |what: &str| Err(TfheError::Noise(format!("ms_noise_reduction: {what}")));
+            if !(1..=1 << 16).contains(&m.modulus_switch_zeros_count) {
+                return bad("modulus_switch_zeros_count must be in 1..=65536");
+            }
+            if !(m.ms_bound > 0.0 && m.ms_bound < 0.5) {
+                return bad("ms_bound must be a torus fraction in (0, 1/2)");
+            }
+            if !(m.ms_r_sigma_factor > 0.0 && m.ms_r_sigma_factor < 64.0) {
+                return bad("ms_r_sigma_factor must be in (0, 64)");
+            }
+            if !(m.ms_input_variance >= 0.0 && m.ms_input_variance < 1.0) {
+                return bad("ms_input_variance must be in [0, 1)");
+            }
+        }
         let p = lit.message_modulus.saturating_mul(lit.carry_modulus);
         let enc_err = TfheError::Encoding {
             message: lit.message_modulus,
@@ -357,6 +391,7 @@ pub mod toy {
             security_source: "none claimed: toy".into(),
             lwe_noise: lwe,
             glwe_noise: glwe,
+            ms_noise_reduction: None,
         }
     }
 

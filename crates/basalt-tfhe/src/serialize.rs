@@ -138,6 +138,20 @@ pub fn deserialize_server_key<T: Torus>(bytes: &[u8], params: &TfheParams) -> Re
     dim("ksk level", p.ks_level, k.level)?;
     dim("ksk base log", p.ks_base_log as usize, k.base_log as usize)?;
     dim("ksk data", k.in_dim * k.level * (k.out_dim + 1), k.data.len())?;
+    match (&sk.msnr, &p.ms_noise_reduction) {
+        (None, None) => {}
+        (Some(m), Some(want)) => {
+            if m.params != *want {
+                return Err(TfheError::Corrupt(
+                    "modulus-switch reduction parameters differ".into(),
+                ));
+            }
+            dim("modulus-switch zeros dimension", p.lwe_dimension, m.lwe_dim)?;
+            let words = want.modulus_switch_zeros_count * (p.lwe_dimension + 1);
+            dim("modulus-switch zeros data", words, m.zeros.len())?;
+        }
+        _ => return Err(TfheError::Corrupt("modulus-switch reduction key presence".into())),
+    }
     Ok(sk)
 }
 
