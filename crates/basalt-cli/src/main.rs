@@ -7,6 +7,7 @@ mod compare;
 mod sim;
 mod tour;
 mod trace_cmd;
+mod workload;
 
 use clap::{Parser, Subcommand};
 
@@ -31,6 +32,8 @@ enum Cmd {
     Sim(sim::SimArgs),
     /// Record a CKKS program in trace mode and print its kernel stream (JSON).
     Trace(trace_cmd::TraceArgs),
+    /// The papers' workloads run for real on real data: accuracy, precision, time, keys.
+    Workload(workload::WorkloadArgs),
 }
 
 /// Die quietly on a closed pipe (`basalt trace … | head`), as other command-line tools do,
@@ -56,6 +59,7 @@ fn main() {
         Cmd::Bench(a) => bench::run(&a),
         Cmd::Sim(a) => sim::run(&a),
         Cmd::Trace(a) => trace_cmd::run(&a),
+        Cmd::Workload(a) => workload::run(&a),
     };
     if let Err(e) = result {
         eprintln!("basalt: {e}");

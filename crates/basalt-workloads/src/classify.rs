@@ -4,7 +4,9 @@
 //! prediction. Written with the libraries' public API only, as a user would.
 
 use basalt_ckks::encryptor::{decrypt, encrypt_sk};
-use basalt_ckks::{Complex64, Encoder, EvaluationKeys, Evaluator, KeyGenerator, Parameters, SecretKey};
+use basalt_ckks::{
+    Complex64, Encoder, EvaluationKeys, Evaluator, KeyGenerator, Parameters, SecretKey,
+};
 
 use crate::network::{Model, Network, StrategyRule};
 use crate::{CircuitError, Result};
@@ -53,7 +55,14 @@ impl Classifier {
         let keys = kg.gen_evaluation_keys(&sk, rotations, false, false);
         let key_bytes = key_bytes(&keys);
         let eval = Evaluator::new(params, keys)?;
-        Ok(Classifier { params: params.clone(), model, sk, enc: Encoder::new(params), eval, key_bytes })
+        Ok(Classifier {
+            params: params.clone(),
+            model,
+            sk,
+            enc: Encoder::new(params),
+            eval,
+            key_bytes,
+        })
     }
 
     /// Evaluation-key bytes the server holds.
@@ -92,7 +101,10 @@ impl Classifier {
 
 /// Index of the largest score.
 pub fn argmax(v: &[f64]) -> usize {
-    v.iter().enumerate().fold((0, f64::NEG_INFINITY), |b, (i, &x)| if x > b.1 { (i, x) } else { b }).0
+    v.iter()
+        .enumerate()
+        .fold((0, f64::NEG_INFINITY), |b, (i, &x)| if x > b.1 { (i, x) } else { b })
+        .0
 }
 
 /// Scores over a test set: plaintext and encrypted accuracy, their agreement, and the worst

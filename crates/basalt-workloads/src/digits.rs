@@ -169,11 +169,7 @@ pub fn parse_weights(file: &'static str, b: &[u8]) -> Result<Vec<Array>, DataErr
 }
 
 /// Check the shapes of `arrays` against `want`.
-fn expect_shapes(
-    file: &'static str,
-    arrays: &[Array],
-    want: &[&[usize]],
-) -> Result<(), DataError> {
+fn expect_shapes(file: &'static str, arrays: &[Array], want: &[&[usize]]) -> Result<(), DataError> {
     let have: Vec<&[usize]> = arrays.iter().map(|a| a.shape.as_slice()).collect();
     if have != want {
         return Err(bad(file, format!("shapes {have:?}, expected {want:?}")));

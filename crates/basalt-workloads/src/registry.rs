@@ -152,7 +152,11 @@ pub fn run(name: &str, opts: &RunOptions) -> Result<Value, WorkloadError> {
 }
 
 /// The parameters of a run: `opts.preset`, else the toy ring with `quick`, else `full`.
-fn params(opts: &RunOptions, full: &str, toy: impl FnOnce() -> Parameters) -> Result<(Parameters, String), WorkloadError> {
+fn params(
+    opts: &RunOptions,
+    full: &str,
+    toy: impl FnOnce() -> Parameters,
+) -> Result<(Parameters, String), WorkloadError> {
     match (&opts.preset, opts.quick) {
         (Some(p), _) => Ok((preset(p)?, p.clone())),
         (None, true) => {
@@ -312,7 +316,7 @@ fn run_helr(opts: &RunOptions, bar: &ProgressBar) -> Result<Value, WorkloadError
         "log_n": params.log_n(),
         "security": security(&params),
         "data": format!(
-            "sklearn digits 3-vs-8: {} train / {} test images, 8x8 resized to {s}x{s}",
+            "sklearn digits 3-vs-8: {} train / {} test images, 8x8 resized to {s}x{s} (2x2 blocks cropped to 14x14, or 2x2 means to 4x4)",
             train.len(), test.len(), s = task.side
         ),
         "iterations": task.iterations,

@@ -66,14 +66,14 @@ pub fn run(opts: &RunOptions, bar: &ProgressBar) -> Result<Value, WorkloadError>
         (params, cfg, name)
     } else {
         let name = opts.preset.clone().unwrap_or_else(|| "LATTIGO_N16QP1546H192H32".into());
-        let params = basalt_ckks::Parameters::preset(&name).map_err(|e| {
-            WorkloadError::Preset { preset: name.clone(), reason: e.to_string() }
-        })?;
-        let cfg = basalt_circuits::bootstrap::config::for_preset(&name, Some(log_len), params.log_n())
-            .ok_or_else(|| WorkloadError::Preset {
-                preset: name.clone(),
-                reason: "has no bootstrapping circuit".into(),
-            })?;
+        let params = basalt_ckks::Parameters::preset(&name)
+            .map_err(|e| WorkloadError::Preset { preset: name.clone(), reason: e.to_string() })?;
+        let cfg =
+            basalt_circuits::bootstrap::config::for_preset(&name, Some(log_len), params.log_n())
+                .ok_or_else(|| WorkloadError::Preset {
+                    preset: name.clone(),
+                    reason: "has no bootstrapping circuit".into(),
+                })?;
         (params, cfg, name)
     };
     let sort = BitonicSort {
@@ -81,10 +81,8 @@ pub fn run(opts: &RunOptions, bar: &ProgressBar) -> Result<Value, WorkloadError>
         comparison: if toy { compare::composite(2, 1) } else { compare::osiris_sort() },
     };
     let t_setup = Instant::now();
-    let bt = Bootstrapper::new(&params, cfg).map_err(|e| WorkloadError::Preset {
-        preset: name.clone(),
-        reason: e.to_string(),
-    })?;
+    let bt = Bootstrapper::new(&params, cfg)
+        .map_err(|e| WorkloadError::Preset { preset: name.clone(), reason: e.to_string() })?;
     let kg = KeyGenerator::new(&params);
     let sk = kg.gen_secret_key();
     let (mut keys, encaps) = bt.generate_keys(&sk, false)?;
