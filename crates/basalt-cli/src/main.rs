@@ -8,6 +8,7 @@ mod security;
 mod sim;
 mod tour;
 mod trace_cmd;
+mod workload;
 
 use clap::{Parser, Subcommand};
 
@@ -34,6 +35,8 @@ enum Cmd {
     Trace(trace_cmd::TraceArgs),
     /// Estimated security of every preset (lattice estimator); `--markdown` writes docs/security.md.
     Security(security::SecurityArgs),
+    /// The papers' workloads run for real on real data: accuracy, precision, time, keys.
+    Workload(workload::WorkloadArgs),
 }
 
 /// Die quietly on a closed pipe (`basalt trace … | head`), as other command-line tools do,
@@ -60,6 +63,7 @@ fn main() {
         Cmd::Sim(a) => sim::run(&a),
         Cmd::Trace(a) => trace_cmd::run(&a),
         Cmd::Security(a) => security::run(&a),
+        Cmd::Workload(a) => workload::run(&a),
     };
     if let Err(e) = result {
         eprintln!("basalt: {e}");

@@ -6,6 +6,7 @@ mod ckks;
 mod lintrans;
 mod sim;
 mod tfhe;
+mod workloads;
 
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
@@ -27,5 +28,6 @@ fn _basalt(m: &Bound<'_, PyModule>) -> PyResult<()> {
     bootstrap::register(m)?;
     tfhe::register(m)?;
     sim::register(m)?;
+    workloads::register(m)?;
     Ok(())
 }

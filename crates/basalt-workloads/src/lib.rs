@@ -23,6 +23,12 @@
 //!   whenever the state runs out of levels) and its cleartext twin.
 //! - [`logreg`]: CraterLake's logistic-regression training (HELR iterations over 256-sample
 //!   batches, both NAG vectors bootstrapped as one complex ciphertext) and its cleartext twin.
+//! - [`digits`]: scikit-learn's bundled digits and the weights trained on them (compiled in),
+//!   resized to the papers' input shapes.
+//! - [`classify`]: encrypted classification with a [`network::Network`] against its twin.
+//! - [`helr_digits`]: HELR training under encryption on digits 3-vs-8, with bootstraps.
+//! - [`sort_run`]: the bitonic sort run for real against an exact sort.
+//! - [`registry`]: every runnable workload by name (`basalt workload`, `basalt.workloads`).
 //! - [`trace`]: record one inference at a preset in trace mode.
 //! - [`sim_source`]: every library program as a `basalt_sim::TraceSource`, for the
 //!   reproduction report (CLI and Python).
@@ -30,15 +36,20 @@
 //! See `docs/workloads.md` for packing, depth and parameters.
 
 pub mod cifar;
+pub mod classify;
+pub mod digits;
 pub mod encrypted_weights;
+pub mod helr_digits;
 pub mod lenet;
 pub mod logreg;
 pub mod lstm;
 pub mod mnist;
 pub mod network;
+pub mod registry;
 pub mod resnet;
 pub mod sim_source;
 pub mod sort;
+pub mod sort_run;
 pub mod trace;
 
 pub use basalt_circuits::{CircuitError, Result};

@@ -137,26 +137,46 @@ impl LogReg {
         let (mut v, mut w) = (v.clone(), w.clone());
         let working = v.scale();
         for (it, batch) in schedule.iter().zip(batches) {
-            let _r = basalt_trace::region("HelrIteration");
-            let mut g: Option<Ciphertext> = None;
-            for z in batch {
-                let gz = helr::gradient(eval, z, &v, &self.helr)?;
-                g = Some(match g {
-                    None => gz,
-                    Some(sum) => eval.add(&sum, &gz)?,
-                });
-            }
-            let g = g.ok_or_else(|| CircuitError::Invalid("a batch without data".into()))?;
-            let w_in = helr::scaled_to(eval, &w, 1.0, g.level(), g.scale())?;
-            let target = if it.refresh { boot_scale } else { g.scale() };
-            let (w_next, v_next) = helr::update_to(eval, &g, &v, &w_in, &self.helr, target)?;
-            (w, v) = if it.refresh {
-                self.refresh_both(eval, &w_next, &v_next, working, refresh)?
-            } else {
-                (w_next, v_next)
-            };
+            (v, w) = self.step(eval, *it, batch, (&v, &w), (boot_scale, working), refresh)?;
         }
         Ok(w)
+    }
+
+    /// One iteration of [`LogReg::evaluate`]: from `(v, w)` at `it.level` over the data
+    /// ciphertexts `batch` to the next `(v, w)` (bootstrapped if `it.refresh`, then raised
+    /// towards the `working` scale of the weights). A caller that streams the batches (or
+    /// reports progress) runs this once per [`Iteration`] of the schedule.
+    ///
+    /// # Errors
+    /// As [`LogReg::evaluate`]; an empty batch.
+    pub fn step(
+        &self,
+        eval: &Evaluator,
+        it: Iteration,
+        batch: &[Ciphertext],
+        (v, w): (&Ciphertext, &Ciphertext),
+        (boot_scale, working): (f64, f64),
+        refresh: &mut dyn FnMut(&Ciphertext) -> Result<Ciphertext>,
+    ) -> Result<(Ciphertext, Ciphertext)> {
+        let _r = basalt_trace::region("HelrIteration");
+        let mut g: Option<Ciphertext> = None;
+        for z in batch {
+            let gz = helr::gradient(eval, z, v, &self.helr)?;
+            g = Some(match g {
+                None => gz,
+                Some(sum) => eval.add(&sum, &gz)?,
+            });
+        }
+        let g = g.ok_or_else(|| CircuitError::Invalid("a batch without data".into()))?;
+        let w_in = helr::scaled_to(eval, w, 1.0, g.level(), g.scale())?;
+        let target = if it.refresh { boot_scale } else { g.scale() };
+        let (w_next, v_next) = helr::update_to(eval, &g, v, &w_in, &self.helr, target)?;
+        if it.refresh {
+            let (w, v) = self.refresh_both(eval, &w_next, &v_next, working, refresh)?;
+            Ok((v, w))
+        } else {
+            Ok((v_next, w_next))
+        }
     }
 
     /// One bootstrap for both NAG vectors: `w⁺` (one level above `v⁺`) brought to `v⁺`'s

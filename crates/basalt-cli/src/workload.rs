@@ -1,0 +1,111 @@
+//! `basalt workload`: list the papers' workloads and run one for real on real data.
+//!
+//! ```text
+//! basalt workload list
+//! basalt workload run helr --quick              # toy ring, seconds
+//! basalt workload run lola --json >> runs.jsonl # full size at Osiris' Set I
+//! ```
+
+use clap::{Args, Subcommand};
+use serde_json::Value;
+
+use basalt_workloads::registry::{self, RunOptions};
+
+#[derive(Args)]
+pub struct WorkloadArgs {
+    #[command(subcommand)]
+    cmd: WorkloadCmd,
+}
+
+#[derive(Subcommand)]
+enum WorkloadCmd {
+    /// The workloads, their papers and full-size presets.
+    List {
+        /// One JSON object per line instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Run a workload encrypted and in the clear; print accuracy, precision, time, keys.
+    Run {
+        /// A name from `basalt workload list`.
+        name: String,
+        /// A CKKS preset (default: the workload's paper's; the toy ring with --quick).
+        #[arg(long)]
+        preset: Option<String>,
+        /// Insecure toy ring and a few inputs: seconds (what CI runs).
+        #[arg(long)]
+        quick: bool,
+        /// Worker threads (default: all cores).
+        #[arg(long)]
+        threads: Option<usize>,
+        /// Print the JSON record (one line) instead of a summary.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+pub fn run(a: &WorkloadArgs) -> Result<(), String> {
+    match &a.cmd {
+        WorkloadCmd::List { json } => {
+            for w in registry::list() {
+                if *json {
+                    println!("{}", serde_json::to_string(&w).map_err(|e| e.to_string())?);
+                } else {
+                    println!("{:<8} {:<26} {}", w.name, w.preset, w.description);
+                }
+            }
+            Ok(())
+        }
+        WorkloadCmd::Run { name, preset, quick, threads, json } => {
+            if *threads == Some(0) {
+                return Err("--threads must be at least 1".into());
+            }
+            let opts = RunOptions {
+                preset: preset.clone(),
+                quick: *quick,
+                threads: *threads,
+                progress: !*json || std::io::IsTerminal::is_terminal(&std::io::stderr()),
+            };
+            let record = registry::run(name, &opts).map_err(|e| e.to_string())?;
+            if *json {
+                println!("{record}");
+            } else {
+                print_summary(&record);
+            }
+            Ok(())
+        }
+    }
+}
+
+/// The record as a few readable lines.
+fn print_summary(r: &Value) {
+    let f = |k: &str| r.get(k).and_then(Value::as_f64);
+    let pct = |k: &str| r["accuracy"].get(k).and_then(Value::as_f64).map(|v| 100.0 * v);
+    println!("{} ({})", r["workload"].as_str().unwrap_or("?"), r["paper"].as_str().unwrap_or(""));
+    println!(
+        "  preset {} (N = 2^{}, ~{:.0}-bit security estimate){}",
+        r["preset"].as_str().unwrap_or("?"),
+        r["log_n"],
+        r["security"]["estimated_bits"].as_f64().unwrap_or(0.0),
+        if r["quick"].as_bool() == Some(true) { ", --quick: insecure toy ring" } else { "" }
+    );
+    println!("  data: {}", r["data"].as_str().unwrap_or("?"));
+    if let (Some(p), Some(e), Some(a)) = (pct("plaintext"), pct("encrypted"), pct("agreement")) {
+        println!("  accuracy: plaintext {p:.2} %, encrypted {e:.2} %, agreement {a:.2} %");
+    }
+    if let Some(b) = f("precision_bits") {
+        println!("  precision against the plaintext twin: {b:.1} bits");
+    }
+    println!(
+        "  bootstraps {}, evaluation keys {:.1} MB, {} thread(s), wall {:.2} s",
+        r["bootstraps"],
+        f("key_bytes").unwrap_or(0.0) / 1e6,
+        r["threads"],
+        f("wall_s").unwrap_or(0.0)
+    );
+    for k in ["per_image_s", "per_iteration_s", "sort_s", "setup_s"] {
+        if let Some(v) = f(k) {
+            println!("  {k}: {v:.3}");
+        }
+    }
+}

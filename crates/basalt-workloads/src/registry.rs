@@ -1,0 +1,354 @@
+//! Every runnable workload by name, for `basalt workload` and `basalt.workloads`: one entry
+//! point that runs a paper's program for real on real data and returns one JSON record
+//! (accuracy in the clear and encrypted, their agreement, precision in bits, wall time,
+//! bootstraps, evaluation-key bytes).
+//!
+//! `--quick` runs each workload on an insecure toy ring (N ≤ 2^11) with a small slice of the
+//! data, in seconds: that is what CI runs. Without it the workload runs at its paper's preset
+//! (or `preset`), which for the bootstrapped ones means N = 2^16 and gigabytes of keys.
+
+use std::time::Instant;
+
+use basalt_circuits::bootstrap::BootstrapConfig;
+use basalt_circuits::bootstrap::config::for_preset;
+use basalt_circuits::testing::{toy_bootstrap_params, toy_params};
+use basalt_ckks::{Parameters, SecretDistribution};
+use indicatif::{ProgressBar, ProgressStyle};
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use crate::classify::{Classifier, RULE, Tally};
+use crate::digits::{self, DataError};
+use crate::helr_digits::{self, Task, Trainer};
+use crate::network::Network;
+use crate::{CircuitError, mnist};
+
+/// How to run a workload.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RunOptions {
+    /// A CKKS preset by name or alias (`basalt_ckks::Parameters::preset`); `None` is the
+    /// workload's own (its paper's), or the toy ring with `quick`.
+    pub preset: Option<String>,
+    /// Toy ring and a few inputs: seconds, insecure, for CI.
+    pub quick: bool,
+    /// Worker threads (`None`: all cores).
+    pub threads: Option<usize>,
+    /// A progress bar on stderr.
+    pub progress: bool,
+}
+
+/// One registry entry as `list` shows it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct WorkloadInfo {
+    pub name: &'static str,
+    /// The paper and table the workload reproduces.
+    pub paper: &'static str,
+    pub description: &'static str,
+    /// The preset of a full run.
+    pub preset: &'static str,
+}
+
+/// Why a workload could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum WorkloadError {
+    #[error("no workload named `{name}`; known: {known}")]
+    Unknown { name: String, known: String },
+    #[error("preset `{preset}`: {reason}")]
+    Preset { preset: String, reason: String },
+    #[error("{0}")]
+    Circuit(#[from] CircuitError),
+    #[error("{0}")]
+    Data(#[from] DataError),
+    #[error("threads: {0}")]
+    Threads(String),
+}
+
+type Runner = fn(&RunOptions, &ProgressBar) -> Result<Value, WorkloadError>;
+
+/// The table: name, paper, description, full-size preset, runner.
+const TABLE: &[(WorkloadInfo, Runner)] = &[
+    (
+        WorkloadInfo {
+            name: "helr",
+            paper: "FAB §7 / Table 8 (HELR on MNIST 3-vs-8); Osiris HELR-1024; CraterLake LogReg",
+            description: "encrypted logistic-regression training (NAG, degree-3 sigmoid, \
+                          bootstraps) on digits 3-vs-8 at 14x14",
+            preset: "FAB",
+        },
+        run_helr,
+    ),
+    (
+        WorkloadInfo {
+            name: "lola",
+            paper: "Osiris Table III(a) Set I; CraterLake Table 3 (LoLa-CryptoNets MNIST)",
+            description: "LoLa-CryptoNets inference (conv 5x5x5 s2, square, 845-100, square, \
+                          100-10) on digits at 28x28, trained weights",
+            preset: "OSIRIS_SET_I",
+        },
+        run_lola,
+    ),
+    (
+        WorkloadInfo {
+            name: "mlp",
+            paper: "Osiris Table III(a) Set I (SecureML MLP)",
+            description: "SecureML's MLP (784-128-128-10, squares) on digits at 28x28, trained \
+                          weights",
+            preset: "OSIRIS_SET_I",
+        },
+        run_mlp,
+    ),
+    (
+        WorkloadInfo {
+            name: "sort",
+            paper: "Osiris Table III(b) Set IV (bitonic sort of 2^14 values)",
+            description: "bitonic sort of encrypted values in (0, 1) with composite-polynomial \
+                          comparisons and bootstraps, against an exact sort",
+            preset: "LATTIGO_N16QP1546H192H32",
+        },
+        run_sort,
+    ),
+    // The TFHE networks (NN-20/50/100, `crate::tfhe_nn::run(name, quick, threads)`) join here
+    // as entries whose runner calls that function and maps its `Err(String)` to
+    // `WorkloadError::Preset` or a variant of their own.
+];
+
+/// Every workload.
+pub fn list() -> Vec<WorkloadInfo> {
+    TABLE.iter().map(|(i, _)| i.clone()).collect()
+}
+
+/// Run workload `name`; the JSON record of the run.
+///
+/// # Errors
+/// An unknown name, an unknown preset or one too short for the workload, a model the packing
+/// cannot hold, a missing key, a thread-pool failure.
+pub fn run(name: &str, opts: &RunOptions) -> Result<Value, WorkloadError> {
+    let Some((info, runner)) = TABLE.iter().find(|(i, _)| i.name == name) else {
+        let known = TABLE.iter().map(|(i, _)| i.name).collect::<Vec<_>>().join(", ");
+        return Err(WorkloadError::Unknown { name: name.to_string(), known });
+    };
+    let bar = if opts.progress { ProgressBar::new(0) } else { ProgressBar::hidden() };
+    bar.set_style(
+        ProgressStyle::with_template("{msg} {bar:30} {pos}/{len} [{elapsed_precise} < {eta}]")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    bar.set_message(info.name);
+    let threads = opts.threads.unwrap_or_else(rayon::current_num_threads);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| WorkloadError::Threads(e.to_string()))?;
+    let t0 = Instant::now();
+    let mut record = pool.install(|| runner(opts, &bar))?;
+    bar.finish_and_clear();
+    if let Value::Object(m) = &mut record {
+        m.insert("workload".into(), json!(info.name));
+        m.insert("paper".into(), json!(info.paper));
+        m.insert("quick".into(), json!(opts.quick));
+        m.insert("threads".into(), json!(threads));
+        m.insert("wall_s".into(), json!(t0.elapsed().as_secs_f64()));
+    }
+    Ok(record)
+}
+
+/// The parameters of a run: `opts.preset`, else the toy ring with `quick`, else `full`.
+fn params(
+    opts: &RunOptions,
+    full: &str,
+    toy: impl FnOnce() -> Parameters,
+) -> Result<(Parameters, String), WorkloadError> {
+    match (&opts.preset, opts.quick) {
+        (Some(p), _) => Ok((preset(p)?, p.clone())),
+        (None, true) => {
+            let p = toy();
+            let name = p.literal().name.clone();
+            Ok((p, name))
+        }
+        (None, false) => Ok((preset(full)?, full.to_string())),
+    }
+}
+
+fn preset(name: &str) -> Result<Parameters, WorkloadError> {
+    Parameters::preset(name)
+        .map_err(|e| WorkloadError::Preset { preset: name.to_string(), reason: e.to_string() })
+}
+
+/// Name the preset in a circuit error about levels or slots (the user chose it).
+fn at_preset(preset: &str) -> impl Fn(CircuitError) -> WorkloadError + '_ {
+    move |e| match e {
+        CircuitError::NotEnoughLevels { .. } => {
+            WorkloadError::Preset { preset: preset.to_string(), reason: e.to_string() }
+        }
+        other => WorkloadError::Circuit(other),
+    }
+}
+
+/// The security estimate of a parameter set (the HE Standard's table; toy rings are below it).
+pub(crate) fn security(params: &Parameters) -> Value {
+    let s = params.security();
+    json!({ "estimated_bits": s.bits, "meets_128": s.meets.is_some_and(|b| b >= 128) })
+}
+
+fn run_lola(opts: &RunOptions, bar: &ProgressBar) -> Result<Value, WorkloadError> {
+    classify(opts, bar, &digits::trained_lola()?, mnist::Net::Lola)
+}
+
+fn run_mlp(opts: &RunOptions, bar: &ProgressBar) -> Result<Value, WorkloadError> {
+    classify(opts, bar, &digits::trained_mlp()?, mnist::Net::Mlp)
+}
+
+/// Images of a `--quick` classification run.
+const QUICK_IMAGES: usize = 8;
+
+/// Classify the test split (the first [`QUICK_IMAGES`] with `quick`) encrypted and in the
+/// clear.
+fn classify(
+    opts: &RunOptions,
+    bar: &ProgressBar,
+    net: &Network,
+    kind: mnist::Net,
+) -> Result<Value, WorkloadError> {
+    let (params, name) = params(opts, "OSIRIS_SET_I", || toy_params(11, 5, 40, 2))?;
+    let t_setup = Instant::now();
+    let clf = Classifier::new(&params, net, RULE).map_err(at_preset(&name))?;
+    let setup_s = t_setup.elapsed().as_secs_f64();
+    let data = digits::load()?;
+    let n = if opts.quick { QUICK_IMAGES } else { data.test.len() };
+    bar.set_length(n as u64);
+    let mut tally = Tally::default();
+    let t0 = Instant::now();
+    for d in data.test.iter().take(n) {
+        let inputs = kind.inputs(&digits::to28(d));
+        let plain = net.evaluate_plain(&inputs);
+        let enc = clf.scores(&inputs, net.outputs())?;
+        tally.add(usize::from(d.label), &plain, &enc);
+        bar.inc(1);
+    }
+    let infer_s = t0.elapsed().as_secs_f64();
+    Ok(json!({
+        "preset": name,
+        "log_n": params.log_n(),
+        "security": security(&params),
+        "data": "sklearn digits test split, 8x8 resized to 28x28 (3x3 blocks, 2-pixel padding)",
+        "images": tally.n,
+        "accuracy": {
+            "plaintext": tally.rate(tally.plain_correct),
+            "encrypted": tally.rate(tally.enc_correct),
+            "agreement": tally.rate(tally.agree),
+        },
+        "precision_bits": tally.min_bits,
+        "bootstraps": 0,
+        "key_bytes": clf.key_bytes(),
+        "rotations": clf.rotations().len(),
+        "setup_s": setup_s,
+        "per_image_s": infer_s / tally.n.max(1) as f64,
+    }))
+}
+
+/// The toy bootstrapping ring of the `--quick` runs: N = 2^10, Lattigo's chain shape with
+/// `residual` 40-bit levels, CoeffToSlot in 2 levels, SlotToCoeff in 1, 2^`log_slots` slots.
+fn toy_bootstrapping(residual: usize, log_slots: u32) -> (Parameters, BootstrapConfig) {
+    let params = toy_bootstrap_params(10, residual, 1, 2, SecretDistribution::Hamming { h: 64 });
+    let cfg = BootstrapConfig {
+        cts_levels: 2,
+        stc_levels: 1,
+        ..BootstrapConfig::lattigo_default(log_slots)
+    };
+    (params, cfg)
+}
+
+/// The bootstrapping circuit of a named preset at 2^`log_slots` slots.
+fn preset_bootstrapping(
+    name: &str,
+    params: &Parameters,
+    log_slots: u32,
+) -> Result<BootstrapConfig, WorkloadError> {
+    for_preset(name, Some(log_slots), params.log_n()).ok_or_else(|| WorkloadError::Preset {
+        preset: name.to_string(),
+        reason: "has no bootstrapping circuit (use FAB, LATTIGO_N16QP1546H192H32, \
+                 OSIRIS_SET_III_BOOT, OSIRIS_SET_IV_BOOT or CRATERLAKE_*_BOOT)"
+            .into(),
+    })
+}
+
+fn run_helr(opts: &RunOptions, bar: &ProgressBar) -> Result<Value, WorkloadError> {
+    let task = if opts.quick && opts.preset.is_none() { Task::quick() } else { Task::fab() };
+    let log_slots = task.lr.slots().trailing_zeros();
+    let (params, cfg, name) = match (&opts.preset, opts.quick) {
+        (None, true) => {
+            let (p, c) = toy_bootstrapping(10, log_slots);
+            let name = p.literal().name.clone();
+            (p, c, name)
+        }
+        (p, _) => {
+            let name = p.clone().unwrap_or_else(|| "FAB".to_string());
+            let params = preset(&name)?;
+            let cfg = preset_bootstrapping(&name, &params, log_slots)?;
+            (params, cfg, name)
+        }
+    };
+    if task.lr.slots() > params.max_slots() {
+        return Err(WorkloadError::Preset {
+            preset: name,
+            reason: format!(
+                "packs at most {} slots; HELR's packing needs {}",
+                params.max_slots(),
+                task.lr.slots()
+            ),
+        });
+    }
+    let t_setup = Instant::now();
+    let trainer = Trainer::new(&params, cfg, &task).map_err(at_preset(&name))?;
+    let setup_s = t_setup.elapsed().as_secs_f64();
+    let (train, test) = task.data(&digits::load()?)?;
+    let batches = task.batches(&train);
+    bar.set_length(task.iterations as u64);
+    let t0 = Instant::now();
+    let (w_enc, boots) = trainer.train(&task, &batches, &mut || bar.inc(1))?;
+    let train_s = t0.elapsed().as_secs_f64();
+    let w_plain = task.train_plain(&batches);
+    let (acc_plain, p_plain) = helr_digits::predict(&w_plain, &test);
+    let (acc_enc, p_enc) = helr_digits::predict(&w_enc, &test);
+    let agree = p_plain.iter().zip(&p_enc).filter(|(a, b)| a == b).count();
+    let err = w_plain.iter().zip(&w_enc).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
+    Ok(json!({
+        "preset": name,
+        "log_n": params.log_n(),
+        "security": security(&params),
+        "data": format!(
+            "sklearn digits 3-vs-8: {} train / {} test images, 8x8 resized to {s}x{s} (2x2 blocks cropped to 14x14, or 2x2 means to 4x4)",
+            train.len(), test.len(), s = task.side
+        ),
+        "iterations": task.iterations,
+        "samples_per_batch": task.lr.cts << task.lr.helr.log_samples,
+        "images": test.len(),
+        "accuracy": {
+            "plaintext": acc_plain,
+            "encrypted": acc_enc,
+            "agreement": agree as f64 / test.len().max(1) as f64,
+        },
+        "precision_bits": -err.max(f64::MIN_POSITIVE).log2(),
+        "bootstraps": boots,
+        "key_bytes": trainer.key_bytes(),
+        "setup_s": setup_s,
+        "per_iteration_s": train_s / task.iterations as f64,
+    }))
+}
+
+fn run_sort(opts: &RunOptions, bar: &ProgressBar) -> Result<Value, WorkloadError> {
+    crate::sort_run::run(opts, bar)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_names_and_presets_are_named() {
+        let e = run("resnet-2000", &RunOptions::default()).unwrap_err().to_string();
+        assert!(e.contains("resnet-2000") && e.contains("helr"), "{e}");
+        let opts = RunOptions { preset: Some("NO_SUCH".into()), ..RunOptions::default() };
+        let e = run("mlp", &opts).unwrap_err().to_string();
+        assert!(e.contains("NO_SUCH"), "{e}");
+    }
+}

@@ -1,0 +1,57 @@
+"""The papers' workloads, run for real on real data (the registry of ``basalt-workloads``).
+
+Each run encrypts real inputs (scikit-learn's bundled digits, resized to the paper's shape),
+runs the paper's program under encryption and in the clear with the same polynomial
+activations, and returns one record: accuracy (plaintext, encrypted, agreement), precision in
+bits against the plaintext twin, wall time, bootstraps and evaluation-key bytes.
+
+>>> import basalt
+>>> [w["name"] for w in basalt.workloads.list()][:3]
+['helr', 'lola', 'mlp']
+>>> r = basalt.workloads.run("mlp", quick=True)      # insecure toy ring, a few images
+>>> r["accuracy"]["agreement"]
+1.0
+
+Without ``quick`` a workload runs at its paper's preset (``preset=`` overrides): the
+bootstrapped ones need N = 2^16 and gigabytes of keys. The same runs from the shell:
+``basalt workload run NAME [--preset P] [--quick] [--threads T] [--json]``.
+"""
+
+from __future__ import annotations
+
+import json
+
+from . import _basalt
+
+BasaltError = _basalt.BasaltError
+
+__all__ = ["BasaltError", "list", "run"]
+
+
+def list() -> "list[dict]":  # noqa: A001 (the registry's name for it)
+    """Every workload: ``name``, ``paper``, ``description`` and the full-size ``preset``."""
+    return json.loads(_basalt.workloads_list())
+
+
+def run(
+    name: str,
+    *,
+    preset: "str | None" = None,
+    quick: bool = False,
+    threads: "int | None" = None,
+    progress: bool = False,
+) -> dict:
+    """Run workload ``name`` and return its record (a dict).
+
+    ``preset``: a CKKS preset name or alias (default: the paper's; the toy ring with
+    ``quick``). ``quick``: insecure toy ring and a few inputs, seconds. ``threads``: worker
+    threads (default: all cores). ``progress``: a progress bar on stderr.
+
+    Raises :class:`BasaltError` naming an unknown workload or preset, a preset without enough
+    levels or slots for the workload, or a missing key.
+    """
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a str, not {type(name).__name__}")
+    if threads is not None and (not isinstance(threads, int) or threads < 1):
+        raise BasaltError(f"threads must be a positive int, not {threads!r}")
+    return json.loads(_basalt.workloads_run(name, preset, bool(quick), threads, bool(progress)))
