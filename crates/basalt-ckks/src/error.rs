@@ -115,6 +115,8 @@ pub enum CkksError {
     InvalidPolynomial { what: &'static str, reason: String },
     #[error("corrupt serialized {what}: {reason}")]
     Corrupt { what: &'static str, reason: String },
+    #[error("flooding noise 2^{0} is out of range: its log2 standard deviation must be in 0..=58")]
+    BadFlooding(f64),
 }
 
 /// Result alias of this crate.

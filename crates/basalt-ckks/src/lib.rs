@@ -42,6 +42,7 @@ pub mod encoder;
 pub mod encryptor;
 pub mod error;
 pub mod eval;
+pub mod flooding;
 pub mod keys;
 pub mod keyswitch;
 pub mod objects;

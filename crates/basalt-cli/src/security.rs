@@ -181,6 +181,7 @@ fn markdown(ckks: &[CkksRow], tfhe: &[TfheRow]) -> String {
         );
     }
     s += "\n## TFHE presets\n\n";
+    s += TFHE_NOTE;
     s += "| set | n | LWE (bits) | k·N | GLWE (bits) | set (bits) | source claims | opt-in needed |\n";
     s += "|---|---:|---:|---:|---:|---:|---:|---|\n";
     for r in tfhe {
@@ -197,8 +198,28 @@ fn markdown(ckks: &[CkksRow], tfhe: &[TfheRow]) -> String {
             if bits < 128.0 { "**yes**" } else { "no" }
         );
     }
+    s += FLOODING;
     s
 }
+
+const TFHE_NOTE: &str = "`security_bits` in a TFHE file is the source's claim (\"source claims\"), \
+    shown for comparison only; the opt-in follows the estimate.\n\n";
+
+const FLOODING: &str = "\n## Decryptions shown to others: noise flooding (CKKS)\n\n\
+A CKKS decryption `m + e` reveals the ciphertext's error `e`, a known linear function of the \
+secret key: a few decryptions given to someone else let them recover the key (Li and Micciancio, \
+\"On the security of homomorphic encryption on approximate numbers\", Eurocrypt 2021: CKKS is not \
+IND-CPA^D). `basalt_ckks::flooding::decrypt_flooded` adds fresh Gaussian noise of standard \
+deviation `σ_f = 2^f · B` to every plaintext coefficient before decoding, `B` the caller's bound \
+on the error and `f` the flooding bits (`FloodingNoise::for_error_bound(log2 B, f)`); the \
+statistical distance to a decryption that reveals nothing about `e` then falls as `2^-f`, and Li, \
+Micciancio, Schultz and Sorrell (Crypto 2022) give `f` for `s` bits of security over `q` \
+decryptions (about `(s + log2 q)/2`). It protects decryptions handed to a third party; a key \
+owner's own decryptions need none. The cost is precision: each slot's real and imaginary parts \
+get noise of standard deviation `σ_f·√(N/2)/Δ`, so about `log2 Δ − log2 σ_f − ½·log2(N/2)` bits \
+remain (`FloodingNoise::precision_left`; `crates/basalt-ckks/tests/flooding.rs` measures it). \
+With N = 2^16, Δ = 2^45, B = 2^10 and f = 20, about 7.5 bits remain: flooding needs a larger \
+scale, or room left above the message.\n";
 
 pub fn run(a: &SecurityArgs) -> Result<(), String> {
     let ckks = ckks_rows()?;
