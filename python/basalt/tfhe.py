@@ -10,6 +10,7 @@ bootstrapping, decrypt.
 from __future__ import annotations
 
 from . import _basalt
+from .integer import *  # noqa: F401,F403  (Uint8 … Int64, IntegerClient, IntegerServer)
 
 BasaltError = _basalt.BasaltError
 

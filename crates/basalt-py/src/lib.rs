@@ -3,6 +3,7 @@
 
 mod bootstrap;
 mod ckks;
+mod integer;
 mod lintrans;
 mod sim;
 mod tfhe;
@@ -27,6 +28,7 @@ fn _basalt(m: &Bound<'_, PyModule>) -> PyResult<()> {
     lintrans::register(m)?;
     bootstrap::register(m)?;
     tfhe::register(m)?;
+    integer::register(m)?;
     sim::register(m)?;
     workloads::register(m)?;
     Ok(())

@@ -28,6 +28,7 @@ pub mod error;
 pub mod external_product;
 pub mod fft;
 pub mod gates;
+pub mod integer;
 pub mod ggsw;
 pub mod glwe;
 pub mod keys;

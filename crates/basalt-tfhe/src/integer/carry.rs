@@ -1,0 +1,240 @@
+//! Carry propagation.
+//!
+//! # Algorithm
+//! *Single carry* (every block `v_i ≤ 2m − 2`, block 0 `≤ 2m − 1`): the carry out of block `i`
+//! is 0 or 1 and depends on the carry in only when `v_i = m − 1`. One layer of bootstraps maps
+//! each block to a state — *generate* (`v_i ≥ m`), *propagate* (`v_i = m − 1`) or *none* —
+//! (block 0 directly to its carry, it has no carry in). The carry into block `i + 1` is the
+//! prefix combination `s_i ∘ s_{i−1} ∘ … ∘ s_0` with `hi ∘ lo = (hi = propagate ? lo : hi)`,
+//! an associative operator, so a Hillis–Steele scan resolves all carries in `⌈log2(B − 1)⌉`
+//! layers of bivariate bootstraps (`hi·m + lo` packed in one block). A last layer writes
+//! `(v_i + c_i) mod m`. Latency: `⌈log2(B−1)⌉ + 2` bootstraps for `B` blocks, instead of `B`
+//! for a ripple.
+//!
+//! *Full propagation* of blocks up to `p − 1`: one layer splits every block into digit
+//! (`v mod m`) and carry (`⌊v / m⌋`); adding carry `i − 1` to digit `i` gives blocks
+//! `≤ 2m − 2`, finished by the single-carry scan.
+//!
+//! *Column sums* (products): many clean digits per position are added in groups that fit a
+//! block (`Σ degree < p`, `Σ noise ≤ m + 1`), each group split into a digit for its column and a
+//! carry for the next, round after round (a Wallace tree over blocks), until every column fits
+//! the single-carry scan.
+//!
+//! # Source
+//! TFHE-rs `integer` (`propagate_single_carry_parallelized`, generate/propagate block states,
+//! `full_propagate_parallelized`, `sum_ciphertexts_vec_parallelized`), re-derived here;
+//! Hillis & Steele, "Data parallel algorithms" (CACM 1986) for the scan.
+
+use crate::integer::radix::{Block, RadixCiphertext};
+use crate::integer::server::{IntegerServer, Job};
+use crate::torus::Torus;
+
+/// Block states of the carry scan.
+const NONE: u64 = 0;
+const GENERATE: u64 = 1;
+const PROPAGATE: u64 = 2;
+
+impl<T: Torus> IntegerServer<T> {
+    /// Whether `blocks` can go straight into [`propagate_single_carry`](Self::propagate_single_carry).
+    pub(crate) fn fits_single_carry(&self, blocks: &[Block<T>]) -> bool {
+        let m = self.message_modulus();
+        blocks.iter().enumerate().all(|(i, b)| {
+            let dmax = if i == 0 { 2 * m - 1 } else { 2 * m - 2 };
+            b.degree <= dmax && b.noise_level < self.max_noise_level()
+        })
+    }
+
+    /// Clean blocks from blocks whose carries are at most one per block (see module doc).
+    pub(crate) fn propagate_single_carry(&self, blocks: Vec<Block<T>>) -> Vec<Block<T>> {
+        debug_assert!(self.fits_single_carry(&blocks));
+        let m = self.message_modulus();
+        let nb = blocks.len();
+        if blocks.iter().all(|b| b.degree < m && b.noise_level <= 1) {
+            return blocks;
+        }
+        let digit = self.lut(|x| x % m);
+        let carry0 = self.lut(|x| (x >= m) as u64);
+        let state = self.lut(|x| match x {
+            _ if x >= m => GENERATE,
+            _ if x == m - 1 => PROPAGATE,
+            _ => NONE,
+        });
+        // Layer 1: block 0's digit, block 0's carry, the other blocks' states (the top block's
+        // carry out is dropped: arithmetic is mod 2^bits).
+        let mut jobs = vec![Job { input: blocks[0].ct.clone(), lut: &digit, degree: m - 1 }];
+        let mut has_state = vec![false; nb.saturating_sub(1)];
+        for (i, b) in blocks.iter().enumerate().take(nb - 1) {
+            // A block below m − 1 can neither generate nor propagate: its state is a known 0.
+            if b.degree >= m - 1 {
+                let lut = if i == 0 { &carry0 } else { &state };
+                jobs.push(Job { input: b.ct.clone(), lut, degree: 2 });
+                has_state[i] = true;
+            }
+        }
+        let mut out = self.bootstrap_many(jobs).into_iter();
+        let first = out.next().expect("block 0 digit");
+        let mut states: Vec<Block<T>> = has_state
+            .iter()
+            .map(|&h| if h { out.next().expect("state") } else { self.trivial_block(NONE) })
+            .collect();
+        if let Some(s0) = states.first_mut().filter(|s| s.degree > 1) {
+            s0.degree = 1;
+        }
+        // Hillis–Steele scan: after the round of distance d, states[i] combines blocks
+        // i−2d+1 ..= i; states below d are final (carries 0/1).
+        let combine = self.lut2(|hi, lo| if hi == PROPAGATE { lo } else { hi });
+        let mut d = 1;
+        while d < states.len() {
+            let idx: Vec<usize> = (d..states.len()).collect();
+            let jobs = idx
+                .iter()
+                .map(|&i| Job {
+                    input: self.pack(&states[i], &states[i - d]),
+                    lut: &combine,
+                    degree: if i < 2 * d { 1 } else { 2 },
+                })
+                .collect();
+            for (i, b) in idx.into_iter().zip(self.bootstrap_many(jobs)) {
+                states[i] = b;
+            }
+            d *= 2;
+        }
+        // Last layer: digit of v_i + carry_in.
+        let jobs = (1..nb)
+            .map(|i| Job { input: blocks[i].add(&states[i - 1]).ct, lut: &digit, degree: m - 1 })
+            .collect();
+        std::iter::once(first).chain(self.bootstrap_many(jobs)).collect()
+    }
+
+    /// Blocks → clean blocks (every digit `< m`, noise level ≤ 1), bootstrapping only what the
+    /// bounds require.
+    pub(crate) fn clean_blocks(&self, mut blocks: Vec<Block<T>>) -> Vec<Block<T>> {
+        let m = self.message_modulus();
+        if blocks.iter().all(|b| b.degree < m) {
+            self.refresh(&mut blocks);
+            return blocks;
+        }
+        if self.fits_single_carry(&blocks) {
+            return self.propagate_single_carry(blocks);
+        }
+        // Split every block holding a carry into digit and carry, then one carry per block.
+        let nb = blocks.len();
+        let digit = self.lut(|x| x % m);
+        let carry = self.lut(|x| x / m);
+        let mut jobs = Vec::new();
+        let mut plan = Vec::new();
+        for (i, b) in blocks.iter().enumerate() {
+            if b.degree >= m {
+                jobs.push(Job { input: b.ct.clone(), lut: &digit, degree: m - 1 });
+                plan.push((i, false));
+                if i + 1 < nb {
+                    jobs.push(Job { input: b.ct.clone(), lut: &carry, degree: b.degree / m });
+                    plan.push((i, true));
+                }
+            }
+        }
+        let mut carries: Vec<Option<Block<T>>> = vec![None; nb];
+        for ((i, is_carry), b) in plan.into_iter().zip(self.bootstrap_many(jobs)) {
+            if is_carry {
+                carries[i] = Some(b);
+            } else {
+                blocks[i] = b;
+            }
+        }
+        // Every block is now a digit; noisy ones are refreshed so that digit + carry stays
+        // within the scan's noise budget.
+        self.refresh(&mut blocks);
+        let summed: Vec<Block<T>> = (0..nb)
+            .map(|i| match (i > 0).then(|| carries[i - 1].as_ref()).flatten() {
+                Some(c) => blocks[i].add(c),
+                None => blocks[i].clone(),
+            })
+            .collect();
+        // With carry_modulus = message_modulus this fits the single-carry scan at once; larger
+        // carry spaces take another split.
+        self.clean_blocks(summed)
+    }
+
+    /// A copy of `ct` with clean blocks ([`RadixCiphertext::is_clean`]).
+    pub fn clean(&self, ct: &RadixCiphertext<T>) -> RadixCiphertext<T> {
+        if ct.is_clean(self.message_modulus()) {
+            return ct.clone();
+        }
+        RadixCiphertext { ty: ct.ty, blocks: self.clean_blocks(ct.blocks.clone()) }
+    }
+
+    /// Sum of many clean digits per position (column `i` weighs `m^i`; positions past the last
+    /// are dropped, arithmetic mod `m^B`), returned clean.
+    pub(crate) fn sum_columns(&self, mut cols: Vec<Vec<Block<T>>>) -> Vec<Block<T>> {
+        let m = self.message_modulus();
+        let p = self.plaintext_modulus();
+        let max_noise = self.max_noise_level();
+        let nb = cols.len();
+        let digit = self.lut(|x| x % m);
+        let carry = self.lut(|x| x / m);
+        let fits = |i: usize, col: &[Block<T>]| {
+            let deg: u64 = col.iter().map(|b| b.degree).sum();
+            let noise: u64 = col.iter().map(|b| b.noise_level).sum();
+            deg <= if i == 0 { 2 * m - 1 } else { 2 * m - 2 } && noise < max_noise
+        };
+        while !cols.iter().enumerate().all(|(i, c)| fits(i, c)) {
+            let mut next: Vec<Vec<Block<T>>> = vec![Vec::new(); nb];
+            let mut jobs = Vec::new();
+            let mut plan = Vec::new(); // target column of each job's output
+            for (i, col) in cols.iter().enumerate() {
+                if fits(i, col) {
+                    next[i].extend(col.iter().cloned());
+                    continue;
+                }
+                // Greedy groups that fit one block.
+                let mut groups: Vec<Vec<&Block<T>>> = Vec::new();
+                let (mut deg, mut noise) = (0, 0);
+                for b in col {
+                    let open = groups
+                        .last()
+                        .is_some_and(|_| deg + b.degree < p && noise + b.noise_level <= max_noise);
+                    if !open {
+                        groups.push(Vec::new());
+                        deg = 0;
+                        noise = 0;
+                    }
+                    deg += b.degree;
+                    noise += b.noise_level;
+                    groups.last_mut().expect("group").push(b);
+                }
+                for g in groups {
+                    let deg: u64 = g.iter().map(|b| b.degree).sum();
+                    if g.len() == 1 && deg < m && g[0].noise_level <= 1 {
+                        next[i].push(g[0].clone());
+                        continue;
+                    }
+                    let mut s = g[0].clone();
+                    for b in &g[1..] {
+                        s = s.add(b);
+                    }
+                    jobs.push(Job { input: s.ct.clone(), lut: &digit, degree: deg.min(m - 1) });
+                    plan.push(i);
+                    if deg >= m && i + 1 < nb {
+                        jobs.push(Job { input: s.ct, lut: &carry, degree: deg / m });
+                        plan.push(i + 1);
+                    }
+                }
+            }
+            for (i, b) in plan.into_iter().zip(self.bootstrap_many(jobs)) {
+                next[i].push(b);
+            }
+            cols = next;
+        }
+        let blocks = cols
+            .into_iter()
+            .map(|col| {
+                let mut it = col.into_iter();
+                match it.next() {
+                    None => self.trivial_block(0),
+                    Some(first) => it.fold(first, |acc, b| acc.add(&b)),
+                }
+            })
+            .collect();
+        self.propagate_single_carry(blocks)
+    }
+}

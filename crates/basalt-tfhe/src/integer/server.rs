@@ -1,0 +1,299 @@
+//! The server side: a [`ServerKey`] (no secret) plus the batched bootstrap engine every integer
+//! operation goes through.
+//!
+//! # Why one engine
+//! Radix operations are layers of independent block bootstraps (all carries of a layer, all
+//! partial products, all block comparisons). [`IntegerServer::bootstrap_many`] key-switches a
+//! whole layer as one tiled batch and runs the blind rotations through the two-level batched PBS
+//! ([`pbs_batch`]), one batch per distinct lookup table, the batches themselves spread over the
+//! rayon pool: a layer costs about `⌈jobs / threads⌉` bootstraps of latency.
+
+use rayon::prelude::*;
+
+use crate::batch::{BatchConfig, keyswitch_batch, pbs_batch};
+use crate::integer::error::{IntegerError, IntegerResult};
+use crate::integer::radix::{Block, BoolCiphertext, IntegerType, RadixCiphertext};
+use crate::keys::{Ciphertext, ServerKey};
+use crate::lut::{Lut, delta};
+use crate::lwe::LweCiphertext;
+use crate::params::{AtomicPattern, TfheParams};
+use crate::torus::Torus;
+
+/// Integer layer needs room for a carry (`carry ≥ message`) and digits of at least 2 bits (the
+/// carry-propagation states 0, 1, 2 are packed as the high digit of a bivariate lookup).
+pub(crate) fn check_params(p: &TfheParams) -> IntegerResult<()> {
+    if p.message_modulus < 4 || p.carry_modulus < p.message_modulus {
+        return Err(IntegerError::Unsupported(format!(
+            "radix integers need message_modulus ≥ 4 and carry_modulus ≥ message_modulus \
+             (set '{}' has {} and {})",
+            p.name, p.message_modulus, p.carry_modulus
+        )));
+    }
+    Ok(())
+}
+
+/// One bootstrap of a layer: input block, lookup table, degree of the output.
+pub(crate) struct Job<'a, T: Torus> {
+    pub input: Ciphertext<T>,
+    pub lut: &'a Lut<T>,
+    pub degree: u64,
+}
+
+/// Integer operations with the server key only.
+#[derive(Clone, Debug)]
+pub struct IntegerServer<T: Torus> {
+    pub(crate) key: ServerKey<T>,
+    pub(crate) batch: BatchConfig,
+}
+
+impl<T: Torus> IntegerServer<T> {
+    /// Wrap a server key; its set must satisfy the same conditions as the client's.
+    pub fn new(key: ServerKey<T>) -> IntegerResult<Self> {
+        check_params(key.params())?;
+        Ok(IntegerServer { key, batch: BatchConfig::default() })
+    }
+
+    pub fn server_key(&self) -> &ServerKey<T> {
+        &self.key
+    }
+
+    pub fn params(&self) -> &TfheParams {
+        self.key.params()
+    }
+
+    pub fn key_id(&self) -> u64 {
+        self.key.key_id
+    }
+
+    /// Batch schedule of the block bootstraps.
+    pub fn batch_config(&self) -> BatchConfig {
+        self.batch
+    }
+
+    pub fn set_batch_config(&mut self, cfg: BatchConfig) {
+        self.batch = cfg;
+    }
+
+    /// `m`: values of one digit.
+    pub fn message_modulus(&self) -> u64 {
+        self.params().message_modulus
+    }
+
+    /// `p = m · carry_modulus`: values a block can hold before reaching the padding bit.
+    pub fn plaintext_modulus(&self) -> u64 {
+        self.params().plaintext_modulus()
+    }
+
+    /// Largest noise level a bootstrap input may have: `m + 1`, what packing two clean digits
+    /// `a·m + b` produces (5 on the 2+2 set, TFHE-rs's `MaxNoiseLevel` there).
+    pub fn max_noise_level(&self) -> u64 {
+        self.message_modulus() + 1
+    }
+
+    pub(crate) fn block_bits(&self) -> u32 {
+        self.message_modulus().trailing_zeros()
+    }
+
+    pub(crate) fn delta(&self) -> T {
+        delta(self.plaintext_modulus())
+    }
+
+    /// A lookup table on one block's value `0..p`.
+    pub(crate) fn lut(&self, f: impl Fn(u64) -> u64) -> Lut<T> {
+        Lut::from_fn(self.params(), f)
+    }
+
+    /// A lookup table on two digits packed as `hi·m + lo` ([`Self::pack`]).
+    pub(crate) fn lut2(&self, f: impl Fn(u64, u64) -> u64) -> Lut<T> {
+        let m = self.message_modulus();
+        Lut::from_fn(self.params(), |x| f(x / m, x % m))
+    }
+
+    /// `hi·m + lo`: two digits in one block for a bivariate lookup.
+    pub(crate) fn pack(&self, hi: &Block<T>, lo: &Block<T>) -> Ciphertext<T> {
+        debug_assert!(hi.degree * self.message_modulus() + lo.degree < self.plaintext_modulus());
+        debug_assert!(
+            hi.noise_level * self.message_modulus() + lo.noise_level <= self.max_noise_level()
+        );
+        hi.scale(self.message_modulus()).add(lo).ct
+    }
+
+    /// A trivial (noiseless, public) block of value `v`.
+    pub(crate) fn trivial_block(&self, v: u64) -> Block<T> {
+        let n = self.key.ciphertext_dimension();
+        let like = Ciphertext {
+            params_id: self.params().id(),
+            key_id: self.key.key_id,
+            lwe: LweCiphertext::zero(n),
+        };
+        Block::trivial(&like, v, self.delta())
+    }
+
+    /// A trivial encryption of a clear `value` of type `ty` (public: anyone can read it); used
+    /// for operations mixing a ciphertext with a clear operand.
+    pub fn trivial(&self, value: i128, ty: IntegerType) -> IntegerResult<RadixCiphertext<T>> {
+        let nb = ty.blocks(self.block_bits())?;
+        let mut x = ty.encode(value)?;
+        let m = self.message_modulus();
+        let blocks = (0..nb)
+            .map(|_| {
+                let b = self.trivial_block(x % m);
+                x /= m;
+                b
+            })
+            .collect();
+        Ok(RadixCiphertext { ty, blocks })
+    }
+
+    /// The pattern of `c mod 2^bits` as digits (for scalar operations; negative `c` wraps).
+    pub(crate) fn digits_of(&self, c: i128, ty: IntegerType) -> Vec<u64> {
+        let m = self.message_modulus() as u128;
+        let mut x = (c as u128) & ty.mask();
+        (0..ty.bits / self.block_bits())
+            .map(|_| {
+                let d = (x % m) as u64;
+                x /= m;
+                d
+            })
+            .collect()
+    }
+
+    /// Ids and shape of a radix ciphertext (from a client of this key, well-formed).
+    pub(crate) fn check(&self, ct: &RadixCiphertext<T>) -> IntegerResult<()> {
+        let nb = ct.ty.blocks(self.block_bits())?;
+        if ct.blocks.len() != nb {
+            return Err(IntegerError::Malformed(format!(
+                "{} needs {nb} blocks, found {}",
+                ct.ty,
+                ct.blocks.len()
+            )));
+        }
+        for b in &ct.blocks {
+            self.check_block(b)?;
+        }
+        Ok(())
+    }
+
+    pub(crate) fn check_block(&self, b: &Block<T>) -> IntegerResult<()> {
+        self.key.check(&b.ct)?;
+        if b.degree >= self.plaintext_modulus() || b.noise_level > self.max_noise_level() {
+            return Err(IntegerError::Malformed(format!(
+                "block degree {} / noise level {} exceed {} / {}",
+                b.degree,
+                b.noise_level,
+                self.plaintext_modulus() - 1,
+                self.max_noise_level()
+            )));
+        }
+        Ok(())
+    }
+
+    /// Both operands checked and of the same type.
+    pub(crate) fn check_pair(
+        &self,
+        a: &RadixCiphertext<T>,
+        b: &RadixCiphertext<T>,
+    ) -> IntegerResult<()> {
+        self.check(a)?;
+        self.check(b)?;
+        if a.ty != b.ty {
+            return Err(IntegerError::TypeMismatch { lhs: a.ty, rhs: b.ty });
+        }
+        Ok(())
+    }
+
+    pub(crate) fn check_bool(&self, b: &BoolCiphertext<T>) -> IntegerResult<()> {
+        self.check_block(&b.block)?;
+        if b.block.degree > 1 {
+            return Err(IntegerError::Malformed(format!(
+                "encrypted boolean of degree {}",
+                b.block.degree
+            )));
+        }
+        Ok(())
+    }
+
+    /// Run one layer of bootstraps (each job its own table), batched: one key-switching batch,
+    /// then one two-level PBS batch per distinct table, the batches in parallel. Outputs have
+    /// noise level 1 and the degree each job states.
+    pub(crate) fn bootstrap_many(&self, jobs: Vec<Job<'_, T>>) -> Vec<Block<T>> {
+        if jobs.is_empty() {
+            return Vec::new();
+        }
+        let mut groups: Vec<(&Lut<T>, Vec<usize>)> = Vec::new();
+        for (i, j) in jobs.iter().enumerate() {
+            match groups.iter_mut().find(|(l, _)| std::ptr::eq(*l, j.lut)) {
+                Some((_, idx)) => idx.push(i),
+                None => groups.push((j.lut, vec![i])),
+            }
+        }
+        let key = &self.key;
+        let cfg = &self.batch;
+        let pbs_groups = |inputs: &[Vec<T>]| -> Vec<Vec<T>> {
+            let run = |(lut, idx): &(&Lut<T>, Vec<usize>)| {
+                let ins: Vec<&[T]> = idx.iter().map(|&i| inputs[i].as_slice()).collect();
+                let mut outs = vec![Vec::new(); idx.len()];
+                pbs_batch(&ins, &lut.tv, &key.bsk, cfg, &mut outs);
+                outs
+            };
+            let results: Vec<Vec<Vec<T>>> = if groups.len() == 1 {
+                vec![run(&groups[0])]
+            } else {
+                groups.par_iter().map(run).collect()
+            };
+            let mut out = vec![Vec::new(); inputs.len()];
+            for ((_, idx), res) in groups.iter().zip(results) {
+                for (&i, v) in idx.iter().zip(res) {
+                    out[i] = v;
+                }
+            }
+            out
+        };
+        let ks = |inputs: &[&[T]]| -> Vec<Vec<T>> {
+            let mut outs = vec![Vec::new(); inputs.len()];
+            keyswitch_batch(&key.ksk, inputs, cfg.ks_tile, &mut outs);
+            outs
+        };
+        let raw: Vec<&[T]> = jobs.iter().map(|j| j.input.lwe.as_slice()).collect();
+        let out = match self.params().atomic_pattern {
+            AtomicPattern::KsPbs => pbs_groups(&ks(&raw)),
+            AtomicPattern::PbsKs => {
+                let owned: Vec<Vec<T>> = raw.iter().map(|r| r.to_vec()).collect();
+                let mid = pbs_groups(&owned);
+                let m: Vec<&[T]> = mid.iter().map(|v| v.as_slice()).collect();
+                ks(&m)
+            }
+        };
+        let (params_id, key_id) = (self.params().id(), key.key_id);
+        jobs.iter()
+            .zip(out)
+            .map(|(j, v)| Block {
+                ct: Ciphertext { params_id, key_id, lwe: LweCiphertext::from_vec(v) },
+                degree: j.degree,
+                noise_level: 1,
+            })
+            .collect()
+    }
+
+    /// `value mod m` of every block whose noise is above one bootstrap's, so that it can be
+    /// packed again (blocks already at level ≤ 1 are kept).
+    pub(crate) fn refresh(&self, blocks: &mut [Block<T>]) {
+        let m = self.message_modulus();
+        let ident = self.lut(|x| x % m);
+        let idx: Vec<usize> = (0..blocks.len()).filter(|&i| blocks[i].noise_level > 1).collect();
+        let jobs = idx
+            .iter()
+            .map(|&i| Job { input: blocks[i].ct.clone(), lut: &ident, degree: blocks[i].degree })
+            .collect();
+        for (i, b) in idx.into_iter().zip(self.bootstrap_many(jobs)) {
+            blocks[i] = b;
+        }
+    }
+
+    /// An encrypted boolean ready to be packed (noise level ≤ 1).
+    pub(crate) fn fresh_bool(&self, b: &BoolCiphertext<T>) -> Block<T> {
+        let mut v = vec![b.block.clone()];
+        self.refresh(&mut v);
+        v.pop().expect("one block")
+    }
+}
