@@ -38,6 +38,7 @@ pub mod lwe;
 pub mod modswitch;
 pub mod ms_noise_reduction;
 pub mod noise;
+pub mod noise_validation;
 pub mod params;
 pub mod pbs;
 pub mod random;

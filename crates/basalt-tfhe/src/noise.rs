@@ -64,10 +64,14 @@ pub struct MsReductionModel {
     pub p_accept: f64,
     /// Expected number of measures computed per ciphertext.
     pub expected_checks: f64,
-    /// log2 of the probability that no candidate satisfies the bound (counted as a failure).
+    /// log2 of the probability that no candidate satisfies the bound.
     pub log2_p_none: f64,
     /// log2 of the failure probability given that the chosen candidate satisfied the bound.
     pub log2_p_fail_accepted: f64,
+    /// log2 of the failure probability given that none did (the smallest measure is kept).
+    pub log2_p_fail_none: f64,
+    /// log2 of the failure probability of one blind rotation with the reduction.
+    pub log2_p_fail: f64,
     /// Variance of the switching error after the reduction (mean over accepted candidates of
     /// `E² + Σe²/4`), for comparison with the plain `modswitch_var`.
     pub reduced_modswitch_var: f64,
@@ -112,13 +116,7 @@ pub fn estimate_with_norm2(params: &TfheParams, norm2: f64) -> NoiseReport {
         let v_in = ct_var + params.lwe_noise.variance(w);
         drift_model(params.lwe_dimension, 2 * params.polynomial_size, threshold, v_in, &m)
     });
-    let log2_p_fail = match &ms_reduction {
-        None => log2_p_fail_plain_ms,
-        Some(r) => {
-            let p_none = r.log2_p_none.exp2();
-            (r.log2_p_fail_accepted.exp2() * (1.0 - p_none) + p_none).log2()
-        }
-    };
+    let log2_p_fail = ms_reduction.as_ref().map_or(log2_p_fail_plain_ms, |r| r.log2_p_fail);
     // Gates: NAND/AND/OR add two ciphertexts (distance 1/8); XOR doubles the sum (distance 1/4).
     let g1 = log2_erfc(0.125 / (2.0 * (2.0 * ct_var + modswitch_var)).sqrt());
     let g2 = log2_erfc(0.25 / (2.0 * (8.0 * ct_var + modswitch_var)).sqrt());
@@ -153,13 +151,15 @@ fn gauss_within(a: f64, sigma: f64) -> f64 {
 /// With `s = 1/(2N)`, the rounding errors are uniform on `[−s/2, s/2]`. For one candidate the
 /// public mean `E = e_b − Σe_i/2` is close to `N(0, s²(1 + n/4)/12)` and `S = Σe_i²/4` to
 /// `N(n·s²/48, n·s⁴/2880)` (`Var(e²) = s⁴/180`), independent of each other (`e` symmetric).
-/// A candidate is accepted when `|E| + r·sqrt(S + V_key) ≤ B` (`V_key = ms_input_variance`);
-/// given `(E, S)` the blind-rotation input phase is off by `N(E, S + V_in)` (key bits uniform
-/// from the server's view, `V_in` = this model's input variance), so it leaves its box of
-/// half-width `t` with probability `Q((t − E)/σ) + Q((t + E)/σ)`. That probability is
-/// integrated over the accepted region (grid in `S`, grid in `E`). Candidates are independent
-/// (each zero's mask is uniform); when none of the `M + 1` is accepted the model counts a
-/// failure, an upper bound (the best of them is still used).
+/// Its measure is `|E| + r·sqrt(S + V_key)` (`V_key = ms_input_variance`). Given `(E, S)` the
+/// blind-rotation input phase is off by `N(E, S + V_in)` (key bits uniform from the server's
+/// view, `V_in` = this model's input variance), so it leaves its box of half-width `t` with
+/// probability `F = Q((t − E)/σ) + Q((t + E)/σ)`. Candidates are independent (each zero's mask
+/// is uniform). The kept candidate is the first with measure `≤ B` — distributed as one
+/// candidate conditioned on that region — or, when none of the `M + 1` is, the one with the
+/// smallest measure: `P(min ∈ [τ, τ+dτ), all > B) = d(G(τ)^{M+1})` with `G(τ) = P(measure ≥ τ)`,
+/// and `F` averaged over the candidates of that measure. Both parts are integrated on a grid in
+/// `(S, E)`.
 pub fn drift_model(
     n: usize,
     two_n: usize,
@@ -173,7 +173,15 @@ pub fn drift_model(
     let mu_s = nf * s * s / 48.0;
     let sd_s = (nf * s.powi(4) / 2880.0).sqrt();
     let (r, b) = (m.ms_r_sigma_factor, m.ms_bound);
-    let (ns, ne) = (241usize, 801usize);
+    let dens_e = |e: f64| {
+        (-0.5 * (e / sigma_e).powi(2)).exp() / (sigma_e * (2.0 * std::f64::consts::PI).sqrt())
+    };
+    let (ns, ne, nr, nb) = (241usize, 801usize, 1601usize, 600usize);
+    // Rejected candidates, binned by measure from B to B + 10σ_E + r·(sqrt(S_max + V) − ...).
+    let s_max = mu_s + 7.0 * sd_s;
+    let t_max = 8.0 * sigma_e + r * (s_max + m.ms_input_variance).sqrt();
+    let dt = (t_max - b).max(1e-300) / nb as f64;
+    let (mut mass, mut fmass) = (vec![0.0f64; nb + 1], vec![0.0f64; nb + 1]);
     let (mut p_acc, mut fail, mut var_acc) = (0.0f64, 0.0f64, 0.0f64);
     let mut wsum = 0.0;
     for i in 0..ns {
@@ -181,35 +189,70 @@ pub fn drift_model(
         let w_s = (-0.5 * z * z).exp();
         wsum += w_s;
         let sv = (mu_s + z * sd_s).max(0.0);
-        let slack = b - r * (sv + m.ms_input_variance).sqrt();
-        if slack <= 0.0 {
-            continue;
-        }
-        p_acc += w_s * gauss_within(slack, sigma_e);
         let sigma = (sv + v_in).sqrt();
-        let h = 2.0 * slack / (ne - 1) as f64;
-        let (mut f_sum, mut v_sum) = (0.0, 0.0);
-        for j in 0..ne {
-            let e = -slack + h * j as f64;
-            let dens = (-0.5 * (e / sigma_e).powi(2)).exp()
-                / (sigma_e * (2.0 * std::f64::consts::PI).sqrt());
-            let tw = if j == 0 || j == ne - 1 { 0.5 } else { 1.0 };
-            let f = gauss_tail((threshold - e) / sigma) + gauss_tail((threshold + e) / sigma);
-            f_sum += tw * h * dens * f;
-            v_sum += tw * h * dens * (e * e + sv);
+        let fail_at =
+            |e: f64| gauss_tail((threshold - e) / sigma) + gauss_tail((threshold + e) / sigma);
+        let slack = b - r * (sv + m.ms_input_variance).sqrt();
+        if slack > 0.0 {
+            p_acc += w_s * gauss_within(slack, sigma_e);
+            let h = 2.0 * slack / (ne - 1) as f64;
+            let (mut f_sum, mut v_sum) = (0.0, 0.0);
+            for j in 0..ne {
+                let e = -slack + h * j as f64;
+                let tw = if j == 0 || j == ne - 1 { 0.5 } else { 1.0 };
+                f_sum += tw * h * dens_e(e) * fail_at(e);
+                v_sum += tw * h * dens_e(e) * (e * e + sv);
+            }
+            fail += w_s * f_sum;
+            var_acc += w_s * v_sum;
         }
-        fail += w_s * f_sum;
-        var_acc += w_s * v_sum;
+        // Rejected part: |E| > max(slack, 0), both signs (F is even in E).
+        let lo = slack.max(0.0);
+        let hi = 8.0 * sigma_e;
+        if hi > lo {
+            let h = (hi - lo) / (nr - 1) as f64;
+            for j in 0..nr {
+                let e = lo + h * j as f64;
+                let tw = if j == 0 || j == nr - 1 { 0.5 } else { 1.0 };
+                let w = 2.0 * w_s * tw * h * dens_e(e);
+                let meas = e + r * (sv + m.ms_input_variance).sqrt();
+                let k = (((meas - b) / dt).max(0.0) as usize).min(nb);
+                mass[k] += w;
+                fmass[k] += w * fail_at(e);
+            }
+        }
     }
     let (p_acc, fail, var_acc) = (p_acc / wsum, fail / wsum, var_acc / wsum);
-    let tries = (m.modulus_switch_zeros_count + 1) as f64;
-    let log2_p_none = if p_acc > 0.0 { tries * (1.0 - p_acc).log2() } else { 0.0 };
+    let tries = (m.modulus_switch_zeros_count + 1) as i32;
+    let log2_p_none =
+        if p_acc < 1.0 { tries as f64 * (1.0 - p_acc).log2() } else { f64::NEG_INFINITY };
     let p_none = log2_p_none.exp2();
+    // Scale the binned rejected mass to 1 − p_acc (grid truncation), then the minimum's law.
+    let total: f64 = mass.iter().sum();
+    let scale = if total > 0.0 { (1.0 - p_acc) / total } else { 0.0 };
+    let mut fail_none = 0.0;
+    let mut g_above = 0.0f64; // P(measure ≥ upper edge of bin k)
+    for k in (0..=nb).rev() {
+        let g_here = g_above + mass[k] * scale;
+        if mass[k] > 0.0 {
+            let p_min_here = g_here.powi(tries) - g_above.powi(tries);
+            fail_none += p_min_here * fmass[k] / mass[k];
+        }
+        g_above = g_here;
+    }
+    let f_acc = if p_acc > 0.0 { fail / p_acc } else { 0.0 };
+    let p_fail = f_acc * (1.0 - p_none) + fail_none;
     MsReductionModel {
         p_accept: p_acc,
-        expected_checks: if p_acc > 0.0 { (1.0 - p_none) / p_acc } else { tries },
+        expected_checks: if p_acc > 0.0 { (1.0 - p_none) / p_acc } else { tries as f64 },
         log2_p_none,
-        log2_p_fail_accepted: if p_acc > 0.0 { (fail / p_acc).log2() } else { 0.0 },
+        log2_p_fail_accepted: f_acc.log2(),
+        log2_p_fail_none: if p_none > 0.0 {
+            (fail_none / p_none).log2()
+        } else {
+            f64::NEG_INFINITY
+        },
+        log2_p_fail: p_fail.log2(),
         reduced_modswitch_var: if p_acc > 0.0 { var_acc / p_acc } else { f64::NAN },
     }
 }
