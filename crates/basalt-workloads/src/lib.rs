@@ -28,6 +28,7 @@
 //! - [`classify`]: encrypted classification with a [`network::Network`] against its twin.
 //! - [`helr_digits`]: HELR training under encryption on digits 3-vs-8, with bootstraps.
 //! - [`sort_run`]: the bitonic sort run for real against an exact sort.
+//! - [`resnet_run`]: ResNet-20 run for real on digits images against its twin.
 //! - [`registry`]: every runnable workload by name (`basalt workload`, `basalt.workloads`).
 //! - [`trace`]: record one inference at a preset in trace mode.
 //! - [`sim_source`]: every library program as a `basalt_sim::TraceSource`, for the
@@ -47,6 +48,7 @@ pub mod mnist;
 pub mod network;
 pub mod registry;
 pub mod resnet;
+pub mod resnet_run;
 pub mod sim_source;
 pub mod sort;
 pub mod sort_run;

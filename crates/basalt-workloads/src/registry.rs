@@ -107,6 +107,16 @@ const TABLE: &[(WorkloadInfo, Runner)] = &[
         },
         run_sort,
     ),
+    (
+        WorkloadInfo {
+            name: "resnet20",
+            paper: "CraterLake Table 3; Osiris Table III Set IV (ResNet-20)",
+            description: "ResNet-20 (composite minimax ReLU, bootstraps) on digits as 32x32x3; \
+                          seeded untrained weights: agreement with the twin, not accuracy",
+            preset: "CRATERLAKE_80_BOOT",
+        },
+        run_resnet20,
+    ),
     // The TFHE networks (NN-20/50/100, `crate::tfhe_nn::run(name, quick, threads)`) join here
     // as entries whose runner calls that function and maps its `Err(String)` to
     // `WorkloadError::Preset` or a variant of their own.
@@ -333,6 +343,10 @@ fn run_helr(opts: &RunOptions, bar: &ProgressBar) -> Result<Value, WorkloadError
         "setup_s": setup_s,
         "per_iteration_s": train_s / task.iterations as f64,
     }))
+}
+
+fn run_resnet20(opts: &RunOptions, bar: &ProgressBar) -> Result<Value, WorkloadError> {
+    crate::resnet_run::run(opts, bar)
 }
 
 fn run_sort(opts: &RunOptions, bar: &ProgressBar) -> Result<Value, WorkloadError> {
