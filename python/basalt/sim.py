@@ -114,7 +114,10 @@ def reproduce(paper=None) -> dict:
     """The papers' rows beside the models' figures, as ``basalt sim reproduce`` prints them:
     ``{"rows": [...], "readings": [...]}``, each row with ``paper``, ``table``, ``row``,
     ``metric``, ``theirs``, ``ours`` (``None`` when not yet modelled), ``ratio``, ``tolerance``,
-    ``within``, ``role`` (target or validation) and ``how``. ``paper`` is one of osiris, fab,
+    ``within``, ``kind`` and ``how``. Only ``target`` and ``validation`` rows are independent
+    predictions; ``calibration`` (a machine constant was fitted to it), ``bookkeeping`` (a sum
+    or restatement of transcribed inputs), ``derived`` (a function of the rows in ``from``,
+    judged at the tolerance it inherits) and ``baseline`` (another system's figure) are not. ``paper`` is one of osiris, fab,
     mxv, craterlake, strix (all when omitted: the papers run in parallel, about 45 s on two
     cores)."""
     d = data_dir()
@@ -147,6 +150,37 @@ def compare(trace: Trace, on=None, *, bootstrap=None, plot=None) -> list:
         timed = [(r["machine"], r["report"]["seconds"]) for r in rows if "report" in r]
         Path(plot).write_text(_basalt.sim_compare_svg("trace", timed))
     return rows
+
+
+def grid(trace: Trace, machine, axes: dict, *, csv=None, plot=None):
+    """A design-space grid, as ``basalt sim grid``: ``trace`` on ``machine`` at every
+    combination of ``axes`` (``{"units.mdc.lanes": [256, 512, 1024], "memory.hbm_gbps":
+    [1000, 2000]}``; the last axis varies fastest). One record per point: each axis field, then
+    ``seconds``, ``stall_fraction``, ``area_mm2``, ``energy_j``, ``edp`` (J·s), ``power_w`` and
+    ``pareto`` (no other point is as good on latency, energy and area and better on one).
+    Returns a pandas ``DataFrame`` when pandas is installed, else a list of dicts. ``csv`` and
+    ``plot`` (paths) also write the points as CSV and energy over latency as an SVG scatter with
+    the Pareto front. An axis over a field the machine does not have raises ``BasaltError``
+    naming it, before anything is timed."""
+    if not axes:
+        raise BasaltError("grid: give at least one axis, {field: [values]}")
+    pairs = [(str(f), [_toml(v) for v in (vals if isinstance(vals, (list, tuple)) else [vals])])
+             for f, vals in axes.items()]
+    points, text_csv, svg = _basalt.sim_grid(trace, _machine_path(machine), pairs)
+    rows = []
+    for p in json.loads(points):
+        row = {f: v for f, v in p.pop("settings")}
+        row.update(p)
+        rows.append(row)
+    if csv is not None:
+        Path(csv).write_text(text_csv)
+    if plot is not None:
+        Path(plot).write_text(svg)
+    try:
+        import pandas
+    except ImportError:
+        return rows
+    return pandas.DataFrame(rows)
 
 
 def sweep(trace: Trace, machine, field: str, values) -> list:

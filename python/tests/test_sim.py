@@ -123,6 +123,29 @@ def test_sweep_over_bandwidth_is_monotone():
     assert secs[0] > secs[1] >= secs[2] > 0
 
 
+def test_grid_gives_latency_area_energy_edp_and_a_pareto_front(tmp_path):
+    ctx = Context.preset("LATTIGO_RESIDUAL", rotations=[1], symbolic=True)
+    x = ctx.encrypt_symbolic(ctx.slots)
+    with record() as r:
+        x.rotate(1)
+    axes = {"units.hadamard.lanes": [1024, 2048], "memory.hbm_gbps": [1000, 2000]}
+    g = basalt.sim.grid(r.trace, "osiris", axes, csv=tmp_path / "g.csv", plot=tmp_path / "g.svg")
+    rows = g.to_dict("records") if hasattr(g, "to_dict") else g
+    assert len(rows) == 4
+    assert [(p["units.hadamard.lanes"], p["memory.hbm_gbps"]) for p in rows] == [
+        ("1024", "1000"), ("1024", "2000"), ("2048", "1000"), ("2048", "2000")]
+    for p in rows:
+        assert p["area_mm2"] > 0 and p["energy_j"] > 0 and p["power_w"] > 0
+        assert p["edp"] == pytest.approx(p["energy_j"] * p["seconds"])
+    # Halving the Hadamard lanes removes area: 2 x 1,024 lanes x 3.44e-3 mm² each.
+    assert rows[2]["area_mm2"] - rows[0]["area_mm2"] == pytest.approx(2 * 1024 * 0.00344238)
+    assert any(p["pareto"] for p in rows)
+    assert (tmp_path / "g.csv").read_text().startswith("units.hadamard.lanes,memory.hbm_gbps,")
+    assert "<svg" in (tmp_path / "g.svg").read_text()
+    with pytest.raises(BasaltError, match="memory.nope"):
+        basalt.sim.grid(r.trace, "osiris", {"memory.nope": [1, 2]})
+
+
 def test_compare_times_variants_and_reports_machines_that_cannot_run_the_trace(tmp_path):
     ctx = Context.preset("LATTIGO_RESIDUAL", rotations=[1], symbolic=True)
     x = ctx.encrypt_symbolic(ctx.slots)
@@ -213,7 +236,11 @@ def test_reproduce_reports_the_papers_rows_with_provenance():
     rows = {(r["table"], r["row"], r["metric"]): r for r in rep["rows"]}
     thr = rows[("V", "Strix I", "throughput")]
     assert thr["ours"] > 0 and thr["ratio"] == pytest.approx(thr["ours"] / thr["theirs"])
-    assert {r["role"] for r in rep["rows"]} == {"target", "validation"}
+    kinds = {r["kind"] for r in rep["rows"]}
+    assert {"target", "validation", "calibration", "bookkeeping", "derived", "baseline"} == kinds
+    # A derived row inherits its sources' tolerance and names them.
+    imp = rows[("VI", "improvement", "throughput")]
+    assert imp["kind"] == "derived" and imp["from"] and imp["tolerance"] > 0.01
     assert any(r["ours"] is None for r in rep["rows"])  # "not yet modelled" is reported, not faked
     assert rep["readings"]
     with pytest.raises(BasaltError, match="paper"):

@@ -86,6 +86,30 @@ enum SimCmd {
         #[arg(long)]
         plot: Option<PathBuf>,
     },
+    /// Time one trace on every point of a grid over several machine fields at once
+    /// (`--axis units.mdc.lanes=256,512,1024 --axis memory.hbm_gbps=1000,2000`): latency,
+    /// area, energy and energy-delay product per point, and the Pareto front over (latency,
+    /// energy, area).
+    Grid {
+        #[arg(long)]
+        machine: String,
+        #[arg(long)]
+        trace: PathBuf,
+        /// `FIELD=V1,V2,…` (dotted machine field as for `run --set`); repeat for each axis.
+        #[arg(long = "axis", required = true)]
+        axes: Vec<String>,
+        /// JSON (`{"machine", "axes", "points", "pareto"}`) instead of the table.
+        #[arg(long)]
+        json: bool,
+        /// Also write every point as CSV.
+        #[arg(long)]
+        csv: Option<PathBuf>,
+        /// Also write energy over latency, Pareto front marked, as an SVG scatter.
+        #[arg(long)]
+        plot: Option<PathBuf>,
+        #[arg(long, default_value = "data")]
+        data: PathBuf,
+    },
     /// One trace on several machines or variants of one (`osiris@memory.hbm_gbps=2000`):
     /// latency, stall, busiest unit, traffic by kind and energy, one row each.
     Compare {
@@ -302,6 +326,32 @@ pub fn run(a: &SimArgs) -> Result<(), String> {
                 write_file(p, &svg)?;
             }
         }
+        SimCmd::Grid { machine, trace, axes, json, csv, plot, data } => {
+            let axes: Vec<basalt_sim::grid::GridAxis> = axes
+                .iter()
+                .map(|a| basalt_sim::grid::GridAxis::parse(a))
+                .collect::<Result<_, _>>()
+                .map_err(|e| e.to_string())?;
+            let t = read_trace(trace)?;
+            let pts = basalt_sim::grid::grid(&machine_path(data, machine), &t, &axes)
+                .map_err(|e| e.to_string())?;
+            if *json {
+                let front: Vec<usize> =
+                    pts.iter().enumerate().filter(|(_, p)| p.pareto).map(|(i, _)| i).collect();
+                let out = serde_json::json!({
+                    "machine": machine, "axes": axes, "points": pts, "pareto": front,
+                });
+                println!("{}", serde_json::to_string_pretty(&out).map_err(|e| e.to_string())?);
+            } else {
+                print_grid(&pts);
+            }
+            if let Some(p) = csv {
+                write_file(p, &basalt_sim::grid::csv(&pts))?;
+            }
+            if let Some(p) = plot {
+                write_file(p, &basalt_sim::plot::grid_svg(machine, &pts))?;
+            }
+        }
         SimCmd::Compare { trace, machines, bootstrap_trace, json, data, plot } => {
             let t = read_trace(trace)?;
             let b = bootstrap_trace.as_deref().map(read_trace).transpose()?;
@@ -331,6 +381,40 @@ pub fn run(a: &SimArgs) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// The grid as a table, one row per point, Pareto points starred.
+fn print_grid(pts: &[basalt_sim::grid::GridPoint]) {
+    let opt =
+        |v: Option<f64>, scale: f64| v.map_or("-".to_string(), |x| format!("{:.4}", x * scale));
+    let fields = pts.first().map_or(0, |p| p.settings.len());
+    let header: Vec<String> =
+        pts.first().map_or(vec![], |p| p.settings.iter().map(|(f, _)| f.clone()).collect());
+    println!(
+        "{}  {:>12} {:>8} {:>10} {:>12} {:>12} {:>9}  pareto",
+        header.iter().map(|h| format!("{h:>20}")).collect::<Vec<_>>().join(" "),
+        "latency ms",
+        "stall %",
+        "area mm2",
+        "energy mJ",
+        "EDP uJ·s",
+        "power W"
+    );
+    for p in pts {
+        let vals: Vec<String> = p.settings.iter().map(|(_, v)| format!("{v:>20}")).collect();
+        debug_assert_eq!(vals.len(), fields);
+        println!(
+            "{}  {:>12.4} {:>8.1} {:>10} {:>12} {:>12} {:>9}  {}",
+            vals.join(" "),
+            p.seconds * 1e3,
+            100.0 * p.stall_fraction,
+            opt(p.area_mm2, 1.0),
+            opt(p.energy_j, 1e3),
+            opt(p.edp, 1e6),
+            opt(p.power_w, 1.0),
+            if p.pareto { "*" } else { "" }
+        );
+    }
 }
 
 fn read_trace(path: &Path) -> Result<basalt_trace::Trace, String> {

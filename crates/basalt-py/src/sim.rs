@@ -131,7 +131,7 @@ fn sim_check_machine(path: &str, overrides: Vec<String>) -> PyResult<()> {
 
 /// The reproduction report (`basalt sim reproduce`) for one paper or all, with the libraries'
 /// own traces for the whole-program rows, as JSON: every row (ours, theirs, ratio, tolerance,
-/// role, how) and the readings where a paper contradicts itself. `data` is a data folder, or
+/// kind, how) and the readings where a paper contradicts itself. `data` is a data folder, or
 /// `None` for the paper data and machines built into the package.
 #[pyfunction]
 #[pyo3(signature = (data=None, paper=None))]
@@ -143,6 +143,30 @@ fn sim_reproduce(py: Python<'_>, data: Option<String>, paper: Option<String>) ->
     serde_json::to_string(&r).map_err(err)
 }
 
+/// A design-space grid (`basalt sim grid`): `trace` on every point of `axes` (field, values)
+/// over the machine file at `path`. Returns (points as JSON, CSV, SVG scatter).
+#[pyfunction]
+fn sim_grid(
+    py: Python<'_>,
+    trace: &PyTrace,
+    path: &str,
+    axes: Vec<(String, Vec<String>)>,
+) -> PyResult<(String, String, String)> {
+    let axes: Vec<basalt_sim::grid::GridAxis> = axes
+        .into_iter()
+        .map(|(field, values)| basalt_sim::grid::GridAxis { field, values })
+        .collect();
+    let name = Path::new(path).file_stem().map_or_else(String::new, |s| s.to_string_lossy().into());
+    let pts = py
+        .allow_threads(|| basalt_sim::grid::grid(Path::new(path), &trace.trace, &axes))
+        .map_err(err)?;
+    Ok((
+        serde_json::to_string(&pts).map_err(err)?,
+        basalt_sim::grid::csv(&pts),
+        basalt_sim::plot::grid_svg(&name, &pts),
+    ))
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyTrace>()?;
     m.add_function(wrap_pyfunction!(trace_begin, m)?)?;
@@ -152,5 +176,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sim_compare_svg, m)?)?;
     m.add_function(wrap_pyfunction!(sim_reproduce, m)?)?;
     m.add_function(wrap_pyfunction!(sim_builtin_machines, m)?)?;
+    m.add_function(wrap_pyfunction!(sim_grid, m)?)?;
     Ok(())
 }

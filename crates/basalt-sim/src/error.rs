@@ -44,6 +44,8 @@ pub enum SimError {
     TraceSource { program: String, message: String },
     #[error("unknown paper `{0}` (known: osiris, fab, mxv, craterlake, strix)")]
     UnknownPaper(String),
+    #[error("grid: {0}")]
+    Grid(String),
     #[error("`{field}` does not change how a recorded trace is timed: {takes_effect}")]
     RecordedSwitch { field: String, takes_effect: &'static str },
 }

@@ -5,13 +5,15 @@
 //! papers' tables (`data/papers/<paper>/*.csv`). Layout (STYLE.md §6):
 //!
 //! * [`machine`] — the machine schema, strict loading with named errors;
+//! * [`grid`] — design-space grids: latency, area, energy, EDP per point, Pareto front;
 //! * [`fragmentation`] — Strix §III's GPU blind-rotation fragmentation (device-level batching);
 //! * [`units`] — one cost model per unit class (NTT, BConv, automorphism, element-wise, KSHGen,
 //!   TFHE PBS cluster);
 //! * [`memory`] — HBM traffic by kind and the on-chip store (Belady / LRU);
 //! * [`schedule`] — compute/memory overlap per window, stall accounting, regions;
 //! * [`refresh`] — programs whose bootstraps are markers, timed from one recorded bootstrap;
-//! * [`report`] — latency, utilisation, traffic, energy (text and serde);
+//! * [`physical`] — area and energy per action, scaled with lanes, word size and node;
+//! * [`report`] — latency, utilisation, traffic, energy, power (text and serde);
 //! * [`papers`] / [`reproduce`](mod@reproduce) — paper data and "ours vs theirs" per row;
 //! * [`source`] — the built-in machine files and paper data, user paths, `extends`;
 //! * [`synth`] — closed-form kernel-stream generators used until library traces exist.
@@ -28,10 +30,12 @@
 
 mod error;
 pub mod fragmentation;
+pub mod grid;
 pub mod machine;
 pub mod memory;
 mod overrides;
 pub mod papers;
+pub mod physical;
 pub mod plot;
 pub mod refresh;
 pub mod report;

@@ -48,6 +48,27 @@ pub struct Machine {
     /// Non-compute blocks that carry area and power (SRAM, PHYs, NoC).
     #[serde(default)]
     pub components: Vec<Component>,
+    /// Where the units' per-action energy and per-lane area hold ([`crate::physical`]).
+    /// When present, every unit must give `pj_per_action` (and `mm2_per_lane` unless the
+    /// machine is an FPGA) instead of per-instance `area_mm2` and `power_w`.
+    #[serde(default)]
+    pub physical: Option<crate::physical::Physical>,
+    /// Constants of this file chosen to match paper rows: each names its field and the rows,
+    /// which the reproduction then reports as calibration, never as predictions.
+    #[serde(default)]
+    pub fitted: Vec<Fit>,
+}
+
+/// One constant fitted to paper rows (`[[fitted]]` in a machine file).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Fit {
+    /// The dotted field (`schedule.overlap_windows`, `units.mdc.power_w`).
+    pub field: String,
+    /// The rows it was fitted to, `table/row/metric` of the machine's paper.
+    pub rows: Vec<String>,
+    /// How it was fitted (what was matched, what else was looked at).
+    pub why: String,
 }
 
 /// Off-chip and on-chip memory.
@@ -268,6 +289,12 @@ pub struct Unit {
     /// Power of one instance when busy.
     #[serde(default)]
     pub power_w: Option<f64>,
+    /// Energy of one action (one lane busy one cycle) at `[physical]`'s reference point, pJ.
+    #[serde(default)]
+    pub pj_per_action: Option<f64>,
+    /// Area of one lane (one action per cycle) at `[physical]`'s reference point, mm².
+    #[serde(default)]
+    pub mm2_per_lane: Option<f64>,
     /// Hardware this unit shares with others under `overlap = "chained"`: a window takes as
     /// long as its busiest *pool* (the Σ busy of every unit naming it), not its busiest unit.
     /// FAB's 256 FUs each hold one modular multiplier, adder, subtractor and automorph unit
@@ -414,6 +441,12 @@ impl Machine {
         if shared > 0.0 {
             pos("1 - memory.key_share - memory.ksk_share", 1.0 - shared)?;
         }
+        if let Some(p) = &self.physical {
+            pos("physical.node_nm", p.node_nm)?;
+            pos("physical.reference_node_nm", p.reference_node_nm)?;
+            pos("physical.reference_word_bits", f64::from(p.reference_word_bits))?;
+            pos("physical.energy_factor", p.energy_factor)?;
+        }
         if self.units.is_empty() {
             return Err(SimError::BadUnit {
                 machine: self.name.clone(),
@@ -431,7 +464,33 @@ impl Machine {
             if u.count == 0 || u.lanes == 0 {
                 return Err(bad("`count` and `lanes` must be at least 1".into()));
             }
-            for (f, v) in [("area_mm2", u.area_mm2), ("power_w", u.power_w)] {
+            if let Some(p) = &self.physical {
+                if u.area_mm2.is_some() || u.power_w.is_some() {
+                    return Err(bad("with `[physical]`, give `pj_per_action` and `mm2_per_lane` \
+                         instead of per-instance `area_mm2` and `power_w`"
+                        .into()));
+                }
+                if u.pj_per_action.is_none() {
+                    return Err(bad("the energy table (`[physical]`) gives no energy for this \
+                         unit: add `pj_per_action`"
+                        .into()));
+                }
+                if !p.fpga && u.mm2_per_lane.is_none() {
+                    return Err(bad("the energy table (`[physical]`) gives no area for this \
+                         unit: add `mm2_per_lane`"
+                        .into()));
+                }
+            } else if u.pj_per_action.is_some() || u.mm2_per_lane.is_some() {
+                return Err(bad("`pj_per_action` and `mm2_per_lane` need a `[physical]` table \
+                     (node and word size they hold at)"
+                    .into()));
+            }
+            for (f, v) in [
+                ("area_mm2", u.area_mm2),
+                ("power_w", u.power_w),
+                ("pj_per_action", u.pj_per_action),
+                ("mm2_per_lane", u.mm2_per_lane),
+            ] {
                 if let Some(v) = v
                     && !(v.is_finite() && v >= 0.0)
                 {

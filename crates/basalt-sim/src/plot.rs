@@ -508,6 +508,51 @@ pub fn reproduce_svg(rr: &ReproReport) -> String {
     s.finish()
 }
 
+/// A design-space grid as a scatter of energy over latency (log–log), the Pareto front
+/// (over latency, energy and area) drawn as a line through its points.
+pub fn grid_svg(machine: &str, pts: &[crate::grid::GridPoint]) -> String {
+    let xy: Vec<(f64, f64, bool, String)> = pts
+        .iter()
+        .filter_map(|p| {
+            let label: Vec<String> = p.settings.iter().map(|(f, v)| format!("{f}={v}")).collect();
+            let label = format!(
+                "{}: {:.4} ms, {:.4e} J{}",
+                label.join(" "),
+                p.seconds * 1e3,
+                p.energy_j?,
+                p.area_mm2.map_or(String::new(), |a| format!(", {a:.1} mm²"))
+            );
+            Some((p.seconds * 1e3, p.energy_j?, p.pareto, label))
+        })
+        .collect();
+    let mut s = Svg::new(&format!("{machine}: design-space grid"), "latency (ms)", "energy (J)");
+    if xy.is_empty() {
+        s.text(W / 2.0, H / 2.0, "middle", "no point has an energy figure");
+        return s.finish();
+    }
+    let span = |v: Vec<f64>| {
+        let lo = v.iter().cloned().fold(f64::INFINITY, f64::min);
+        let hi = v.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+        (lo / 1.2, hi * 1.2)
+    };
+    let (x0, x1) = span(xy.iter().map(|p| p.0).collect());
+    let (y0, y1) = span(xy.iter().map(|p| p.1).collect());
+    let xa = Axis::new(x0.log10(), x1.log10(), false, ML, W - MR);
+    let ya = Axis::new(y0.log10(), y1.log10(), false, H - MB, MT);
+    x_ticks(&mut s, &xa);
+    y_ticks(&mut s, &ya);
+    let mut front: Vec<(f64, f64)> =
+        xy.iter().filter(|p| p.2).map(|p| (xa.px(p.0.log10()), ya.px(p.1.log10()))).collect();
+    front.sort_by(|a, b| a.0.total_cmp(&b.0));
+    s.polyline("pareto", &front, PALETTE[1]);
+    for (x, y, on, label) in &xy {
+        let c = if *on { PALETTE[1] } else { PALETTE[0] };
+        s.circle(xa.px(x.log10()), ya.px(y.log10()), c, label);
+    }
+    s.text(W - MR, MT + 12.0, "end", "axes: log10; orange = Pareto front");
+    s.finish()
+}
+
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;

@@ -45,6 +45,12 @@ pub struct Costs {
     pub hbm_j: Option<f64>,
     /// Σ unit area × instances + component area; `None` when no block has an area.
     pub area_mm2: Option<f64>,
+    /// The units' area alone (the datapath a lane sweep scales).
+    pub datapath_area_mm2: Option<f64>,
+    /// Average power over the run: energy / latency.
+    pub power_w: Option<f64>,
+    /// Every unit busy, every component on, HBM at full bandwidth.
+    pub peak_power_w: Option<f64>,
     /// Units and components with no power figure (their energy is not in the total).
     pub no_power: Vec<String>,
     /// Units and components with no area figure.
@@ -138,6 +144,9 @@ impl Report {
         self.costs.units_j += c * r.costs.units_j;
         self.costs.components_j += c * r.costs.components_j;
         self.costs.hbm_j = self.costs.hbm_j.zip(r.costs.hbm_j).map(|(a, b)| a + c * b);
+        if let Some(e) = self.energy_j.filter(|_| self.seconds > 0.0) {
+            self.costs.power_w = Some(e / self.seconds);
+        }
     }
 
     /// Busy time of a unit group by name.
@@ -228,6 +237,9 @@ impl fmt::Display for Report {
                 missing(&c.no_power)
             )?,
             None => writeln!(f, "energy: {} (no power figures)", c.not_given())?,
+        }
+        if let (Some(p), Some(peak)) = (c.power_w, c.peak_power_w) {
+            writeln!(f, "power {p:.2} W average, {peak:.2} W peak")?;
         }
         match c.area_mm2 {
             Some(a) => writeln!(f, "area {a:.2} mm²{}", missing(&c.no_area))?,

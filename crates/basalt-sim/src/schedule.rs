@@ -532,7 +532,7 @@ impl<'m> State<'m> {
                 count: u.count,
                 busy_cycles: busy,
                 utilisation: if self.cycles > 0.0 { busy / self.cycles } else { 0.0 },
-                energy_j: u.power_w.map(|p| busy / hz * p * u.count as f64),
+                energy_j: m.unit_energy_j(u, busy),
             })
             .collect();
         let mut costs = Costs { paper: m.paper.clone(), ..Costs::default() };
@@ -552,11 +552,11 @@ impl<'m> State<'m> {
         let energy = costs.units_j + costs.components_j + costs.hbm_j.unwrap_or(0.0);
         let mut area = None;
         for u in &m.units {
-            match u.area_mm2 {
-                Some(a) => *area.get_or_insert(0.0) += a * u.count as f64,
+            match m.unit_area_mm2(u) {
+                Some(a) => *area.get_or_insert(0.0) += a,
                 None => costs.no_area.push(u.name.clone()),
             }
-            if u.power_w.is_none() {
+            if m.unit_energy_j(u, 0.0).is_none() {
                 costs.no_power.push(u.name.clone());
             }
         }
@@ -570,6 +570,11 @@ impl<'m> State<'m> {
             }
         }
         costs.area_mm2 = area;
+        costs.datapath_area_mm2 = m.datapath_area_mm2();
+        if any && seconds > 0.0 {
+            costs.power_w = Some(energy / seconds);
+        }
+        costs.peak_power_w = any.then(|| m.peak_power_w());
         Report {
             machine: m.name.clone(),
             clock_ghz: m.clock_ghz,

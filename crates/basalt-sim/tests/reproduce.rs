@@ -150,7 +150,8 @@ fn full_report_lists_every_row_and_serializes() {
     }
     assert!(text.contains("not yet modelled"));
     let json = serde_json::to_string(&r).unwrap();
-    assert!(json.contains("\"role\":\"validation\""));
+    assert!(json.contains("\"kind\":\"validation\""));
+    assert!(json.contains("\"kind\":\"calibration\""));
     // Validation rows are present for every paper that has them.
     for p in ["osiris", "craterlake", "strix"] {
         assert!(r.rows.iter().any(|x| x.paper == p && x.role == Role::Validation), "{p}");

@@ -62,8 +62,8 @@ pub fn compute(data: &Path, traces: &Traces) -> Result<Vec<Computed>, SimError> 
     out.push(computed("1", row, "mult increase", inc, ratio));
 
     let m = machine(data, "craterlake")?;
-    let fus: f64 = m.units.iter().map(|u| u.area_mm2.unwrap_or(0.0) * u.count as f64).sum();
-    let total = fus + m.components.iter().filter_map(|c| c.area_mm2).sum::<f64>();
+    let fus = m.datapath_area_mm2().unwrap_or(0.0);
+    let total = m.area_mm2().unwrap_or(0.0);
     let bk = "bookkeeping: sum of the per-FU areas transcribed into craterlake.toml";
     out.push(computed("2", "Total FUs", "area", fus, bk));
     out.push(computed("2", "Total CraterLake", "area", total, bk));

@@ -1,10 +1,13 @@
 //! "Ours vs theirs" for every paper row: the model computes a figure, the CSV holds the paper's
-//! value, the report divides. Target and validation rows are listed apart; rows no model
-//! computes yet are listed as such rather than faked.
+//! value, the report divides. Rows are grouped by [`Kind`]: the headline counts only the
+//! independent ones (target and validation); calibration, bookkeeping and derived rows are
+//! judged and listed apart, baselines (other systems' figures) are never modelled. Rows no
+//! model computes yet are listed as such rather than faked.
 //!
 //! Each paper has a module whose `compute` returns the rows it can model, each with a one-line
-//! account of *how* (which trace, which machine, which override). Rows marked "bookkeeping"
-//! only sum numbers transcribed into a machine file: they check the transcription, not a model.
+//! account of *how* (which trace, which machine, which override). Every machine-file constant
+//! fitted to a row names it (`[[fitted]]`), and [`check_fits`] holds the CSVs to it: a row a
+//! constant was fitted to is a calibration row, and a calibration row names its constant.
 
 mod craterlake;
 mod craterlake_logreg;
@@ -31,7 +34,7 @@ use serde::Serialize;
 
 use crate::SimError;
 use crate::machine::Machine;
-use crate::papers::{self, PAPERS, PaperRow, Reading, Role, Tag};
+use crate::papers::{self, KINDS, Kind, PAPERS, PaperRow, Reading, Tag};
 use crate::synth::{ClosedForm, Program, TraceSource, Workload};
 use basalt_trace::Trace;
 
@@ -96,12 +99,17 @@ pub struct ReproRow {
     pub metric: String,
     pub unit: String,
     pub tag: Tag,
-    pub role: Role,
+    /// The row's kind (`kind` in JSON): only target and validation rows are evidence.
+    #[serde(rename = "kind")]
+    pub role: Kind,
     pub theirs: f64,
     pub ours: Option<f64>,
     /// ours / theirs.
     pub ratio: Option<f64>,
+    /// Relative tolerance; a derived row's is inherited from its sources.
     pub tolerance: f64,
+    /// A derived row's sources (`table/row/metric`), empty otherwise.
+    pub from: Vec<String>,
     /// |ratio − 1| ≤ tolerance (with a 1e-9 slack for exact counts); |ours| ≤ tolerance when
     /// the paper's value is 0.
     pub within: Option<bool>,
@@ -129,6 +137,91 @@ impl ReproReport {
     pub fn misses(&self) -> impl Iterator<Item = &ReproRow> {
         self.rows.iter().filter(|r| r.within == Some(false))
     }
+
+    /// The headline: independent (target and validation) rows, modelled, within tolerance.
+    pub fn headline(&self) -> (usize, usize, usize) {
+        counts(self.rows.iter().filter(|r| r.role.independent()))
+    }
+}
+
+/// The fitted constants of every machine file under `data_dir/machines` (and `gpu/`), as
+/// `(file, paper, field, row key)`. Read as plain TOML so that a fit is found whatever else
+/// the file holds.
+fn fits(data_dir: &Path) -> Result<Vec<(String, String, String, String)>, SimError> {
+    let mut out = Vec::new();
+    for dir in [data_dir.join("machines"), data_dir.join("machines").join("gpu")] {
+        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        let mut files: Vec<_> = entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+            .collect();
+        files.sort();
+        for path in files {
+            let text = std::fs::read_to_string(&path)
+                .map_err(|source| SimError::Io { path: path.clone(), source })?;
+            let v: toml::Table = toml::from_str(&text)
+                .map_err(|e| SimError::Parse { path: path.clone(), message: e.to_string() })?;
+            let Some(list) = v.get("fitted").and_then(|f| f.as_array()) else { continue };
+            let bad = |message: String| SimError::Parse { path: path.clone(), message };
+            let paper = v.get("paper").and_then(|p| p.as_str()).ok_or_else(|| {
+                bad("a file with `[[fitted]]` constants must name its `paper`".into())
+            })?;
+            for f in list {
+                let field = f.get("field").and_then(|x| x.as_str()).unwrap_or("?");
+                let rows = f.get("rows").and_then(|x| x.as_array()).ok_or_else(|| {
+                    bad(format!("fitted `{field}` must list the `rows` it was fitted to"))
+                })?;
+                for r in rows {
+                    let key = r.as_str().ok_or_else(|| bad("fitted rows are strings".into()))?;
+                    out.push((
+                        path.display().to_string(),
+                        paper.to_string(),
+                        field.to_string(),
+                        key.to_string(),
+                    ));
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Every row a machine constant was fitted to is a calibration row of its paper, and every
+/// calibration row names the constant fitted to it.
+///
+/// # Errors
+/// A fit naming an unknown or non-calibration row; a calibration row no fit names.
+pub fn check_fits(data_dir: &Path, paper: &str, rows: &[PaperRow]) -> Result<(), SimError> {
+    let fits: Vec<_> = fits(data_dir)?.into_iter().filter(|f| f.1 == paper).collect();
+    let bad = |message: String| SimError::PaperData {
+        path: Path::new("data/papers").join(paper),
+        line: 0,
+        message,
+    };
+    for (file, _, field, key) in &fits {
+        match rows.iter().find(|r| papers::key_string(r) == *key) {
+            None => {
+                return Err(bad(format!("{file}: `{field}` names row `{key}`, which no CSV has")));
+            }
+            Some(r) if r.role != Kind::Calibration => {
+                return Err(bad(format!(
+                    "{file}: `{field}` was fitted to row `{key}`, so that row's kind must be \
+                     calibration (it is {})",
+                    r.role.name()
+                )));
+            }
+            Some(_) => {}
+        }
+    }
+    for r in rows.iter().filter(|r| r.role == Kind::Calibration) {
+        let key = papers::key_string(r);
+        if !fits.iter().any(|f| f.3 == key) {
+            return Err(bad(format!(
+                "calibration row `{key}` is named by no machine file's `[[fitted]]` constant"
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Load a machine file from `data_dir/machines/<name>.toml`.
@@ -184,6 +277,7 @@ pub fn reproduce_with(
         let summaries = gmean::summaries(p, &comp);
         comp.extend(summaries);
         comp.retain(|c| !c.constituent);
+        check_fits(data_dir, p, &rows)?;
         out.readings.extend(papers::load_readings(data_dir, p, &rows)?);
         out.rows.extend(join(p, &rows, comp)?);
     }
@@ -198,6 +292,19 @@ fn join(paper: &str, rows: &[PaperRow], comp: Vec<Computed>) -> Result<Vec<Repro
                 path: Path::new("data/papers").join(paper),
                 line: 0,
                 message: format!("two models computed ({}, {}, {})", c.table, c.row, c.metric),
+            });
+        }
+        if rows
+            .iter()
+            .any(|r| r.key() == (&*c.table, &*c.row, &*c.metric) && r.role == Kind::Baseline)
+        {
+            return Err(SimError::PaperData {
+                path: Path::new("data/papers").join(paper),
+                line: 0,
+                message: format!(
+                    "model computed ({}, {}, {}), another system's quoted figure (a baseline)",
+                    c.table, c.row, c.metric
+                ),
             });
         }
         if !rows.iter().any(|r| r.key() == (&*c.table, &*c.row, &*c.metric)) {
@@ -235,6 +342,7 @@ fn join(paper: &str, rows: &[PaperRow], comp: Vec<Computed>) -> Result<Vec<Repro
                 ours,
                 ratio,
                 tolerance: r.tolerance,
+                from: r.derivation.from.clone(),
                 within,
                 how: c.map_or_else(|| "not yet modelled".into(), |c| c.how.clone()),
             }
@@ -271,18 +379,28 @@ impl fmt::Display for ReproReport {
                 continue;
             }
             writeln!(f, "== {p}")?;
-            for role in [Role::Target, Role::Validation] {
+            for kind in KINDS {
                 let (done, todo): (Vec<&&ReproRow>, Vec<&&ReproRow>) =
-                    rows.iter().filter(|r| r.role == role).partition(|r| r.ours.is_some());
+                    rows.iter().filter(|r| r.role == kind).partition(|r| r.ours.is_some());
                 if done.is_empty() && todo.is_empty() {
                     continue;
                 }
-                writeln!(f, "-- {role:?} rows: {} modelled, {} not yet", done.len(), todo.len())?;
+                if kind == Kind::Baseline {
+                    writeln!(f, "-- baseline rows (other systems' figures): {}", todo.len())?;
+                    continue;
+                }
+                writeln!(
+                    f,
+                    "-- {} rows: {} modelled, {} not yet",
+                    kind.name(),
+                    done.len(),
+                    todo.len()
+                )?;
                 if !done.is_empty() {
                     writeln!(
                         f,
-                        "{:<6} {:<26} {:<26} {:>12} {:>12} {:>8} {:>6}  how",
-                        "table", "row", "metric", "theirs", "ours", "ratio", "ok"
+                        "{:<6} {:<26} {:<26} {:>12} {:>12} {:>8} {:>6} {:>6}  how",
+                        "table", "row", "metric", "theirs", "ours", "ratio", "±", "ok"
                     )?;
                 }
                 for r in &done {
@@ -293,13 +411,14 @@ impl fmt::Display for ReproReport {
                     };
                     writeln!(
                         f,
-                        "{:<6} {:<26} {:<26} {:>12} {:>12} {:>8} {:>6}  {}",
+                        "{:<6} {:<26} {:<26} {:>12} {:>12} {:>8} {:>6.3} {:>6}  {}",
                         r.table,
                         r.row,
                         r.metric,
                         num(r.theirs),
                         num(r.ours.unwrap_or(f64::NAN)),
                         r.ratio.map_or("-".to_string(), |q| format!("{q:.4}")),
+                        r.tolerance,
                         ok,
                         r.how
                     )?;
@@ -324,10 +443,12 @@ impl fmt::Display for ReproReport {
             }
         }
         if PAPERS.iter().filter(|p| self.rows.iter().any(|r| r.paper == **p)).count() > 1 {
-            let (all, modelled, within) = counts(self.rows.iter());
+            let (all, modelled, within) = self.headline();
             writeln!(
                 f,
-                "== all papers: {all} rows, {modelled} modelled, {within} within tolerance"
+                "== all papers: {all} independent rows (target and validation), {modelled} \
+                 modelled, {within} within tolerance; {} rows of other kinds listed apart",
+                self.rows.len() - all
             )?;
         }
         Ok(())

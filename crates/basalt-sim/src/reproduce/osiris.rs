@@ -107,10 +107,8 @@ pub fn compute(data: &Path, traces: &Traces) -> Result<Vec<Computed>, SimError> 
     out.extend(t_mv(data, traces, boot_s)?);
     out.extend(helr(data, traces)?);
 
-    let area: f64 = m.units.iter().map(|u| u.area_mm2.unwrap_or(0.0) * u.count as f64).sum::<f64>()
-        + m.components.iter().filter_map(|c| c.area_mm2).sum::<f64>();
-    let power: f64 = m.units.iter().map(|u| u.power_w.unwrap_or(0.0) * u.count as f64).sum::<f64>()
-        + m.components.iter().filter_map(|c| c.power_w).sum::<f64>();
+    let area = m.area_mm2().unwrap_or(0.0);
+    let power = m.peak_power_w();
     let bk = "bookkeeping: sum of the per-unit values transcribed into osiris.toml";
     out.push(computed("V", "sum", "area", area, bk));
     out.push(computed("V", "sum", "power", power, bk));

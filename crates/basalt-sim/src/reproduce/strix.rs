@@ -156,9 +156,8 @@ pub fn compute(data: &Path, traces: &Traces) -> Result<Vec<Computed>, SimError> 
     ));
 
     // Table III bookkeeping and energy per PBS at peak power.
-    let area: f64 = m.units.iter().map(|u| u.area_mm2.unwrap_or(0.0) * u.count as f64).sum::<f64>()
-        + m.components.iter().filter_map(|c| c.area_mm2).sum::<f64>();
-    let power: f64 = m.units.iter().map(|u| u.power_w.unwrap_or(0.0) * u.count as f64).sum::<f64>()
+    let area = m.area_mm2().unwrap_or(0.0);
+    let power: f64 = m.units.iter().filter_map(|u| m.unit_peak_power_w(u)).sum::<f64>()
         + m.components.iter().filter_map(|c| c.power_w).sum::<f64>();
     let bk = "bookkeeping: sum of the per-instance values transcribed into strix.toml";
     out.push(computed("III", "total", "area", area, bk));

@@ -14,10 +14,15 @@ use crate::reproduce::{Computed, computed};
 #[serde(deny_unknown_fields)]
 struct GpuFile {
     name: String,
+    #[allow(dead_code)] // read by the reproduction's check of fitted rows
+    paper: String,
     sms: u32,
     stream_pbs_per_s: f64,
     #[allow(dead_code)] // provenance for the reader; the strict schema still requires it
     source: String,
+    /// The constant fitted to a paper row (checked by `reproduce::check_fits`).
+    #[allow(dead_code)]
+    fitted: Vec<crate::machine::Fit>,
 }
 
 fn load(data: &Path) -> Result<(DeviceBatchedGpu, String), SimError> {

@@ -290,25 +290,29 @@ fn energy_and_area_roll_up_or_say_what_is_missing() {
         special: 20,
         seeded: false,
     });
-    // Osiris gives power and area for every block of Table V; its PRNG has neither.
+    // Osiris gives power and area for every block of Table V (its PRNG at zero: Table V has no
+    // such block); `[physical]` turns them into energy per action and area per lane.
     let m = Machine::load(format!("{dir}osiris.toml")).unwrap();
     let r = simulate(&m, &t).unwrap();
     let c = &r.costs;
-    let area: f64 = m.units.iter().map(|u| u.area_mm2.unwrap_or(0.0) * u.count as f64).sum::<f64>()
+    let area: f64 = m.units.iter().filter_map(|u| m.unit_area_mm2(u)).sum::<f64>()
         + m.components.iter().map(|c| c.area_mm2.unwrap()).sum::<f64>();
     assert!((c.area_mm2.unwrap() - area).abs() < 1e-9);
-    assert_eq!(c.no_area, ["prng"]);
-    assert_eq!(c.no_power, ["prng"]);
+    assert!((area - 243.96).abs() < 0.01, "Table V's column sum: {area}");
+    assert!(c.no_area.is_empty(), "{:?}", c.no_area);
+    assert_eq!(c.no_power, ["HBM"], "the HBM block's energy is per byte moved");
     let e = r.energy_j.unwrap();
     assert!((e - (c.units_j + c.components_j + c.hbm_j.unwrap_or(0.0))).abs() < 1e-15);
+    assert!((c.power_w.unwrap() - e / r.seconds).abs() < 1e-9);
     let text = r.to_string();
     assert!(text.contains(" J (units ") && text.contains(" mm²"), "{text}");
-    // CraterLake's paper gives areas but no power: energy is "not given by the paper".
+    assert!(text.contains(" W average, "), "{text}");
+    // CraterLake's paper gives areas (Table 2) and a power budget, no per-FU power: its
+    // energies per action come from Osiris' by the scaling rule, its areas back as Table 2's.
     let m = Machine::load(format!("{dir}craterlake.toml")).unwrap();
     let r = simulate(&m, &hybrid_keyswitch_l60()).unwrap();
-    assert_eq!(r.energy_j, None);
+    assert!(r.energy_j.is_some());
     let text = r.to_string();
-    assert!(text.contains("energy: not given by the paper"), "{text}");
     assert!(text.contains("area 474.10 mm²"), "{text}"); // Table 2 blocks × instances
     // Our CPU model has neither, and says so without blaming a paper.
     let m = Machine::load(format!("{dir}cpu.toml")).unwrap();

@@ -205,6 +205,8 @@ pub(crate) mod tests {
             stage_overhead_cycles: None,
             area_mm2: None,
             power_w: None,
+            pj_per_action: None,
+            mm2_per_lane: None,
             pools: vec![],
             source: "test".into(),
         }
