@@ -97,7 +97,7 @@ class Context:
         """A named preset. One estimated below 128-bit security (``basalt security`` lists
         them) raises unless ``allow_insecure=True``."""
         return cls(_basalt.CkksContext.preset(name, list(rotations), conjugate, seeded_keys,
-                                              symbolic, allow_insecure))
+                                              symbolic, allow_insecure=allow_insecure))
 
     @classmethod
     def toy_insecure(cls, *, log_n=12, levels=4, log_q0=55, log_q=40, log_p=56, k=1, dnum=None,

@@ -13,6 +13,7 @@ use basalt_math::{Domain, RnsPoly};
 use basalt_trace::ObjectId;
 
 use crate::error::{CkksError, Result};
+use crate::keys::KeyId;
 use crate::params::Parameters;
 
 /// An encoded message: one polynomial over `Q_l`, NTT domain.
@@ -32,6 +33,8 @@ pub struct Ciphertext {
     pub(crate) scale: f64,
     pub(crate) slots: usize,
     pub(crate) params_id: u64,
+    /// The key set it is encrypted under ([`KeyId::UNBOUND`] for a trivial encryption).
+    pub(crate) key_id: KeyId,
     /// Identity in the trace (`CtLoad`/`CtStore`); not part of the value.
     pub(crate) object: ObjectId,
 }
@@ -210,6 +213,7 @@ impl Ciphertext {
             scale,
             slots: params.max_slots(),
             params_id: params.id(),
+            key_id: KeyId::UNBOUND,
             object: ObjectId::fresh(),
         })
     }
@@ -224,6 +228,7 @@ impl Ciphertext {
             scale: params.default_scale(),
             slots: params.max_slots(),
             params_id: params.id(),
+            key_id: KeyId::UNBOUND,
             object: ObjectId::fresh(),
         })
     }
@@ -235,6 +240,7 @@ impl Ciphertext {
             scale: self.scale,
             slots: self.slots,
             params_id: self.params_id,
+            key_id: self.key_id,
             object: ObjectId::fresh(),
         }
     }
@@ -259,6 +265,10 @@ impl Ciphertext {
     }
     pub fn params_id(&self) -> u64 {
         self.params_id
+    }
+    /// The key set it is encrypted under.
+    pub fn key_id(&self) -> KeyId {
+        self.key_id
     }
     pub fn polys(&self) -> &[RnsPoly] {
         &self.polys

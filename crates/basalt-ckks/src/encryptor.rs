@@ -45,6 +45,7 @@ pub fn encrypt_sk(params: &Parameters, pt: &Plaintext, sk: &SecretKey) -> Result
         scale: pt.scale,
         slots: pt.slots,
         params_id: params.id(),
+        key_id: sk.key_id,
         object: ObjectId::fresh(),
     })
 }
@@ -78,14 +79,20 @@ pub fn encrypt_pk(params: &Parameters, pt: &Plaintext, pk: &PublicKey) -> Result
         scale: pt.scale,
         slots: pt.slots,
         params_id: params.id(),
+        key_id: pk.key_id,
         object: ObjectId::fresh(),
     })
 }
 
 /// Decrypt: `Σ_i c_i·s^i` at the ciphertext's level, scale and slots.
+///
+/// # Errors
+/// [`CkksError::KeyMismatch`] for a ciphertext under another key set;
+/// [`CkksError::WrongParams`]; [`CkksError::Symbolic`].
 pub fn decrypt(params: &Parameters, ct: &Ciphertext, sk: &SecretKey) -> Result<Plaintext> {
     check(params, ct.params_id)?;
     check(params, sk.params_id)?;
+    sk.key_id.join(ct.key_id, "the ciphertext")?;
     if ct.is_symbolic() {
         return Err(CkksError::Symbolic);
     }

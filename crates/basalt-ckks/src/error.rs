@@ -85,6 +85,10 @@ pub enum CkksError {
     LevelTooHigh { requested: usize, max: usize },
     #[error("object belongs to parameter set {found:016x}, expected {expected:016x}")]
     WrongParams { expected: u64, found: u64 },
+    #[error(
+        "key identity mismatch: {what} belongs to key {found}, but this object belongs to key {expected}"
+    )]
+    KeyMismatch { expected: crate::keys::KeyId, found: crate::keys::KeyId, what: &'static str },
     #[error("the key switches from {found}, but this operation needs a key from {expected}")]
     WrongKey { expected: String, found: String },
     #[error("missing rotation key for rotation by {rotation} (Galois element {galois})")]

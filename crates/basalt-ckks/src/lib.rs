@@ -56,7 +56,7 @@ pub use encoder::Encoder;
 pub use error::{CkksError, ParamError, Result};
 pub use eval::Evaluator;
 pub use keys::{
-    EvaluationKeys, GaloisKey, KeyGenerator, KeyMaterial, KeySwitchKey, PublicKey, RelinKey,
+    EvaluationKeys, GaloisKey, KeyGenerator, KeyId, KeyMaterial, KeySwitchKey, PublicKey, RelinKey,
     SecretKey, SeededKeySwitchKey,
 };
 pub use keyswitch::{CiphertextQP, HoistedDecomp, KsVariant};

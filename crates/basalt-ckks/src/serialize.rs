@@ -1,6 +1,10 @@
 //! Serialization with validation (serde + bincode).
 //!
-//! Every object is written as a versioned wire struct carrying its parameter-set id. Loading is
+//! Every object is written as a versioned wire struct carrying its parameter-set id and its
+//! [`KeyId`], followed by a SHA3-256 checksum over everything before it, so that a bit flipped
+//! anywhere (header, scale, residues) is detected before anything is decoded: a flip in the
+//! data that leaves a residue reduced would otherwise decrypt to noise with no error. The
+//! checksum guards against corruption, not against an attacker, who can recompute it. Loading is
 //! SEAL's `unsafe_load` + `is_valid_for` in one step: after decoding (with a size limit equal to
 //! the input length, so a corrupt length cannot trigger a huge allocation) it checks the
 //! parameter-set id, the degree, the limb counts and shapes, the domain, that every residue is
@@ -15,20 +19,23 @@ use serde::{Deserialize, Serialize, de::DeserializeOwned};
 use crate::ciphertext::{Ciphertext, Plaintext};
 use crate::error::{CkksError, Result};
 use crate::keys::{
-    GaloisKey, KeyMaterial, KeyPart, KeySwitchKey, KeyTag, PublicKey, RelinKey, SecretKey,
+    GaloisKey, KeyId, KeyMaterial, KeyPart, KeySwitchKey, KeyTag, PublicKey, RelinKey, SecretKey,
     SeededKeySwitchKey,
 };
 use crate::params::Parameters;
 
-/// 2: Galois keys switch `s` to `φ^{-1}(s)` (Lattigo's form, automorphism after the key switch);
-/// a version-1 Galois key would rotate wrongly, so version 1 is refused.
-const VERSION: u32 = 2;
+/// 3: every object carries its key id and a checksum. (2: Galois keys switch `s` to
+/// `φ^{-1}(s)`, Lattigo's form; a version-1 Galois key would rotate wrongly.)
+const VERSION: u32 = 3;
 
-/// Key-switching keys: 3 holds one part per gadget of the parameter set (level-dependent key
-/// switching, `key_switch_bands`) and draws `a_j` from the stream `(gadget, digit, limb)`; a
-/// version-2 key (one part, stream `(digit, limb)`) would expand to other `a_j`, so it is
-/// refused.
-const KEY_VERSION: u32 = 3;
+/// Key-switching keys: 4 carries the key id and a checksum; 3 held one part per gadget of the
+/// parameter set (level-dependent key switching, `key_switch_bands`) and draws `a_j` from the
+/// stream `(gadget, digit, limb)`; a version-2 key (one part, stream `(digit, limb)`) would
+/// expand to other `a_j`, so it is refused.
+const KEY_VERSION: u32 = 4;
+
+/// Bytes of the SHA3-256 checksum that ends every serialized object.
+pub const CHECKSUM_BYTES: usize = 32;
 
 #[derive(Serialize, Deserialize)]
 struct PolyWire {
@@ -44,6 +51,7 @@ struct CtWire {
     magic: [u8; 4],
     version: u32,
     params_id: u64,
+    key_id: KeyId,
     scale: f64,
     slots: u64,
     polys: Vec<PolyWire>,
@@ -54,6 +62,7 @@ struct KeyWire {
     magic: [u8; 4],
     version: u32,
     params_id: u64,
+    key_id: KeyId,
     tag: KeyTag,
     galois: u64,
     seed: [u8; 32],
@@ -74,15 +83,51 @@ fn opts(limit: usize) -> impl Options {
     bincode::DefaultOptions::new().with_fixint_encoding().with_limit(limit as u64 + 64)
 }
 
-fn encode<T: Serialize>(what: &'static str, v: &T) -> Result<Vec<u8>> {
-    opts(usize::MAX / 2)
-        .serialize(v)
-        .map_err(|e| CkksError::Corrupt { what, reason: e.to_string() })
+fn checksum(body: &[u8]) -> [u8; CHECKSUM_BYTES] {
+    use sha3::{Digest, Sha3_256};
+    let mut h = Sha3_256::new();
+    h.update(b"basalt-ckks/checksum");
+    h.update(body);
+    h.finalize().into()
 }
 
+/// The wire struct, then its checksum.
+fn encode<T: Serialize>(what: &'static str, v: &T) -> Result<Vec<u8>> {
+    let mut out = opts(usize::MAX / 2)
+        .serialize(v)
+        .map_err(|e| CkksError::Corrupt { what, reason: e.to_string() })?;
+    let sum = checksum(&out);
+    out.extend_from_slice(&sum);
+    Ok(out)
+}
+
+/// Verify the checksum, then decode (bounded by the input length).
 fn decode<T: DeserializeOwned>(what: &'static str, bytes: &[u8]) -> Result<T> {
-    opts(bytes.len())
-        .deserialize(bytes)
+    if bytes.len() < CHECKSUM_BYTES {
+        return Err(corrupt(
+            what,
+            format!("{} bytes is too short to hold a checksum", bytes.len()),
+        ));
+    }
+    let (body, sum) = bytes.split_at(bytes.len() - CHECKSUM_BYTES);
+    if checksum(body) != sum {
+        // An object written before checksums existed fails here: name its version.
+        if let (Some(magic), Some(v)) = (bytes.get(..4), bytes.get(4..8)) {
+            let v = u32::from_le_bytes(v.try_into().expect("4 bytes"));
+            let current = if magic == b"BCKY" { KEY_VERSION } else { VERSION };
+            if magic.starts_with(b"BC") && v < current && v > 0 {
+                return Err(corrupt(
+                    what,
+                    format!(
+                        "version {v} object (before key identities and checksums): regenerate it"
+                    ),
+                ));
+            }
+        }
+        return Err(corrupt(what, "checksum mismatch: the data was altered or truncated"));
+    }
+    opts(body.len())
+        .deserialize(body)
         .map_err(|e| CkksError::Corrupt { what, reason: e.to_string() })
 }
 
@@ -154,10 +199,34 @@ fn check_meta(
             "version 2 key (one part for every level, before level-dependent key switching): regenerate it",
         ));
     }
+    if version + 1 == expected {
+        return Err(corrupt(
+            what,
+            format!("version {version} (no key identity, no checksum): regenerate it"),
+        ));
+    }
     if version != expected {
         return Err(corrupt(what, format!("unsupported version {version}")));
     }
     let _ = params;
+    Ok(())
+}
+
+/// The scale must be at least 1 and below `Q_l` (the message would not survive decryption
+/// otherwise): a range check on the header field, on top of the checksum.
+fn check_scale_range(
+    what: &'static str,
+    params: &Parameters,
+    scale: f64,
+    level: usize,
+) -> Result<()> {
+    let log_q: f64 = params.q()[..=level].iter().map(|&q| (q as f64).log2()).sum();
+    if !(scale >= 1.0 && scale.log2() < log_q) {
+        return Err(corrupt(
+            what,
+            format!("scale 2^{:.2} is outside [1, Q_{level} = 2^{log_q:.1})", scale.log2()),
+        ));
+    }
     Ok(())
 }
 
@@ -187,6 +256,7 @@ impl Ciphertext {
                 magic: *b"BCCT",
                 version: VERSION,
                 params_id: self.params_id,
+                key_id: self.key_id,
                 scale: self.scale,
                 slots: self.slots as u64,
                 polys,
@@ -208,18 +278,31 @@ impl Ciphertext {
             ));
         }
         let q = w.polys[0].q_limbs as usize;
-        let polys = w
+        let polys: Vec<RnsPoly> = w
             .polys
             .into_iter()
             .map(|p| poly_in(W, params, p, Some(q), 0))
             .collect::<Result<_>>()?;
+        check_scale_range(W, params, w.scale, q - 1)?;
         Ok(Ciphertext {
             polys,
             scale: w.scale,
             slots: w.slots as usize,
             params_id: w.params_id,
+            key_id: w.key_id,
             object: ObjectId::fresh(),
         })
+    }
+
+    /// [`Ciphertext::from_bytes`] for a holder of the keys of `key_id` (a server, a client):
+    /// a ciphertext under another key set is refused.
+    ///
+    /// # Errors
+    /// As [`Ciphertext::from_bytes`]; [`CkksError::KeyMismatch`] naming both ids.
+    pub fn from_bytes_for(params: &Parameters, key_id: KeyId, bytes: &[u8]) -> Result<Ciphertext> {
+        let ct = Self::from_bytes(params, bytes)?;
+        key_id.join(ct.key_id, "the loaded ciphertext")?;
+        Ok(ct)
     }
 }
 
@@ -231,6 +314,7 @@ impl Plaintext {
                 magic: *b"BCPT",
                 version: VERSION,
                 params_id: self.params_id,
+                key_id: KeyId::UNBOUND,
                 scale: self.scale,
                 slots: self.slots as u64,
                 polys: vec![poly_out("plaintext", &self.poly)?],
@@ -248,14 +332,15 @@ impl Plaintext {
             return Err(corrupt(W, "a plaintext has exactly one polynomial"));
         }
         let poly = poly_in(W, params, w.polys.remove(0), None, 0)?;
+        check_scale_range(W, params, w.scale, poly.q_limbs() - 1)?;
         Ok(Plaintext { poly, scale: w.scale, slots: w.slots as usize, params_id: w.params_id })
     }
 }
 
 fn key_out(material: &KeyMaterial, galois: u64) -> Result<Vec<u8>> {
-    let (seed, tag, id) = match material {
-        KeyMaterial::Full(k) => (k.seed, k.tag, k.params_id),
-        KeyMaterial::Seeded(k) => (k.seed, k.tag, k.params_id),
+    let (seed, tag, id, key_id) = match material {
+        KeyMaterial::Full(k) => (k.seed, k.tag, k.params_id, k.key_id),
+        KeyMaterial::Seeded(k) => (k.seed, k.tag, k.params_id, k.key_id),
     };
     let polys = |v: &[RnsPoly]| v.iter().map(|p| poly_out("key", p)).collect::<Result<Vec<_>>>();
     let parts = material
@@ -271,6 +356,7 @@ fn key_out(material: &KeyMaterial, galois: u64) -> Result<Vec<u8>> {
             magic: *b"BCKY",
             version: KEY_VERSION,
             params_id: id,
+            key_id,
             tag,
             galois,
             seed,
@@ -325,11 +411,14 @@ fn key_in(params: &Parameters, bytes: &[u8]) -> Result<(KeyMaterial, u64)> {
         };
         parts[g] = Some(KeyPart { b: polys(p.b)?, a: polys(p.a)? });
     }
-    let (seed, tag, params_id) = (w.seed, w.tag, w.params_id);
+    let (seed, tag, params_id, key_id) = (w.seed, w.tag, w.params_id, w.key_id);
+    if !key_id.is_bound() {
+        return Err(corrupt(W, "the key carries no key identity"));
+    }
     let m = if w.seeded {
-        KeyMaterial::Seeded(SeededKeySwitchKey { parts, seed, tag, params_id })
+        KeyMaterial::Seeded(SeededKeySwitchKey { parts, seed, tag, params_id, key_id })
     } else {
-        KeyMaterial::Full(KeySwitchKey { parts, seed, tag, params_id })
+        KeyMaterial::Full(KeySwitchKey { parts, seed, tag, params_id, key_id })
     };
     Ok((m, w.galois))
 }
@@ -407,6 +496,7 @@ impl PublicKey {
                 magic: *b"BCPK",
                 version: VERSION,
                 params_id: self.params_id,
+                key_id: self.key_id,
                 scale: 1.0,
                 slots: 1,
                 polys: vec![poly_out("public key", &self.b)?, poly_out("public key", &self.a)?],
@@ -425,24 +515,32 @@ impl PublicKey {
         let mut it = w.polys.into_iter();
         let b = poly_in(W, params, it.next().expect("two"), l1, 0)?;
         let a = poly_in(W, params, it.next().expect("two"), l1, 0)?;
-        Ok(PublicKey { b, a, params_id: w.params_id })
+        if !w.key_id.is_bound() {
+            return Err(corrupt(W, "the key carries no key identity"));
+        }
+        Ok(PublicKey { b, a, params_id: w.params_id, key_id: w.key_id })
     }
 }
 
 impl SecretKey {
-    pub fn to_bytes(&self) -> Result<Vec<u8>> {
+    /// The secret key as bytes: the one way a secret leaves memory, named so that no caller
+    /// serializes it by accident (there is no `to_bytes`). Whoever holds these bytes can decrypt
+    /// everything encrypted under the key set.
+    pub fn export_bytes(&self) -> Result<Vec<u8>> {
         encode(
             "secret key",
             &CtWire {
                 magic: *b"BCSK",
                 version: VERSION,
                 params_id: self.params_id,
+                key_id: self.key_id,
                 scale: 1.0,
                 slots: 1,
                 polys: vec![poly_out("secret key", &self.poly)?],
             },
         )
     }
+    /// Load [`SecretKey::export_bytes`]'s output.
     pub fn from_bytes(params: &Parameters, bytes: &[u8]) -> Result<SecretKey> {
         const W: &str = "secret key";
         let mut w: CtWire = decode(W, bytes)?;
@@ -452,7 +550,10 @@ impl SecretKey {
             return Err(corrupt(W, "a secret key has one polynomial"));
         }
         let poly = poly_in(W, params, w.polys.remove(0), Some(params.max_level() + 1), params.k())?;
-        Ok(SecretKey { poly, params_id: w.params_id })
+        if !w.key_id.is_bound() {
+            return Err(corrupt(W, "the key carries no key identity"));
+        }
+        Ok(SecretKey { poly, params_id: w.params_id, key_id: w.key_id })
     }
 }
 
@@ -460,37 +561,173 @@ impl SecretKey {
 struct EvalKeysWire {
     magic: [u8; 4],
     version: u32,
+    params_id: u64,
+    key_id: KeyId,
     relin: Option<Vec<u8>>,
-    galois: Vec<Vec<u8>>,
+    /// `(Galois element, serialized key)`, so that a loader can skip the keys it does not need
+    /// without decoding them.
+    galois: Vec<(u64, Vec<u8>)>,
 }
 
 impl crate::keys::EvaluationKeys {
-    /// Serialize the relinearization key and every Galois key (each validated on load).
+    /// Serialize the relinearization key and every Galois key (each checksummed and validated
+    /// on load on its own).
+    ///
+    /// # Errors
+    /// [`CkksError::KeyMismatch`] if the keys belong to different key sets;
+    /// [`CkksError::Corrupt`] for symbolic keys.
     pub fn to_bytes(&self) -> Result<Vec<u8>> {
+        let key_id = self.key_id()?.unwrap_or(KeyId::UNBOUND);
+        let params_id = self
+            .relin
+            .iter()
+            .map(|r| r.key.params_id())
+            .chain(self.galois.values().map(|g| g.key.params_id()))
+            .next()
+            .unwrap_or(0);
         let relin = self.relin.as_ref().map(RelinKey::to_bytes).transpose()?;
-        let galois = self.galois.values().map(GaloisKey::to_bytes).collect::<Result<_>>()?;
+        let galois =
+            self.galois.iter().map(|(&g, k)| Ok((g, k.to_bytes()?))).collect::<Result<_>>()?;
         encode(
             "evaluation keys",
-            &EvalKeysWire { magic: *b"BCEK", version: VERSION, relin, galois },
+            &EvalKeysWire { magic: *b"BCEK", version: VERSION, params_id, key_id, relin, galois },
         )
     }
 
     /// Load and validate every key against `params`.
+    ///
+    /// # Errors
+    /// [`CkksError::Corrupt`] (checksum, shape, duplicate key, a key whose identity differs
+    /// from the set's), [`CkksError::WrongParams`].
     pub fn from_bytes(params: &Parameters, bytes: &[u8]) -> Result<crate::keys::EvaluationKeys> {
+        Self::from_bytes_selected(params, bytes, None, true)
+    }
+
+    /// Load only the relinearization key, the rotation keys for `steps` (all of them if
+    /// `None`) and, if `conjugate`, the conjugation key: what a server running one program
+    /// needs (`LinearTransform::rotations`, a bootstrapper's `rotations()`). The keys not
+    /// selected are skipped undecoded.
+    ///
+    /// # Errors
+    /// As [`EvaluationKeys::from_bytes`](crate::keys::EvaluationKeys::from_bytes);
+    /// [`CkksError::MissingRotationKey`] / [`CkksError::MissingConjugationKey`] for a key
+    /// asked for and absent.
+    pub fn from_bytes_selected(
+        params: &Parameters,
+        bytes: &[u8],
+        steps: Option<&[i64]>,
+        conjugate: bool,
+    ) -> Result<crate::keys::EvaluationKeys> {
         const W: &str = "evaluation keys";
         let w: EvalKeysWire = decode(W, bytes)?;
         check_meta(W, params, w.magic, b"BCEK", w.version)?;
-        let mut out = crate::keys::EvaluationKeys::default();
-        if let Some(r) = w.relin {
-            out.relin = Some(RelinKey::from_bytes(params, &r)?);
+        if w.relin.is_some() || !w.galois.is_empty() {
+            check_id(params, w.params_id)?;
         }
-        for g in w.galois {
-            let gk = GaloisKey::from_bytes(params, &g)?;
+        let ring = params.ring();
+        let conj = ring.galois_element_conjugate();
+        let wanted: Option<std::collections::BTreeSet<u64>> = steps.map(|s| {
+            s.iter()
+                .map(|&k| ring.galois_element_for_rotation(k))
+                .filter(|&g| g != 1)
+                .chain(conjugate.then_some(conj))
+                .collect()
+        });
+        let mut out = crate::keys::EvaluationKeys::default();
+        let mine = |k: &KeyMaterial| -> Result<()> {
+            if k.key_id() != w.key_id {
+                return Err(corrupt(
+                    W,
+                    format!("a key belongs to key {}, the set to key {}", k.key_id(), w.key_id),
+                ));
+            }
+            Ok(())
+        };
+        if let Some(r) = w.relin {
+            let r = RelinKey::from_bytes(params, &r)?;
+            mine(&r.key)?;
+            out.relin = Some(r);
+        }
+        for (g, blob) in w.galois {
+            let skip = match &wanted {
+                Some(set) => !set.contains(&g),
+                None => g == conj && !conjugate,
+            };
+            if skip {
+                continue;
+            }
+            let gk = GaloisKey::from_bytes(params, &blob)?;
+            if gk.galois != g {
+                return Err(corrupt(
+                    W,
+                    format!("key listed as {g} is for Galois element {}", gk.galois),
+                ));
+            }
+            mine(&gk.key)?;
             if out.galois.contains_key(&gk.galois) {
                 return Err(corrupt(W, format!("Galois element {} appears twice", gk.galois)));
             }
             out.galois.insert(gk.galois, gk);
         }
+        if let Some(set) = wanted {
+            for g in set {
+                if !out.galois.contains_key(&g) {
+                    if g == conj {
+                        return Err(CkksError::MissingConjugationKey { galois: g });
+                    }
+                    let k = steps
+                        .unwrap_or(&[])
+                        .iter()
+                        .copied()
+                        .find(|&k| ring.galois_element_for_rotation(k) == g)
+                        .unwrap_or(0);
+                    return Err(CkksError::MissingRotationKey { rotation: k, galois: g });
+                }
+            }
+        }
         Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::encryptor::encrypt_sk;
+    use crate::{Encoder, KeyGenerator, ParametersLiteral};
+
+    fn setup() -> (Parameters, Ciphertext) {
+        let params = Parameters::new(ParametersLiteral::toy(10, 50, 40, 2, 55, 1, 3)).unwrap();
+        let sk = KeyGenerator::new(&params).gen_secret_key();
+        let pt = Encoder::new(&params)
+            .encode(&[crate::Complex64::new(0.5, 0.0)], 1, 2, params.default_scale())
+            .unwrap();
+        let ct = encrypt_sk(&params, &pt, &sk).unwrap();
+        (params, ct)
+    }
+
+    /// Decode, alter, re-encode with a valid checksum: the checks behind the checksum.
+    fn tampered(ct: &Ciphertext, f: impl FnOnce(&mut CtWire)) -> Vec<u8> {
+        let bytes = ct.to_bytes().unwrap();
+        let mut w: CtWire = decode("ciphertext", &bytes).unwrap();
+        f(&mut w);
+        encode("ciphertext", &w).unwrap()
+    }
+
+    #[test]
+    fn unreduced_residue_and_out_of_range_scale_are_refused_behind_a_valid_checksum() {
+        let (p, ct) = setup();
+        let b = tampered(&ct, |w| *w.polys[0].data.last_mut().unwrap() = u64::MAX);
+        let e = Ciphertext::from_bytes(&p, &b).unwrap_err().to_string();
+        assert!(e.contains("not reduced"), "{e}");
+        for scale in [2f64.powi(200), 0.25, f64::NAN] {
+            let b = tampered(&ct, |w| w.scale = scale);
+            let e = Ciphertext::from_bytes(&p, &b).unwrap_err().to_string();
+            assert!(e.contains("scale"), "{e}");
+        }
+        // The untampered object still loads, and a flipped checksum byte is caught.
+        let mut b = ct.to_bytes().unwrap();
+        assert_eq!(Ciphertext::from_bytes(&p, &b).unwrap(), ct);
+        *b.last_mut().unwrap() ^= 1;
+        assert!(Ciphertext::from_bytes(&p, &b).unwrap_err().to_string().contains("checksum"));
     }
 }

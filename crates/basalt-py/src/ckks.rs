@@ -1,10 +1,11 @@
 //! CKKS bindings: a context holding parameters, keys and an evaluator; ciphertexts as opaque
 //! handles; numpy arrays in and out.
 
+use basalt_circuits::bootstrap::{BootstrapConfig, Bootstrapper, Encapsulation};
 use basalt_ckks::precision::PrecisionStats;
 use basalt_ckks::{
-    Ciphertext, Encoder, Evaluator, KeyGenerator, Parameters, ParametersLiteral, PublicKey,
-    SecretKey, encryptor,
+    Ciphertext, Encoder, EvaluationKeys, Evaluator, KeyGenerator, KeyId, Parameters,
+    ParametersLiteral, PublicKey, SecretDistribution, SecretKey, encryptor,
 };
 use num_complex::Complex64;
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
@@ -25,6 +26,23 @@ pub struct PyCkks {
     pub(crate) eval: Evaluator,
     /// What the evaluation keys were made for (`with_rotations` extends them).
     keys_for: KeysFor,
+    /// The bootstrapping circuit and its encapsulation keys, if the context bootstraps.
+    pub(crate) boot: Option<Boot>,
+}
+
+/// Bootstrapping as a capability of a context: the circuit (rebuilt from the parameters and
+/// its configuration, so a server needs no secret for it) and the encapsulation keys.
+#[derive(Clone)]
+pub(crate) struct Boot {
+    cfg: BootstrapConfig,
+    bt: Bootstrapper,
+    encaps: Option<Encapsulation>,
+}
+
+impl Boot {
+    fn bootstrap(&self, eval: &Evaluator, ct: &Ciphertext) -> basalt_circuits::Result<Ciphertext> {
+        self.bt.bootstrap(eval, self.encaps.as_ref(), ct)
+    }
 }
 
 /// The rotations, conjugation and seeding the evaluation keys cover.
@@ -68,6 +86,15 @@ impl PyCiphertext {
     fn slots(&self) -> usize {
         self.ct.slots()
     }
+    /// The key set it is encrypted under (32 hex digits).
+    #[getter]
+    fn key_id(&self) -> String {
+        self.ct.key_id().to_hex()
+    }
+    /// Serialized (checksummed, carrying the key id).
+    fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        Ok(PyBytes::new(py, &self.ct.to_bytes().map_err(err)?))
+    }
     fn __repr__(&self) -> String {
         format!(
             "CkksCiphertext(level={}, log2(scale)={:.2}, slots={})",
@@ -91,24 +118,84 @@ fn build(
         let pk = kg.gen_public_key(&sk);
         (sk, pk)
     });
-    with_keys(params, key_pair, KeysFor { rotations, conjugate, seeded })
+    with_keys(params, key_pair, KeysFor { rotations, conjugate, seeded }, None)
 }
 
-/// A context over `params` with `key_pair` (none: symbolic) and evaluation keys for `keys_for`.
+/// Evaluation keys for `keys_for` plus, with a bootstrapping configuration, the circuit's.
+fn make_keys(
+    params: &Parameters,
+    sk: &SecretKey,
+    keys_for: &KeysFor,
+    boot: Option<&BootstrapConfig>,
+) -> PyResult<(EvaluationKeys, Option<Boot>)> {
+    let kg = KeyGenerator::new(params);
+    let KeysFor { rotations, conjugate, seeded } = keys_for;
+    let mut keys = kg.gen_evaluation_keys(sk, rotations, *conjugate, *seeded);
+    let boot = match boot {
+        None => None,
+        Some(cfg) => {
+            let bt = Bootstrapper::new(params, *cfg).map_err(err)?;
+            let (bk, encaps) = bt.generate_keys(sk, *seeded).map_err(err)?;
+            // The circuit's keys serve only the levels it runs at; the program's keys stay.
+            keys.relin = bk.relin.or(keys.relin);
+            for (g, k) in bk.galois {
+                keys.galois.entry(g).or_insert(k);
+            }
+            Some(Boot { cfg: *cfg, bt, encaps })
+        }
+    };
+    Ok((keys, boot))
+}
+
+/// A context over `params` with `key_pair` (none: symbolic) and evaluation keys for `keys_for`
+/// (and the bootstrapping circuit of `boot`).
 fn with_keys(
     params: Parameters,
     key_pair: Option<(SecretKey, PublicKey)>,
     keys_for: KeysFor,
+    boot: Option<BootstrapConfig>,
 ) -> PyResult<PyCkks> {
     let kg = KeyGenerator::new(&params);
     let KeysFor { rotations, conjugate, seeded } = &keys_for;
-    let keys = match &key_pair {
-        None => kg.gen_symbolic_evaluation_keys(rotations, *conjugate, *seeded),
-        Some((sk, _)) => kg.gen_evaluation_keys(sk, rotations, *conjugate, *seeded),
+    let (keys, boot) = match &key_pair {
+        None => {
+            if boot.is_some() {
+                return Err(err("a symbolic context cannot bootstrap: use basalt.bootstrap"));
+            }
+            (kg.gen_symbolic_evaluation_keys(rotations, *conjugate, *seeded), None)
+        }
+        Some((sk, _)) => make_keys(&params, sk, &keys_for, boot.as_ref())?,
     };
     let eval = Evaluator::new(&params, keys).map_err(err)?;
     let encoder = Encoder::new(&params);
-    Ok(PyCkks { params, encoder, key_pair, eval, keys_for })
+    Ok(PyCkks { params, encoder, key_pair, eval, keys_for, boot })
+}
+
+/// A level argument checked against the chain, naming the argument.
+fn level_arg(params: &Parameters, level: Option<i64>) -> PyResult<usize> {
+    match level {
+        None => Ok(params.max_level()),
+        Some(l) if l < 0 || l as usize > params.max_level() => Err(err(format!(
+            "level={l} is out of range 0..={} for this parameter set",
+            params.max_level()
+        ))),
+        Some(l) => Ok(l as usize),
+    }
+}
+
+/// The scale must leave room under `Q_level`, as SEAL refuses a scale beyond the modulus.
+fn scale_arg(params: &Parameters, scale: Option<f64>, level: usize) -> PyResult<f64> {
+    let s = scale.unwrap_or(params.default_scale());
+    let log_q: f64 = params.q()[..=level].iter().map(|&q| (q as f64).log2()).sum();
+    if !(s.is_finite() && s >= 1.0) || s.log2() >= log_q - 1.0 {
+        return Err(err(format!(
+            "scale=2^{:.1} does not fit under the modulus at level {level} (Q = 2^{log_q:.1}): \
+             pick a scale below 2^{:.0}",
+            s.log2(),
+            log_q - 1.0
+        )));
+    }
+    Ok(s)
 }
 
 /// The key pair of a real context; a symbolic one has none to encrypt or decrypt with.
@@ -126,7 +213,8 @@ impl PyCkks {
     /// `symbolic`: trace mode (no key pair, no arithmetic), so full-size presets trace in
     /// milliseconds.
     #[staticmethod]
-    #[pyo3(signature = (name, rotations=vec![], conjugate=false, seeded_keys=false, symbolic=false, allow_insecure=false))]
+    #[pyo3(signature = (name, rotations=vec![], conjugate=false, seeded_keys=false, symbolic=false, bootstrapping=false, log_slots=None, allow_insecure=false))]
+    #[allow(clippy::too_many_arguments)]
     fn preset(
         py: Python<'_>,
         name: &str,
@@ -134,10 +222,134 @@ impl PyCkks {
         conjugate: bool,
         seeded_keys: bool,
         symbolic: bool,
+        bootstrapping: bool,
+        log_slots: Option<u32>,
         allow_insecure: bool,
     ) -> PyResult<PyCkks> {
         let params = Parameters::preset_with(name, allow_insecure).map_err(err)?;
-        py.allow_threads(|| build(params, rotations, conjugate, seeded_keys, symbolic))
+        if !bootstrapping {
+            return py.allow_threads(|| build(params, rotations, conjugate, seeded_keys, symbolic));
+        }
+        let cfg =
+            basalt_circuits::bootstrap::config::for_preset(name, log_slots, params.log_n())
+                .ok_or_else(|| err(format!("preset {name:?} has no bootstrapping circuit")))?;
+        py.allow_threads(|| {
+            let kg = KeyGenerator::new(&params);
+            let sk = kg.gen_secret_key();
+            let pk = kg.gen_public_key(&sk);
+            let keys_for = KeysFor { rotations, conjugate, seeded: seeded_keys };
+            with_keys(params, Some((sk, pk)), keys_for, Some(cfg))
+        })
+    }
+
+    /// A small, INSECURE context that bootstraps (Lattigo's chain shape on N = 2^log_n), with
+    /// keys for `rotations` too.
+    #[staticmethod]
+    #[pyo3(signature = (log_n=10, log_slots=None, residual_levels=2, rotations=vec![]))]
+    fn toy_bootstrappable(
+        py: Python<'_>,
+        log_n: u32,
+        log_slots: Option<u32>,
+        residual_levels: usize,
+        rotations: Vec<i64>,
+    ) -> PyResult<PyCkks> {
+        if !(8..=14).contains(&log_n) {
+            return Err(err(format!("log_n={log_n} is out of range 8..=14")));
+        }
+        let params = basalt_circuits::testing::toy_bootstrap_params(
+            log_n,
+            residual_levels,
+            2,
+            3,
+            SecretDistribution::Hamming { h: 64 },
+        );
+        let cfg = BootstrapConfig {
+            cts_levels: 3,
+            stc_levels: 2,
+            ..BootstrapConfig::lattigo_default(log_slots.unwrap_or(log_n - 1))
+        };
+        py.allow_threads(|| {
+            let kg = KeyGenerator::new(&params);
+            let sk = kg.gen_secret_key();
+            let pk = kg.gen_public_key(&sk);
+            let keys_for = KeysFor { rotations, conjugate: false, seeded: false };
+            with_keys(params, Some((sk, pk)), keys_for, Some(cfg))
+        })
+    }
+
+    /// The identity of the key set (32 hex digits): every ciphertext and evaluation key made
+    /// here carries it.
+    #[getter]
+    fn key_id(&self) -> String {
+        self.key_pair.as_ref().map_or_else(|| KeyId::UNBOUND.to_hex(), |(sk, _)| sk.key_id().to_hex())
+    }
+
+    /// The parameters (and bootstrapping configuration) a server needs, without keys.
+    fn parameters(&self) -> PyParams {
+        PyParams { params: self.params.clone(), boot: self.boot.as_ref().map(|b| b.cfg) }
+    }
+
+    /// Evaluation keys for a server: relinearisation, the rotations asked for (default: this
+    /// context's), conjugation if asked, and the bootstrapping circuit's keys (encapsulation
+    /// keys included) if this context bootstraps and `bootstrapping` is true. `seeded`: store
+    /// the seeded form (half the bytes; expanded on load).
+    #[pyo3(signature = (rotations=None, conjugate=false, seeded=false, bootstrapping=true))]
+    fn evaluation_keys(
+        &self,
+        py: Python<'_>,
+        rotations: Option<Vec<i64>>,
+        conjugate: bool,
+        seeded: bool,
+        bootstrapping: bool,
+    ) -> PyResult<PyEvalKeys> {
+        let (sk, _) = key_pair(self)?;
+        let keys_for = KeysFor {
+            rotations: rotations.unwrap_or_else(|| self.keys_for.rotations.clone()),
+            conjugate,
+            seeded,
+        };
+        let cfg = if bootstrapping { self.boot.as_ref().map(|b| b.cfg) } else { None };
+        py.allow_threads(|| {
+            let (keys, boot) = make_keys(&self.params, sk, &keys_for, cfg.as_ref())?;
+            Ok(PyEvalKeys {
+                params: self.params.clone(),
+                keys,
+                encaps: boot.and_then(|b| b.encaps),
+            })
+        })
+    }
+
+    /// The secret key as bytes: the one way it leaves this process. Whoever holds them can
+    /// decrypt everything encrypted under this key set.
+    fn export_secret_key<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        let (sk, _) = key_pair(self)?;
+        Ok(PyBytes::new(py, &sk.export_bytes().map_err(err)?))
+    }
+
+    /// Whether this context holds the keys to bootstrap.
+    #[getter]
+    fn can_bootstrap(&self) -> bool {
+        self.boot.is_some()
+    }
+
+    /// Level of a bootstrapped ciphertext (`None` if the context does not bootstrap).
+    #[getter]
+    fn bootstrap_output_level(&self) -> Option<usize> {
+        self.boot.as_ref().map(|b| b.bt.budget().output_level)
+    }
+
+    /// Largest scale a ciphertext may have when it is bootstrapped.
+    #[getter]
+    fn bootstrap_input_scale(&self) -> Option<f64> {
+        self.boot.as_ref().map(|b| self.params.default_scale().min(b.bt.max_input_scale()))
+    }
+
+    /// Refresh `ct` (any level, the circuit's slot count) to `bootstrap_output_level`.
+    fn bootstrap(&self, py: Python<'_>, ct: &PyCiphertext) -> PyResult<PyCiphertext> {
+        let b = self.boot.as_ref().ok_or_else(|| {
+            err("this context does not bootstrap: build it with bootstrapping=True")
+        })?;
+        py.allow_threads(|| Ok(PyCiphertext { ct: b.bootstrap(&self.eval, &ct.ct).map_err(err)? }))
     }
 
     /// A small, INSECURE context for experiments and tests: N = 2^log_n, `levels` rescaling
@@ -183,7 +395,8 @@ impl PyCkks {
         keys_for.rotations.sort_unstable();
         keys_for.rotations.dedup();
         let (params, key_pair) = (self.params.clone(), self.key_pair.clone());
-        py.allow_threads(|| with_keys(params, key_pair, keys_for))
+        let boot = self.boot.as_ref().map(|b| b.cfg);
+        py.allow_threads(|| with_keys(params, key_pair, keys_for, boot))
     }
 
     /// A shape-only ciphertext of `slots` slots at `level` (default: the top), for tracing on a
@@ -234,13 +447,13 @@ impl PyCkks {
         &self,
         py: Python<'_>,
         values: PyReadonlyArray1<'_, Complex64>,
-        level: Option<usize>,
+        level: Option<i64>,
         scale: Option<f64>,
     ) -> PyResult<PyCiphertext> {
         let v = values.as_slice().map_err(err)?.to_vec();
         let (_, pk) = key_pair(self)?;
-        let level = level.unwrap_or(self.params.max_level());
-        let scale = scale.unwrap_or(self.params.default_scale());
+        let level = level_arg(&self.params, level)?;
+        let scale = scale_arg(&self.params, scale, level)?;
         py.allow_threads(|| {
             let slots = v.len();
             let pt = self.encoder.encode(&v, slots, level, scale).map_err(err)?;
@@ -280,7 +493,18 @@ impl PyCkks {
     }
     /// Multiply by a real constant (encoded at the ciphertext's top prime's scale; rescale after).
     fn mul_const(&self, a: &PyCiphertext, c: f64) -> PyResult<PyCiphertext> {
-        Ok(PyCiphertext { ct: self.eval.mul_const(&a.ct, c).map_err(err)? })
+        Ok(PyCiphertext { ct: mul_const(&self.eval, &a.ct, c)? })
+    }
+    /// Multiply by a complex constant (rescale after).
+    fn mul_const_complex(&self, a: &PyCiphertext, c: Complex64) -> PyResult<PyCiphertext> {
+        if c.im == 0.0 {
+            return self.mul_const(a, c.re);
+        }
+        if a.ct.level() == 0 {
+            return Err(err("a complex constant product needs a level to rescale; at level 0 \
+                 multiply before the last rescale (or bootstrap first)"));
+        }
+        Ok(PyCiphertext { ct: self.eval.mul_const_complex(&a.ct, c).map_err(err)? })
     }
     fn add_const(&self, a: &PyCiphertext, c: Complex64) -> PyResult<PyCiphertext> {
         Ok(PyCiphertext { ct: self.eval.add_const(&a.ct, c).map_err(err)? })
@@ -294,8 +518,12 @@ impl PyCkks {
         ct.drop_to_level(level).map_err(err)?;
         Ok(PyCiphertext { ct })
     }
-    /// Rotate the slots left by `k` (needs the rotation key for `k`).
+    /// Rotate the slots left by `k` (needs the rotation key for `k`; a multiple of the slot
+    /// count is the identity and needs none).
     fn rotate(&self, py: Python<'_>, a: &PyCiphertext, k: i64) -> PyResult<PyCiphertext> {
+        if k.rem_euclid(a.ct.slots() as i64) == 0 {
+            return Ok(a.clone());
+        }
         py.allow_threads(|| Ok(PyCiphertext { ct: self.eval.rotate(&a.ct, k).map_err(err)? }))
     }
     fn conjugate(&self, py: Python<'_>, a: &PyCiphertext) -> PyResult<PyCiphertext> {
@@ -315,7 +543,8 @@ impl PyCkks {
     /// Load a ciphertext, validating it against this context's parameters (id, limb counts,
     /// every residue below its modulus): bad bytes raise `BasaltError`.
     fn ciphertext_from_bytes(&self, data: &[u8]) -> PyResult<PyCiphertext> {
-        Ok(PyCiphertext { ct: Ciphertext::from_bytes(&self.params, data).map_err(err)? })
+        let id = self.key_pair.as_ref().map_or(KeyId::UNBOUND, |(sk, _)| sk.key_id());
+        Ok(PyCiphertext { ct: Ciphertext::from_bytes_for(&self.params, id, data).map_err(err)? })
     }
 
     /// Serialize the evaluation keys (relinearisation and Galois keys).
@@ -328,8 +557,12 @@ impl PyCkks {
     /// corruption); returns how many Galois keys they hold.
     fn check_evaluation_keys(&self, py: Python<'_>, data: &[u8]) -> PyResult<usize> {
         let data = data.to_vec();
+        let mine = self.key_pair.as_ref().map_or(KeyId::UNBOUND, |(sk, _)| sk.key_id());
         py.allow_threads(|| {
             let k = basalt_ckks::EvaluationKeys::from_bytes(&self.params, &data).map_err(err)?;
+            // The keys must belong to this context's key set, not merely be well formed.
+            let theirs = k.key_id().map_err(err)?.unwrap_or(KeyId::UNBOUND);
+            mine.join(theirs, "the evaluation keys").map_err(err)?;
             Ok(k.galois.len())
         })
     }
@@ -360,6 +593,29 @@ impl PyCkks {
         }
         Ok(d)
     }
+}
+
+/// `ct · c`. Above level 0 the constant is encoded at `q_l` (the next rescale restores the
+/// scale); at level 0 there is no rescale left, so an integer is multiplied exactly and any
+/// other constant is encoded at the largest power of two that keeps the product's scale under
+/// `q_0` (the scale grows, the message is kept), or refused if there is no room.
+pub(crate) fn mul_const(eval: &Evaluator, ct: &Ciphertext, c: f64) -> PyResult<Ciphertext> {
+    if !c.is_finite() {
+        return Err(err(format!("the constant {c} is not finite")));
+    }
+    if ct.level() > 0 || c.fract() == 0.0 {
+        return eval.mul_const(ct, c).map_err(err);
+    }
+    let q0 = (eval.params().q()[0] as f64).log2();
+    let room = (q0 - ct.scale().log2() - c.abs().max(1.0).log2() - 2.0).floor();
+    if room < 10.0 {
+        return Err(err(format!(
+            "at level 0 the constant {c} cannot be encoded: the scale 2^{:.1} leaves {room} bits \
+             under q_0; multiply before the last rescale",
+            ct.scale().log2()
+        )));
+    }
+    eval.mul_const_scaled(ct, c, room.exp2()).map_err(err)
 }
 
 /// Names and aliases of the CKKS presets.

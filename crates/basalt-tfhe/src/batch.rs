@@ -180,6 +180,7 @@ impl<T: Torus> ServerKey<T> {
     ) -> Result<Vec<Ciphertext<T>>> {
         for c in cts {
             self.check(c)?;
+            crate::keys::check_encoding(c, crate::keys::Encoding::Integer)?;
         }
         self.check_lut(lut)?;
         let inputs: Vec<&[T]> = cts.iter().map(|c| c.lwe.as_slice()).collect();
@@ -220,6 +221,7 @@ impl<T: Torus> ServerKey<T> {
             .map(|(c, v)| Ciphertext {
                 params_id: c.params_id,
                 key_id: c.key_id,
+                encoding: c.encoding,
                 lwe: LweCiphertext::from_vec(v),
             })
             .collect())

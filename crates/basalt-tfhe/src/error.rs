@@ -33,6 +33,8 @@ pub enum TfheError {
     ParamsMismatch { expected: String, found: String },
     #[error("key mismatch: object made under key {found:#x}, expected key {expected:#x}")]
     KeyMismatch { expected: u64, found: u64 },
+    #[error("this operation takes {expected} ciphertext, the operand is {found}")]
+    EncodingMismatch { expected: crate::keys::Encoding, found: crate::keys::Encoding },
     #[error("dimension mismatch in {what}: expected {expected}, found {found}")]
     Dimension { what: &'static str, expected: usize, found: usize },
     #[error("lookup table has {found} entries but the message space has {max}")]

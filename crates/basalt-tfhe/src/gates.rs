@@ -45,6 +45,8 @@ impl<T: Torus> ServerKey<T> {
     ) -> Result<Ciphertext<T>> {
         self.check(a)?;
         self.check(b)?;
+        crate::keys::check_encoding(a, crate::keys::Encoding::Boolean)?;
+        crate::keys::check_encoding(b, crate::keys::Encoding::Boolean)?;
         let eighth = T::ONE.shl(T::BITS - 3);
         let mut out = a.clone();
         match gate {
@@ -74,7 +76,7 @@ impl<T: Torus> ServerKey<T> {
     pub fn gate(&self, gate: Gate, a: &Ciphertext<T>, b: &Ciphertext<T>) -> Result<Ciphertext<T>> {
         let lin = self.gate_linear(gate, a, b)?;
         let lut = Lut::sign(self.params.polynomial_size, T::ONE.shl(T::BITS - 3));
-        self.apply_lut(&lin, &lut)
+        self.apply_lut_any(&lin, &lut)
     }
 
     pub fn nand(&self, a: &Ciphertext<T>, b: &Ciphertext<T>) -> Result<Ciphertext<T>> {

@@ -18,9 +18,16 @@ pub struct GlweSecretKey<T: Torus> {
     pub(crate) s: Vec<T>,
 }
 
+/// Erase the key when dropped.
+impl<T: Torus> Drop for GlweSecretKey<T> {
+    fn drop(&mut self) {
+        crate::keys::zeroize_words(&mut self.s);
+    }
+}
+
 impl<T: Torus> GlweSecretKey<T> {
     pub fn generate(k: usize, n: usize, rng: &mut Csprng) -> Self {
-        let s = LweSecretKey::<T>::generate(k * n, rng).s;
+        let s = std::mem::take(&mut LweSecretKey::<T>::generate(k * n, rng).s);
         GlweSecretKey { k, n, s }
     }
 

@@ -21,13 +21,42 @@ use crate::random::Csprng;
 use crate::torus::Torus;
 use crate::trace::emit_keyswitch_trace;
 
-/// An encrypted message with the identity of its parameter set and key.
+/// How a ciphertext's phase encodes its message. The two are not interchangeable: a boolean
+/// is `±1/8` (gates add two and bootstrap the sign), an integer is `m·Δ` (lookup tables read
+/// it); a gate on integers or a table on a boolean computes garbage without an error, so each
+/// operation checks the encoding it expects.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Encoding {
+    /// `m ∈ [0, p)` at `m·Δ` (message and carry).
+    Integer,
+    /// A boolean at `±1/8` (gate encoding).
+    Boolean,
+}
+
+impl std::fmt::Display for Encoding {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Encoding::Integer => "an integer",
+            Encoding::Boolean => "a boolean",
+        })
+    }
+}
+
+/// An encrypted message with the identity of its parameter set and key, and its encoding.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(bound = "")]
 pub struct Ciphertext<T: Torus> {
     pub(crate) params_id: u64,
     pub(crate) key_id: u64,
+    pub(crate) encoding: Encoding,
     pub(crate) lwe: LweCiphertext<T>,
+}
+
+pub(crate) fn check_encoding<T: Torus>(ct: &Ciphertext<T>, expected: Encoding) -> Result<()> {
+    if ct.encoding != expected {
+        return Err(TfheError::EncodingMismatch { expected, found: ct.encoding });
+    }
+    Ok(())
 }
 
 impl<T: Torus> Ciphertext<T> {
@@ -40,6 +69,9 @@ impl<T: Torus> Ciphertext<T> {
     pub fn params_id(&self) -> u64 {
         self.params_id
     }
+    pub fn encoding(&self) -> Encoding {
+        self.encoding
+    }
 }
 
 /// Secret keys: small LWE key `s` (dimension n) and GLWE key `S` (its flattening is the big key).
@@ -50,6 +82,17 @@ pub struct ClientKey<T: Torus> {
     pub(crate) key_id: u64,
     pub(crate) lwe_sk: LweSecretKey<T>,
     pub(crate) glwe_sk: GlweSecretKey<T>,
+}
+
+/// Overwrite secret words with zeros in a way the compiler cannot elide (`zeroize`'s volatile
+/// writes over the words' bytes: `T` is `u32` or `u64`).
+pub(crate) fn zeroize_words<T: Torus>(s: &mut [T]) {
+    use zeroize::Zeroize;
+    let bytes = std::mem::size_of_val(s);
+    // SAFETY: `s` is a live, exclusively borrowed slice of plain integers (`u32`/`u64`, no
+    // padding, every bit pattern valid), so viewing it as `bytes` initialised bytes is sound.
+    let raw = unsafe { std::slice::from_raw_parts_mut(s.as_mut_ptr().cast::<u8>(), bytes) };
+    raw.zeroize();
 }
 
 pub(crate) fn check_bits<T: Torus>(params: &TfheParams) -> Result<()> {
@@ -89,12 +132,17 @@ impl<T: Torus> ClientKey<T> {
         }
     }
 
-    /// Encrypt a plaintext torus value directly (advanced; no range check).
+    /// Encrypt a plaintext torus value directly (advanced; no range check), as an integer.
     pub fn encrypt_raw(&self, mu: T, rng: &mut Csprng) -> Ciphertext<T> {
+        self.encrypt_encoded(mu, Encoding::Integer, rng)
+    }
+
+    fn encrypt_encoded(&self, mu: T, encoding: Encoding, rng: &mut Csprng) -> Ciphertext<T> {
         let (key, noise) = self.input_key();
         Ciphertext {
             params_id: self.params.id(),
             key_id: self.key_id,
+            encoding,
             lwe: key.encrypt(mu, noise, rng),
         }
     }
@@ -127,7 +175,12 @@ impl<T: Torus> ClientKey<T> {
     }
 
     /// Decrypt to `[0, p)` (message and carry; the padding bit is dropped).
+    ///
+    /// # Errors
+    /// [`TfheError::EncodingMismatch`] for a boolean; [`TfheError::KeyMismatch`] for a
+    /// ciphertext under another key.
     pub fn decrypt(&self, ct: &Ciphertext<T>) -> Result<u64> {
+        check_encoding(ct, Encoding::Integer)?;
         let p = self.params.plaintext_modulus();
         let ph = self.phase(ct)?;
         let d: T = delta(p);
@@ -139,11 +192,16 @@ impl<T: Torus> ClientKey<T> {
     /// Encrypt a boolean with the gate encoding `±1/8`.
     pub fn encrypt_bool(&self, b: bool) -> Ciphertext<T> {
         let eighth = T::ONE.shl(T::BITS - 3);
-        self.encrypt_raw(if b { eighth } else { eighth.wneg() }, &mut Csprng::from_os())
+        let mu = if b { eighth } else { eighth.wneg() };
+        self.encrypt_encoded(mu, Encoding::Boolean, &mut Csprng::from_os())
     }
 
     /// Decrypt a gate-encoded boolean: phase in `(0, 1/2)` is true.
+    ///
+    /// # Errors
+    /// [`TfheError::EncodingMismatch`] for an integer ciphertext.
     pub fn decrypt_bool(&self, ct: &Ciphertext<T>) -> Result<bool> {
+        check_encoding(ct, Encoding::Boolean)?;
         Ok(self.phase(ct)?.to_signed() > 0)
     }
 
@@ -303,13 +361,37 @@ impl<T: Torus> ServerKey<T> {
     }
 
     /// Evaluate `lut` on `ct`: KS then PBS (KsPbs) or PBS then KS (PbsKs).
+    ///
+    /// # Errors
+    /// [`TfheError::EncodingMismatch`] for a boolean; identity and dimension errors.
     pub fn apply_lut(&self, ct: &Ciphertext<T>, lut: &Lut<T>) -> Result<Ciphertext<T>> {
+        check_encoding(ct, Encoding::Integer)?;
+        self.apply_lut_any(ct, lut)
+    }
+
+    /// [`ServerKey::apply_lut`] whatever the encoding (gates bootstrap booleans); the result
+    /// keeps the input's encoding.
+    pub(crate) fn apply_lut_any(&self, ct: &Ciphertext<T>, lut: &Lut<T>) -> Result<Ciphertext<T>> {
         self.check(ct)?;
         self.check_lut(lut)?;
         let lwe = match self.params.atomic_pattern {
             AtomicPattern::KsPbs => self.bootstrap(&self.keyswitch(&ct.lwe), lut),
             AtomicPattern::PbsKs => self.keyswitch(&self.bootstrap(&ct.lwe, lut)),
         };
-        Ok(Ciphertext { params_id: ct.params_id, key_id: ct.key_id, lwe })
+        Ok(Ciphertext { params_id: ct.params_id, key_id: ct.key_id, encoding: ct.encoding, lwe })
+    }
+}
+
+#[cfg(test)]
+mod zeroize_tests {
+    #[test]
+    fn zeroize_words_clears_every_word_of_both_widths() {
+        let mut a: Vec<u64> = (1..=17).map(|i| i * 0x0123_4567_89ab_cdef).collect();
+        super::zeroize_words(&mut a);
+        assert!(a.iter().all(|&x| x == 0));
+        let mut b: Vec<u32> = (1..=9).map(|i| i * 0x89ab_cdef).collect();
+        super::zeroize_words(&mut b);
+        assert!(b.iter().all(|&x| x == 0));
+        super::zeroize_words::<u64>(&mut []);
     }
 }

@@ -52,7 +52,7 @@ pub use context::TfheContext;
 pub use dynamic::{DynCiphertext, DynClientKey, DynServerKey};
 pub use error::{Result, TfheError};
 pub use gates::Gate;
-pub use keys::{Ciphertext, ClientKey, ServerKey};
+pub use keys::{Ciphertext, ClientKey, Encoding, ServerKey};
 pub use lut::Lut;
 pub use params::{TfheParams, preset_names};
 pub use torus::Torus;

@@ -14,6 +14,13 @@ pub struct LweSecretKey<T: Torus> {
     pub(crate) s: Vec<T>,
 }
 
+/// Erase the key when dropped (every copy, e.g. the one a client key lends to encryption).
+impl<T: Torus> Drop for LweSecretKey<T> {
+    fn drop(&mut self) {
+        crate::keys::zeroize_words(&mut self.s);
+    }
+}
+
 impl<T: Torus> LweSecretKey<T> {
     /// Uniform binary key from the CSPRNG.
     pub fn generate(n: usize, rng: &mut Csprng) -> Self {

@@ -1,5 +1,8 @@
 //! Serialisation (serde + bincode) with validation: a header (magic, version, kind, torus width,
-//! parameter-set id, key id) followed by the object. Deserialising checks the header against
+//! parameter-set id, key id) followed by the object and a SHA3-256 checksum over both, so that a
+//! bit flipped anywhere is detected before anything is decoded (a flipped mask coefficient of a
+//! ciphertext would otherwise decrypt to a wrong message with no error; the checksum guards
+//! against corruption, not against an attacker, who can recompute it). Deserialising checks the header against
 //! what the caller expects, bounds every allocation by the blob size, and re-checks every
 //! dimension, so a corrupted blob, an object of another parameter set or key, or an oversized
 //! LUT comes back as a [`TfheError`], never a panic.
@@ -15,7 +18,19 @@ use crate::params::TfheParams;
 use crate::torus::Torus;
 
 const MAGIC: u32 = 0x5446_4842; // "BHFT"
-const VERSION: u16 = 1;
+/// 2: a checksum ends every blob and ciphertexts carry their encoding (integer or boolean).
+const VERSION: u16 = 2;
+
+/// Bytes of the SHA3-256 checksum that ends every blob.
+pub const CHECKSUM_BYTES: usize = 32;
+
+fn checksum(body: &[u8]) -> [u8; CHECKSUM_BYTES] {
+    use sha3::{Digest, Sha3_256};
+    let mut h = Sha3_256::new();
+    h.update(b"basalt-tfhe/checksum");
+    h.update(body);
+    h.finalize().into()
+}
 
 /// What a blob holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -45,6 +60,8 @@ fn encode<P: Serialize>(kind: BlobKind, bits: u32, params_id: u64, key_id: u64, 
     let o = opts(u64::MAX);
     let mut out = o.serialize(&h).expect("header serialises");
     o.serialize_into(&mut out, p).expect("in-memory serialisation cannot fail");
+    let sum = checksum(&out);
+    out.extend_from_slice(&sum);
     out
 }
 
@@ -56,6 +73,16 @@ fn decode<P: DeserializeOwned>(
     params: &TfheParams,
     key_id: Option<u64>,
 ) -> Result<(Header, P)> {
+    if bytes.len() < CHECKSUM_BYTES {
+        return Err(TfheError::Corrupt(format!("{} bytes cannot hold a checksum", bytes.len())));
+    }
+    let (bytes, sum) = bytes.split_at(bytes.len() - CHECKSUM_BYTES);
+    if checksum(bytes) != sum {
+        return Err(TfheError::Corrupt(
+            "checksum mismatch: the data was altered or truncated (or written before checksums)"
+                .into(),
+        ));
+    }
     let o = opts(bytes.len() as u64 + 64);
     let mut r = bytes;
     let h: Header = o.deserialize_from(&mut r).map_err(|e| TfheError::Corrupt(e.to_string()))?;

@@ -723,13 +723,13 @@ impl Encapsulation {
     /// Parameter errors of the small set.
     pub fn generate(params: &Parameters, sk: &SecretKey, h: usize) -> Result<Encapsulation> {
         let small = Self::small_params(params, h)?;
-        let s_coeffs = sk.coefficients(params);
-        let eph_small = SecretKey::generate_with(&small, SecretDistribution::Hamming { h });
-        let eph_coeffs = eph_small.coefficients(&small);
-        let sk_small = SecretKey::from_coeffs(&small, &s_coeffs);
+        // The ephemeral secret belongs to `sk`'s key set: both keys carry its identity.
+        let eph_small =
+            SecretKey::generate_for(&small, SecretDistribution::Hamming { h }, sk.key_id());
+        let sk_small = sk.carried_to(params, &small);
         let to_sparse =
             KeyMaterial::Full(KeyGenerator::new(&small).gen_key_switch_key(&sk_small, &eph_small));
-        let eph_full = SecretKey::from_coeffs(params, &eph_coeffs);
+        let eph_full = eph_small.carried_to(&small, params);
         let to_dense = KeyMaterial::Full(top_level_keys(params).gen_key_switch_key(&eph_full, sk));
         let small_eval = Evaluator::new(&small, EvaluationKeys::default())?;
         Ok(Encapsulation { small, small_eval, to_sparse, to_dense })
@@ -795,6 +795,46 @@ impl Encapsulation {
         let small = ct.reinterpret(params, &self.small)?;
         let sw = self.small_eval.switch_key(&small, &self.to_sparse)?;
         Ok(sw.reinterpret(&self.small, params)?)
+    }
+
+    /// The key set both keys belong to.
+    pub fn key_id(&self) -> basalt_ckks::KeyId {
+        self.to_dense.key_id()
+    }
+
+    /// Both keys as bytes (each checksummed and carrying its key id), for a server that
+    /// bootstraps without the secret; the small set is rebuilt from the parameters on load.
+    ///
+    /// # Errors
+    /// Scheme errors (symbolic keys cannot be written).
+    pub fn to_bytes(&self) -> Result<Vec<u8>> {
+        let (a, b) = (self.to_sparse.to_bytes()?, self.to_dense.to_bytes()?);
+        let mut out = (a.len() as u64).to_le_bytes().to_vec();
+        out.extend_from_slice(&a);
+        out.extend_from_slice(&b);
+        Ok(out)
+    }
+
+    /// Load [`Encapsulation::to_bytes`]'s output for `params` and ephemeral weight `h`.
+    ///
+    /// # Errors
+    /// Corrupt bytes, keys of another set, or two keys of different key sets.
+    pub fn from_bytes(params: &Parameters, h: usize, bytes: &[u8]) -> Result<Encapsulation> {
+        let bad = |m: String| CircuitError::Invalid(format!("encapsulation keys: {m}"));
+        let len = bytes
+            .get(..8)
+            .map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes")) as usize)
+            .ok_or_else(|| bad("truncated".into()))?;
+        let rest = &bytes[8..];
+        if len > rest.len() {
+            return Err(bad(format!("{len} bytes announced, {} present", rest.len())));
+        }
+        let small = Self::small_params(params, h)?;
+        let to_sparse = KeyMaterial::from_bytes(&small, &rest[..len])?;
+        let to_dense = KeyMaterial::from_bytes(params, &rest[len..])?;
+        to_dense.key_id().join(to_sparse.key_id(), "the switch to the ephemeral secret")?;
+        let small_eval = Evaluator::new(&small, EvaluationKeys::default())?;
+        Ok(Encapsulation { small, small_eval, to_sparse, to_dense })
     }
 
     /// The small set's `log2(Q_0·P_0)` (its security is checked like any preset's).

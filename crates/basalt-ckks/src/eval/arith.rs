@@ -28,6 +28,7 @@ impl Evaluator {
         f: impl Fn(&mut RnsPoly, &RnsPoly),
     ) -> Ciphertext {
         let mut out = a.clone();
+        out.key_id = a.key_id.join(b.key_id, "the second operand").unwrap_or(a.key_id);
         for p in b.polys.iter().skip(a.polys.len()) {
             out.polys.push(p.zero_like());
         }

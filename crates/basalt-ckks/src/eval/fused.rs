@@ -104,6 +104,7 @@ impl Evaluator {
         if a.level() != ct.level() {
             return Err(CkksError::LevelMismatch { left: a.level(), right: ct.level() });
         }
+        a.key_id = a.key_id.join(ct.key_id, "the second operand")?;
         if a.c0.is_symbolic() != ct.c0.is_symbolic() {
             return Err(CkksError::SymbolicMix);
         }

@@ -48,6 +48,7 @@ impl Evaluator {
     /// As [`Evaluator::add`]: parameter set, level or scale mismatch, symbolic and real mixed.
     pub fn add_assign(&self, a: &mut Ciphertext, b: &Ciphertext) -> Result<()> {
         self.check_pair(a, b, true)?;
+        a.key_id = a.key_id.join(b.key_id, "the second operand")?;
         let op = operation();
         load(&op, a);
         load(&op, b);
@@ -69,7 +70,7 @@ impl Evaluator {
         if self.symbolic_keys && !ct.is_symbolic() {
             return Err(CkksError::SymbolicMix);
         }
-        Ok(())
+        self.check_key_id(ct.key_id)
     }
 
     /// Rotation of `ct` left by `k` from its decomposition `decomp` (single hoisting: many

@@ -21,7 +21,7 @@ use basalt_math::RnsPoly;
 use crate::ciphertext::{Ciphertext, Plaintext};
 use crate::encoder::Encoder;
 use crate::error::{CkksError, Result};
-use crate::keys::{EvaluationKeys, KeyMaterial};
+use crate::keys::{EvaluationKeys, KeyId, KeyMaterial};
 use crate::keyswitch::{self, KsVariant};
 use crate::params::Parameters;
 
@@ -40,14 +40,19 @@ pub struct Evaluator {
     pub(crate) encoder: Encoder,
     /// Keys from `KeyGenerator::gen_symbolic_evaluation_keys`: trace mode only.
     pub(crate) symbolic_keys: bool,
+    /// The key set of its keys ([`KeyId::UNBOUND`] without keys): ciphertexts under another
+    /// one are refused by every operation.
+    pub(crate) key_id: KeyId,
 }
 
 impl Evaluator {
     /// An evaluator with `keys`.
     ///
     /// # Errors
-    /// [`CkksError::WrongParams`] if a key belongs to another parameter set.
+    /// [`CkksError::WrongParams`] if a key belongs to another parameter set;
+    /// [`CkksError::KeyMismatch`] if two keys belong to different key sets.
     pub fn new(params: &Parameters, keys: EvaluationKeys) -> Result<Evaluator> {
+        let key_id = keys.key_id()?.unwrap_or(KeyId::UNBOUND);
         let check = |id: u64| {
             if id != params.id() {
                 Err(CkksError::WrongParams { expected: params.id(), found: id })
@@ -72,6 +77,7 @@ impl Evaluator {
             return Err(CkksError::SymbolicMix);
         }
         Ok(Evaluator {
+            key_id,
             symbolic_keys: flags.first().copied().unwrap_or(false),
             params: params.clone(),
             keys,
@@ -102,6 +108,10 @@ impl Evaluator {
     }
     pub fn keys(&self) -> &EvaluationKeys {
         &self.keys
+    }
+    /// The key set of its evaluation keys ([`KeyId::UNBOUND`] if it holds none).
+    pub fn key_id(&self) -> KeyId {
+        self.key_id
     }
 
     /// Key switching of `d` with the evaluator's variant.
@@ -164,7 +174,12 @@ impl Evaluator {
         if self.symbolic_keys && !ct.is_symbolic() {
             return Err(CkksError::SymbolicMix);
         }
-        Ok(())
+        self.check_key_id(ct.key_id)
+    }
+
+    /// A ciphertext's key set against the evaluation keys'.
+    pub(crate) fn check_key_id(&self, id: KeyId) -> Result<()> {
+        self.key_id.join(id, "the ciphertext").map(|_| ())
     }
 
     pub(crate) fn check_pt(&self, ct: &Ciphertext, pt: &Plaintext) -> Result<()> {
@@ -230,6 +245,7 @@ impl Evaluator {
         if a.is_symbolic() != b.is_symbolic() {
             return Err(CkksError::SymbolicMix);
         }
+        a.key_id.join(b.key_id, "the second operand")?;
         if a.level() != b.level() {
             return Err(CkksError::LevelMismatch { left: a.level(), right: b.level() });
         }

@@ -37,6 +37,7 @@ impl Evaluator {
             scale: a.scale * b.scale,
             slots: a.slots.max(b.slots),
             params_id: a.params_id,
+            key_id: a.key_id.join(b.key_id, "the second operand")?,
             object: ObjectId::fresh(),
         };
         Ok(store(&op, out))
@@ -143,6 +144,7 @@ impl Evaluator {
             scale: t.scale / dropped,
             slots: t.slots,
             params_id: t.params_id,
+            key_id: t.key_id,
             object: ObjectId::fresh(),
         };
         Ok(store(&op, out))

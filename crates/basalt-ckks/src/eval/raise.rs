@@ -125,6 +125,7 @@ impl Evaluator {
         self.check_ct(ct)?;
         Self::check_degree1(ct)?;
         key.check_level(&self.params, ct.level())?;
+        ct.key_id.join(key.key_id(), "the key-switching key")?;
         let op = operation();
         load(&op, ct);
         let _r = region("SwitchKey");

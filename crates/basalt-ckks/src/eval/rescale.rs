@@ -39,6 +39,7 @@ impl Evaluator {
             scale: ct.scale / dropped,
             slots: ct.slots,
             params_id: ct.params_id,
+            key_id: ct.key_id,
             object: ObjectId::fresh(),
         };
         Ok(store(&op, out))

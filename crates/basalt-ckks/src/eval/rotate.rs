@@ -165,6 +165,7 @@ impl Evaluator {
         if ct.params_id != self.params.id() {
             return Err(CkksError::WrongParams { expected: self.params.id(), found: ct.params_id });
         }
+        self.check_key_id(ct.key_id)?;
         Ok(ct.mod_down(&self.params))
     }
 }

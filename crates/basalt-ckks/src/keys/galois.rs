@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 use basalt_math::RnsPoly;
 
+use super::identity::KeyId;
 use super::key_switch_key::{KeyPart, KeySwitchKey, KeyTag, part_at};
 use super::seeded::SeededKeySwitchKey;
 use crate::error::{CkksError, Result};
@@ -29,6 +30,24 @@ impl KeyMaterial {
         match self {
             KeyMaterial::Full(k) => k.params_id,
             KeyMaterial::Seeded(k) => k.params_id,
+        }
+    }
+    /// The key set it belongs to.
+    pub fn key_id(&self) -> KeyId {
+        match self {
+            KeyMaterial::Full(k) => k.key_id,
+            KeyMaterial::Seeded(k) => k.key_id,
+        }
+    }
+    /// The full form: itself, or the seeded key expanded (every `a_j` regenerated), so that
+    /// key switching reads stored halves rather than regenerating them at every use.
+    ///
+    /// # Errors
+    /// [`CkksError::WrongParams`] for a key of another set.
+    pub fn expanded(self, params: &Parameters) -> Result<KeyMaterial> {
+        match self {
+            KeyMaterial::Full(k) => Ok(KeyMaterial::Full(k)),
+            KeyMaterial::Seeded(k) => Ok(KeyMaterial::Full(k.expand(params)?)),
         }
     }
     pub fn is_seeded(&self) -> bool {
@@ -117,6 +136,90 @@ pub struct EvaluationKeys {
 }
 
 impl EvaluationKeys {
+    /// The key set these keys belong to (`None` for no keys, or only shape-only ones).
+    ///
+    /// # Errors
+    /// [`CkksError::KeyMismatch`] if two keys belong to different key sets.
+    pub fn key_id(&self) -> Result<Option<KeyId>> {
+        let mut id = KeyId::UNBOUND;
+        let ids = self
+            .relin
+            .iter()
+            .map(|r| (r.key.key_id(), "relinearization key"))
+            .chain(self.galois.values().map(|g| (g.key.key_id(), "Galois key")));
+        for (k, what) in ids {
+            id = id.join(k, what)?;
+        }
+        Ok(id.is_bound().then_some(id))
+    }
+
+    /// The rotation steps (left, in `1..slots`) the Galois keys serve, for `slots` slots of
+    /// `params` (the conjugation key is not one).
+    pub fn rotations(&self, params: &Parameters) -> Vec<i64> {
+        let ring = params.ring();
+        let half = params.max_slots() as i64;
+        (1..half)
+            .filter(|&k| self.galois.contains_key(&ring.galois_element_for_rotation(k)))
+            .collect()
+    }
+
+    /// Whether the conjugation key is present.
+    pub fn has_conjugation(&self, params: &Parameters) -> bool {
+        self.galois.contains_key(&params.ring().galois_element_conjugate())
+    }
+
+    /// The keys a program needs: the relinearization key, the rotation keys for `steps`
+    /// (e.g. `LinearTransform::rotations`) and, if `conjugate`, the conjugation key; a server
+    /// keeps only these.
+    ///
+    /// # Errors
+    /// [`CkksError::MissingRotationKey`] / [`CkksError::MissingConjugationKey`] naming the first
+    /// key asked for and absent.
+    pub fn select(&self, params: &Parameters, steps: &[i64], conjugate: bool) -> Result<Self> {
+        let ring = params.ring();
+        let mut out = EvaluationKeys { relin: self.relin.clone(), galois: BTreeMap::new() };
+        for &k in steps {
+            let g = ring.galois_element_for_rotation(k);
+            if g == 1 {
+                continue; // a rotation by a multiple of the slot count needs no key
+            }
+            let key = self
+                .galois
+                .get(&g)
+                .ok_or(CkksError::MissingRotationKey { rotation: k, galois: g })?;
+            out.galois.insert(g, key.clone());
+        }
+        if conjugate {
+            let g = ring.galois_element_conjugate();
+            let key = self.galois.get(&g).ok_or(CkksError::MissingConjugationKey { galois: g })?;
+            out.galois.insert(g, key.clone());
+        }
+        Ok(out)
+    }
+
+    /// Every key in full form (seeded keys expanded once here, not at every use).
+    ///
+    /// # Errors
+    /// [`CkksError::WrongParams`] for a key of another set.
+    pub fn expanded(self, params: &Parameters) -> Result<Self> {
+        let relin = match self.relin {
+            Some(r) => Some(RelinKey { key: r.key.expanded(params)? }),
+            None => None,
+        };
+        let galois = self
+            .galois
+            .into_iter()
+            .map(|(g, k)| Ok((g, GaloisKey { galois: g, key: k.key.expanded(params)? })))
+            .collect::<Result<_>>()?;
+        Ok(EvaluationKeys { relin, galois })
+    }
+
+    /// Bytes of key material held (seeded keys count their stored half).
+    pub fn size_bytes(&self) -> usize {
+        self.relin.iter().map(|r| r.key.size_bytes()).sum::<usize>()
+            + self.galois.values().map(|g| g.key.size_bytes()).sum::<usize>()
+    }
+
     pub fn with_relin(mut self, rlk: RelinKey) -> Self {
         self.relin = Some(rlk);
         self

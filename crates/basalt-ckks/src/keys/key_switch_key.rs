@@ -77,6 +77,8 @@ pub struct KeySwitchKey {
     pub(crate) seed: [u8; 32],
     pub(crate) tag: KeyTag,
     pub(crate) params_id: u64,
+    /// The key set it belongs to: that of the secret it switches to.
+    pub(crate) key_id: super::KeyId,
 }
 
 /// `P_g mod q_i` for every Q prime, `P_g` the product of the first `p_limbs` special primes.
@@ -225,7 +227,7 @@ impl KeySwitchKey {
                 Some(part)
             })
             .collect();
-        KeySwitchKey { parts, seed, tag, params_id: params.id() }
+        KeySwitchKey { parts, seed, tag, params_id: params.id(), key_id: sk.key_id }
     }
 
     /// Digit pairs stored, over every part.
@@ -244,6 +246,9 @@ impl KeySwitchKey {
     }
     pub fn params_id(&self) -> u64 {
         self.params_id
+    }
+    pub fn key_id(&self) -> super::KeyId {
+        self.key_id
     }
     /// Bytes of key material (both halves).
     pub fn size_bytes(&self) -> usize {

@@ -2,12 +2,14 @@
 //! the [`KeyGenerator`] that makes them.
 
 pub mod galois;
+pub mod identity;
 pub mod key_switch_key;
 pub mod public;
 pub mod secret;
 pub mod seeded;
 
 pub use galois::{EvaluationKeys, GaloisKey, KeyMaterial, RelinKey};
+pub use identity::KeyId;
 pub use key_switch_key::{KeyPart, KeySwitchKey, KeyTag};
 pub use public::PublicKey;
 pub use secret::SecretKey;
@@ -48,7 +50,8 @@ impl KeyGenerator {
     pub fn gen_public_key(&self, sk: &SecretKey) -> PublicKey {
         PublicKey::generate(&self.params, sk)
     }
-    /// Key switching `from` to `to`.
+    /// Key switching `from` to `to`; it carries `to`'s key id (a ciphertext switched with it is
+    /// under `to`).
     pub fn gen_key_switch_key(&self, from: &SecretKey, to: &SecretKey) -> KeySwitchKey {
         KeySwitchKey::generate_parts(
             &self.params,
@@ -75,7 +78,9 @@ impl KeyGenerator {
         let ring = self.params.ring();
         let mut s2 = sk.poly.clone();
         ring.mul_assign(&mut s2, &sk.poly);
-        RelinKey { key: self.material(&s2, sk, KeyTag::Relin, seeded) }
+        let key = self.material(&s2, sk, KeyTag::Relin, seeded);
+        zeroize::Zeroize::zeroize(s2.data_mut());
+        RelinKey { key }
     }
     /// Galois key for `X → X^galois`, in Lattigo's form: it switches `s` to `φ^{-1}(s)`
     /// (`φ = φ_galois`), so that a rotation key-switches `c_1` first and permutes its two
@@ -84,7 +89,11 @@ impl KeyGenerator {
     pub fn gen_galois_key(&self, sk: &SecretKey, galois: u64, seeded: bool) -> GaloisKey {
         let ring = self.params.ring();
         let inverse = galois_inverse(galois, self.params.n() as u64);
-        let to = SecretKey { poly: ring.automorphism(&sk.poly, inverse), params_id: sk.params_id };
+        let to = SecretKey {
+            poly: ring.automorphism(&sk.poly, inverse),
+            params_id: sk.params_id,
+            key_id: sk.key_id,
+        };
         GaloisKey { galois, key: self.material(&sk.poly, &to, KeyTag::Galois(galois), seeded) }
     }
     /// Key for a rotation by `k` slots (left for `k > 0`).
@@ -126,11 +135,11 @@ impl KeyGenerator {
                 wanted.then_some(KeyPart { b, a })
             })
             .collect();
-        let (seed, params_id) = ([0u8; 32], p.id());
+        let (seed, params_id, key_id) = ([0u8; 32], p.id(), KeyId::UNBOUND);
         if seeded {
-            KeyMaterial::Seeded(SeededKeySwitchKey { parts, seed, tag, params_id })
+            KeyMaterial::Seeded(SeededKeySwitchKey { parts, seed, tag, params_id, key_id })
         } else {
-            KeyMaterial::Full(KeySwitchKey { parts, seed, tag, params_id })
+            KeyMaterial::Full(KeySwitchKey { parts, seed, tag, params_id, key_id })
         }
     }
 

@@ -13,6 +13,7 @@ pub struct PublicKey {
     pub(crate) b: RnsPoly,
     pub(crate) a: RnsPoly,
     pub(crate) params_id: u64,
+    pub(crate) key_id: super::KeyId,
 }
 
 impl PublicKey {
@@ -28,9 +29,13 @@ impl PublicKey {
         let mut as_ = a.clone();
         ring.mul_assign(&mut as_, &restrict(&sk.poly, l1, 0));
         ring.sub_assign(&mut b, &as_);
-        PublicKey { b, a, params_id: params.id() }
+        PublicKey { b, a, params_id: params.id(), key_id: sk.key_id }
     }
     pub fn params_id(&self) -> u64 {
         self.params_id
+    }
+    /// The key set of the secret it encrypts for.
+    pub fn key_id(&self) -> super::KeyId {
+        self.key_id
     }
 }

@@ -2,21 +2,34 @@
 //! the NTT domain over every prime of the set (`Q_L ∪ P`), since key generation for key
 //! switching needs it in the extended basis.
 
-use basalt_math::{RnsPoly, sampler};
+//!
+//! The key is erased from memory when dropped (`zeroize`), and it leaves the process only
+//! through [`SecretKey::export_bytes`], a call whose name says what it does.
 
+use basalt_math::{RnsPoly, sampler};
+use zeroize::Zeroize;
+
+use super::identity::KeyId;
 use crate::params::{Parameters, SecretDistribution};
 use crate::util::csprng;
 
-/// The secret key `s`.
+/// The secret key `s`, with the [`KeyId`] of the key set it heads.
 #[derive(Clone, PartialEq)]
 pub struct SecretKey {
     pub(crate) poly: RnsPoly,
     pub(crate) params_id: u64,
+    pub(crate) key_id: KeyId,
 }
 
 impl std::fmt::Debug for SecretKey {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "SecretKey {{ params_id: {:016x}, .. }}", self.params_id)
+        write!(f, "SecretKey {{ params_id: {:016x}, key_id: {}, .. }}", self.params_id, self.key_id)
+    }
+}
+
+impl Drop for SecretKey {
+    fn drop(&mut self) {
+        self.poly.data_mut().zeroize();
     }
 }
 
@@ -29,7 +42,9 @@ impl SecretKey {
             SecretDistribution::DenseTernary => sampler::ternary_dense(n, &mut rng),
             SecretDistribution::Hamming { h } => sampler::ternary_hamming(n, h, &mut rng),
         };
-        Self::from_coeffs(params, &coeffs)
+        let sk = Self::from_coeffs(params, &coeffs);
+        zeroize_coeffs(coeffs);
+        sk
     }
 
     /// A fresh secret drawn from `dist` rather than the set's own distribution (the sparse
@@ -41,7 +56,28 @@ impl SecretKey {
             SecretDistribution::DenseTernary => sampler::ternary_dense(n, &mut rng),
             SecretDistribution::Hamming { h } => sampler::ternary_hamming(n, h.min(n), &mut rng),
         };
-        Self::from_coeffs(params, &coeffs)
+        let sk = Self::from_coeffs(params, &coeffs);
+        zeroize_coeffs(coeffs);
+        sk
+    }
+
+    /// [`SecretKey::generate_with`] for a secret that belongs to the key set `owner` (an
+    /// ephemeral secret of bootstrapping's encapsulation: the keys switching to and from it are
+    /// part of that set and carry its id).
+    pub fn generate_for(params: &Parameters, dist: SecretDistribution, owner: KeyId) -> SecretKey {
+        let mut sk = Self::generate_with(params, dist);
+        sk.key_id = owner;
+        sk
+    }
+
+    /// The same secret, with the same identity, as a key of `to`, a parameter set over the same
+    /// ring (bootstrapping's small encapsulation set).
+    pub fn carried_to(&self, from: &Parameters, to: &Parameters) -> SecretKey {
+        let coeffs = self.coefficients(from);
+        let mut sk = Self::from_coeffs(to, &coeffs);
+        zeroize_coeffs(coeffs);
+        sk.key_id = self.key_id;
+        sk
     }
 
     /// The ternary coefficients of `s` (centred lift of its first limb), to carry the same
@@ -59,12 +95,18 @@ impl SecretKey {
             .collect()
     }
 
-    /// The key with the given small coefficients (tests, reference computations).
+    /// The key with the given small coefficients (tests, reference computations), under a
+    /// fresh [`KeyId`].
     pub fn from_coeffs(params: &Parameters, coeffs: &[i64]) -> SecretKey {
         let ring = params.ring();
         let mut poly = ring.from_i64(coeffs, params.max_level() + 1, params.k());
         ring.ntt_assign(&mut poly);
-        SecretKey { poly, params_id: params.id() }
+        SecretKey { poly, params_id: params.id(), key_id: KeyId::fresh() }
+    }
+
+    /// The identity of the key set this secret heads.
+    pub fn key_id(&self) -> KeyId {
+        self.key_id
     }
 
     /// The key polynomial (NTT domain, `Q_L ∪ P`).
@@ -74,4 +116,8 @@ impl SecretKey {
     pub fn params_id(&self) -> u64 {
         self.params_id
     }
+}
+
+fn zeroize_coeffs(mut c: Vec<i64>) {
+    c.zeroize();
 }

@@ -19,6 +19,7 @@ pub struct SeededKeySwitchKey {
     pub(crate) seed: [u8; 32],
     pub(crate) tag: KeyTag,
     pub(crate) params_id: u64,
+    pub(crate) key_id: super::KeyId,
 }
 
 impl KeySwitchKey {
@@ -29,7 +30,13 @@ impl KeySwitchKey {
             .iter()
             .map(|p| p.as_ref().map(|p| KeyPart { b: p.b.clone(), a: Vec::new() }))
             .collect();
-        SeededKeySwitchKey { parts, seed: self.seed, tag: self.tag, params_id: self.params_id }
+        SeededKeySwitchKey {
+            parts,
+            seed: self.seed,
+            tag: self.tag,
+            params_id: self.params_id,
+            key_id: self.key_id,
+        }
     }
 }
 
@@ -55,7 +62,13 @@ impl SeededKeySwitchKey {
                 })
             })
             .collect();
-        Ok(KeySwitchKey { parts, seed: self.seed, tag: self.tag, params_id: self.params_id })
+        Ok(KeySwitchKey {
+            parts,
+            seed: self.seed,
+            tag: self.tag,
+            params_id: self.params_id,
+            key_id: self.key_id,
+        })
     }
 
     /// `a_j` of gadget `g` on `Q_{q_limbs−1} ∪ P_g`, regenerated (emits `Kernel::KeyGen`).
@@ -91,6 +104,9 @@ impl SeededKeySwitchKey {
     }
     pub fn params_id(&self) -> u64 {
         self.params_id
+    }
+    pub fn key_id(&self) -> super::KeyId {
+        self.key_id
     }
     /// Bytes of stored key material (the `b` halves only).
     pub fn size_bytes(&self) -> usize {

@@ -34,7 +34,7 @@ use super::decompose::HoistedDecomp;
 use super::hybrid::inner_product;
 use crate::ciphertext::{Ciphertext, PlaintextQP, check_poly_operand, check_scale_slots};
 use crate::error::{CkksError, Result};
-use crate::keys::KeyMaterial;
+use crate::keys::{KeyId, KeyMaterial};
 use crate::objects::{load, store, store_in_place};
 use crate::params::Parameters;
 use crate::util::lift_times_p;
@@ -47,6 +47,8 @@ pub struct CiphertextQP {
     pub(crate) scale: f64,
     pub(crate) slots: usize,
     pub(crate) params_id: u64,
+    /// The key set it is under (see [`crate::KeyId`]).
+    pub(crate) key_id: KeyId,
     /// Identity in the trace (`CtLoad`/`CtStore`); not part of the value.
     pub(crate) object: ObjectId,
 }
@@ -79,16 +81,20 @@ impl CiphertextQP {
             return Err(CkksError::SymbolicMix);
         }
         check_scale_slots(params, scale, slots)?;
-        Ok(CiphertextQP::result(c0, c1, (scale, slots, params.id())))
+        Ok(CiphertextQP::result(c0, c1, (scale, slots, params.id(), KeyId::UNBOUND)))
     }
-    /// An operation's result: `(c_0, c_1)` with `(scale, slots, params_id)` and a fresh trace
-    /// identity.
+    /// An operation's result: `(c_0, c_1)` with `(scale, slots, params_id, key_id)` and a fresh
+    /// trace identity.
     pub(crate) fn result(
         c0: RnsPoly,
         c1: RnsPoly,
-        (scale, slots, params_id): (f64, usize, u64),
+        (scale, slots, params_id, key_id): (f64, usize, u64, KeyId),
     ) -> Self {
-        CiphertextQP { c0, c1, scale, slots, params_id, object: ObjectId::fresh() }
+        CiphertextQP { c0, c1, scale, slots, params_id, key_id, object: ObjectId::fresh() }
+    }
+    /// The key set it is under.
+    pub fn key_id(&self) -> KeyId {
+        self.key_id
     }
     pub fn level(&self) -> usize {
         self.c0.q_limbs() - 1
@@ -140,6 +146,7 @@ impl CiphertextQP {
         if self.c0.is_symbolic() != other.c0.is_symbolic() {
             return Err(CkksError::SymbolicMix);
         }
+        self.key_id = self.key_id.join(other.key_id, "the second operand")?;
         if !crate::eval::scales_match(self.scale, other.scale) {
             return Err(CkksError::ScaleMismatch {
                 left: self.scale.log2(),
@@ -161,6 +168,7 @@ impl CiphertextQP {
                 scale: self.scale,
                 slots: self.slots,
                 params_id: self.params_id,
+                key_id: self.key_id,
                 object: ObjectId::fresh(),
             },
         )
@@ -218,7 +226,7 @@ pub(crate) fn automorphism_lazy_qp(
     let (mut v0, v1) = key_switch(params, &decomp, key);
     ring.add_assign(&mut v0, &ct.c0);
     let (c0, c1) = permute(params, &v0, &v1, galois);
-    CiphertextQP::result(c0, c1, (ct.scale, ct.slots, ct.params_id))
+    CiphertextQP::result(c0, c1, (ct.scale, ct.slots, ct.params_id, ct.key_id))
 }
 
 /// The inner product of `decomp` with a Galois key (no automorphism yet).
@@ -247,7 +255,7 @@ pub fn lift_lazy(params: &Parameters, ct: &Ciphertext, p_mod_q: &[u64]) -> Ciphe
         lift_times_p(ring, &ct.polys[0], k, p_mod_q),
         lift_times_p(ring, &ct.polys[1], k, p_mod_q),
     );
-    CiphertextQP::result(c0, c1, (ct.scale, ct.slots, ct.params_id))
+    CiphertextQP::result(c0, c1, (ct.scale, ct.slots, ct.params_id, ct.key_id))
 }
 
 /// Lazy rotation of `ct` by Galois element `galois` reusing `decomp = decompose(c_1)`;
@@ -266,7 +274,7 @@ pub fn automorphism_hoisted_lazy(
     let pc0 = lift_times_p(ring, &ct.polys[0], params.k_at(ct.level()), p_mod_q);
     ring.add_assign(&mut v0, &pc0);
     let (c0, c1) = permute(params, &v0, &v1, galois);
-    CiphertextQP::result(c0, c1, (ct.scale, ct.slots, ct.params_id))
+    CiphertextQP::result(c0, c1, (ct.scale, ct.slots, ct.params_id, ct.key_id))
 }
 
 /// Non-lazy hoisted rotation: ModDown right away, add `c_0`, permute the pair in `Q_l`.
