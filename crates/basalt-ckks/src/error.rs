@@ -115,6 +115,13 @@ pub enum CkksError {
     InvalidPolynomial { what: &'static str, reason: String },
     #[error("corrupt serialized {what}: {reason}")]
     Corrupt { what: &'static str, reason: String },
+    #[error(
+        "{what} needs about {need} of memory but only {available} is available; free memory, \
+         choose smaller parameters or fewer keys, or force it"
+    )]
+    OutOfMemory { what: String, need: String, available: String },
+    #[error("cancelled")]
+    Cancelled,
 }
 
 /// Result alias of this crate.

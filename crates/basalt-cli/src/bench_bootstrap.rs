@@ -1,6 +1,6 @@
 //! `basalt bench bootstrap`: one JSON line per preset and thread count.
 
-use basalt_circuits::bootstrap::bench::{BootstrapBenchConfig, run as run_bench};
+use basalt_circuits::bootstrap::bench::{BootstrapBenchConfig, run_with as run_bench};
 use basalt_circuits::bootstrap::config::for_preset;
 use serde_json::Value;
 
@@ -24,6 +24,9 @@ pub fn run(
         seeded,
         amortised,
     };
-    let r = run_bench(&cfg).map_err(|e| e.to_string())?;
+    // A bar on a terminal (nothing when stderr is redirected): keys, then the stages.
+    let bar = crate::progress_bar::TermProgress::new();
+    let r = run_bench(&cfg, &bar).map_err(|e| e.to_string())?;
+    bar.finish();
     serde_json::to_value(&r).map_err(|e| e.to_string())
 }

@@ -104,7 +104,12 @@ fn with_keys(
     let KeysFor { rotations, conjugate, seeded } = &keys_for;
     let keys = match &key_pair {
         None => kg.gen_symbolic_evaluation_keys(rotations, *conjugate, *seeded),
-        Some((sk, _)) => kg.gen_evaluation_keys(sk, rotations, *conjugate, *seeded),
+        Some((sk, _)) => {
+            // Refuses keys beyond the memory available; Ctrl-C stops between keys.
+            let progress = crate::progress::PyProgress::new(None);
+            kg.gen_evaluation_keys_with(sk, rotations, *conjugate, *seeded, false, &progress)
+                .map_err(|e| progress.error(e))?
+        }
     };
     let eval = Evaluator::new(&params, keys).map_err(err)?;
     let encoder = Encoder::new(&params);

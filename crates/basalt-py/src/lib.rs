@@ -4,6 +4,7 @@
 mod bootstrap;
 mod ckks;
 mod lintrans;
+mod progress;
 mod sim;
 mod tfhe;
 
@@ -27,5 +28,6 @@ fn _basalt(m: &Bound<'_, PyModule>) -> PyResult<()> {
     bootstrap::register(m)?;
     tfhe::register(m)?;
     sim::register(m)?;
+    progress::register(m)?;
     Ok(())
 }
