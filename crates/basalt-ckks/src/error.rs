@@ -116,8 +116,8 @@ pub enum CkksError {
     #[error("corrupt serialized {what}: {reason}")]
     Corrupt { what: &'static str, reason: String },
     #[error(
-        "{what} needs about {need} of memory but only {available} is available; free memory, \
-         choose smaller parameters or fewer keys, or force it"
+        "{what} needs about {need} of memory, more than three quarters of the {available} \
+         available; free memory, choose smaller parameters or fewer keys, or force it"
     )]
     OutOfMemory { what: String, need: String, available: String },
     #[error("cancelled")]

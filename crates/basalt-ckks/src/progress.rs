@@ -67,13 +67,19 @@ pub fn human_bytes(bytes: u64) -> String {
     format!("{v:.1} {}", UNITS[unit])
 }
 
-/// Refuse `need` bytes for `what` when more than the available memory, unless `force`.
+/// The share of the available memory keys may take: key generation's transient buffers, the
+/// evaluator and the caller's own data need the rest (a policy, not a measurement).
+pub const KEY_MEMORY_SHARE: (u64, u64) = (3, 4);
+
+/// Refuse `need` bytes for `what` when more than [`KEY_MEMORY_SHARE`] of the available memory,
+/// unless `force`.
 ///
 /// # Errors
 /// [`CkksError::OutOfMemory`] naming `what`, the need and what is available.
 pub fn check_memory(what: &str, need: u64, force: bool) -> Result<()> {
+    let (num, den) = KEY_MEMORY_SHARE;
     match available_memory() {
-        Some(avail) if need > avail && !force => Err(CkksError::OutOfMemory {
+        Some(avail) if need > avail / den * num && !force => Err(CkksError::OutOfMemory {
             what: what.to_string(),
             need: human_bytes(need),
             available: human_bytes(avail),

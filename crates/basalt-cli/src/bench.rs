@@ -77,6 +77,10 @@ pub struct BenchArgs {
     /// Also measure T_mult(i) at every level left, for T_mult,a/slot (bootstrap suite).
     #[arg(long)]
     amortised: bool,
+    /// Generate keys even when their estimate exceeds three quarters of the available memory
+    /// (bootstrap suite).
+    #[arg(long)]
+    force: bool,
     /// lintrans: small insecure toy rings instead of the full-size cases (CI smoke test).
     #[arg(long)]
     quick: bool,
@@ -230,6 +234,7 @@ pub fn run(a: &BenchArgs) -> Result<(), String> {
                     a.reps,
                     a.seeded,
                     a.amortised,
+                    a.force,
                 )?;
                 emit(v);
             }

@@ -11,6 +11,7 @@ pub fn run(
     reps: usize,
     seeded: bool,
     amortised: bool,
+    force: bool,
 ) -> Result<Value, String> {
     let params = basalt_ckks::Parameters::preset(preset).map_err(|e| e.to_string())?;
     let config = for_preset(preset, log_slots, params.log_n()).ok_or(format!(
@@ -26,7 +27,7 @@ pub fn run(
     };
     // A bar on a terminal (nothing when stderr is redirected): keys, then the stages.
     let bar = crate::progress_bar::TermProgress::new();
-    let r = run_bench(&cfg, &bar).map_err(|e| e.to_string())?;
+    let r = run_bench(&cfg, force, &bar).map_err(|e| e.to_string())?;
     bar.finish();
     serde_json::to_value(&r).map_err(|e| e.to_string())
 }

@@ -110,7 +110,7 @@ fn ckks_security<'py>(py: Python<'py>, preset: &str) -> PyResult<Bound<'py, PyDi
     d.set_item("sparse_caveat", s.sparse_caveat)?;
     d.set_item("extrapolated", s.extrapolated)?;
     d.set_item("source", &s.source)?;
-    d.set_item("claimed", params.literal().claimed_security)?;
+    d.set_item("claimed", params.literal().provenance.claimed_security)?;
     Ok(d)
 }
 
