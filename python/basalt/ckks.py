@@ -246,6 +246,45 @@ class LinearTransform:
         return repr(self._raw)
 
 
-def presets():
-    """[(name, aliases)] of the CKKS presets shipped in data/params/ckks."""
-    return _basalt.ckks_presets()
+def presets(security=False):
+    """[(name, aliases)] of the CKKS presets built into the package; with ``security=True``,
+    [(name, aliases, security)] with each preset's estimate (:func:`security`).
+
+    >>> name, aliases, sec = presets(security=True)[0]
+    >>> sorted(sec) == ["bits", "claimed", "extrapolated", "log_qp", "meets", "source",
+    ...                 "sparse_caveat"]
+    True
+    """
+    names = _basalt.ckks_presets()
+    if not security:
+        return names
+    return [(n, a, _basalt.ckks_security(n)) for n, a in names]
+
+
+def security(preset: str) -> dict:
+    """The security estimate a preset's parameters carry: ``bits``, ``meets`` (128, 192, 256
+    or ``None`` below 128), ``log_qp``, ``sparse_caveat`` (a sparse secret: the figure is an
+    upper bound), ``extrapolated``, ``source`` (the table used) and ``claimed`` (the source's
+    own figure, if it states one).
+
+    >>> security("N16QP1546H192H32")["log_qp"] > 1500
+    True
+    """
+    return _basalt.ckks_security(preset)
+
+
+def estimate(preset: str, rotations=0, *, conjugate=False, bootstrapping=False,
+             seeded=False) -> dict:
+    """Bytes the keys of ``preset`` will take, before generating them: ``per_key``, ``keys``,
+    ``bootstrapping`` (the bootstrapping circuit's keys when ``bootstrapping=True``), ``total``
+    and ``available`` (the machine's free memory, ``None`` where unknown). ``rotations`` is a
+    count or a list of steps. Key generation refuses a set whose total exceeds ``available``.
+
+    >>> e = estimate("N16QP1546H192H32", rotations=[1, 2, 4], bootstrapping=True)
+    >>> e["keys"], e["per_key"] > 100 * 2**20, e["total"] > e["bootstrapping"] > 0
+    (4, True, True)
+    """
+    n = rotations if isinstance(rotations, int) else len(list(rotations))
+    if isinstance(n, bool) or n < 0:
+        raise BasaltError(f"rotations must be a count or a list of steps, not {rotations!r}")
+    return _basalt.ckks_estimate(preset, n, conjugate, bootstrapping, seeded)

@@ -696,3 +696,116 @@ fn sparse_bootstrap_over_banded_key_switching_has_its_repacking_key() {
         assert!(p.mean.l2 > 12.0 && p.min.l2 > 10.0, "{n} slot(s): {p:?}");
     }
 }
+
+/// Key generation and the bootstrap report their steps and stop when cancelled; the key memory
+/// is known before the keys exist and matches them.
+#[test]
+fn bootstrap_keys_and_stages_report_progress_and_cancel() {
+    use basalt_ckks::progress::{Cancelled, Progress};
+    use std::sync::atomic::{AtomicU64, Ordering};
+    struct StopAt(u64, AtomicU64);
+    impl Progress for StopAt {
+        fn step(&self, done: u64) -> Result<(), Cancelled> {
+            self.1.store(done, Ordering::Relaxed);
+            if done >= self.0 { Err(Cancelled) } else { Ok(()) }
+        }
+    }
+    let params = chain(10, 1, 2, 2, SecretDistribution::DenseTernary);
+    let bt = Bootstrapper::new(&params, cfg(3, 2, 2)).unwrap();
+    let sk = KeyGenerator::new(&params).gen_secret_key();
+    let stop = StopAt(2, AtomicU64::new(0));
+    let e = bt.generate_keys_with(&sk, false, false, &stop).unwrap_err();
+    assert!(e.to_string().contains("cancelled"), "{e}");
+    let all = StopAt(u64::MAX, AtomicU64::new(0));
+    let (keys, encaps) = bt.generate_keys_with(&sk, false, false, &all).unwrap();
+    let generated: usize = keys.relin.iter().map(|k| k.key.size_bytes()).sum::<usize>()
+        + keys.galois.values().map(|g| g.key.size_bytes()).sum::<usize>();
+    let est = bt.key_bytes(false);
+    assert!(est >= generated as u64, "{est} < {generated}");
+    assert!(encaps.is_none() || est > generated as u64);
+    let eval = Evaluator::new(&params, keys).unwrap();
+    let enc = Encoder::new(&params);
+    let v = random_values(8, 3, false);
+    let ct = encrypt_sk(&params, &enc.encode(&v, 8, 0, params.default_scale()).unwrap(), &sk);
+    let ct = ct.unwrap();
+    let stages = StopAt(u64::MAX, AtomicU64::new(0));
+    bt.bootstrap_with(&eval, encaps.as_ref(), &ct, &stages).unwrap();
+    assert_eq!(stages.1.load(Ordering::Relaxed), 5);
+    let e = bt.bootstrap_with(&eval, encaps.as_ref(), &ct, &StopAt(3, AtomicU64::new(0)));
+    assert!(e.unwrap_err().to_string().contains("cancelled"));
+}
+
+/// A bootstrapping preset at full size with its own circuit (`for_preset`, default slots):
+/// level-`base_primes − 1` input, at least 10 bits after. Their shapes run in CI on toy rings
+/// above (Lattigo's: `fully_packed_bootstrap_restores_the_slots`; CraterLake's split `q_0`,
+/// double-prime and banded chains; the unpacked one's sparse banded path; Osiris IV's third
+/// base word).
+fn preset_bootstraps(name: &str) {
+    let params = Parameters::preset(name).unwrap();
+    let cfg = basalt_circuits::bootstrap::config::for_preset(name, None, params.log_n()).unwrap();
+    let s = setup(params, cfg);
+    let n = s.bt.slots();
+    let v = random_values(n, 11, false);
+    let scale = s.params.default_scale().min(s.bt.max_input_scale());
+    let pt = s.enc.encode(&v, n, s.params.base_primes() - 1, scale).unwrap();
+    let out = s.bootstrap(&encrypt_sk(&s.params, &pt, &s.sk).unwrap());
+    let p = PrecisionStats::new(&v, &s.decrypt(&out));
+    eprintln!("{name}: {n} slots, mean {:.1} bits, min {:.1}", p.mean.l2, p.min.l2);
+    assert!(p.mean.l2 > 10.0, "{name}: {p:?}");
+}
+
+#[test]
+#[ignore = "reason: N=2^14, about 0.6 GB and a minute; run with --ignored"]
+fn preset_craterlake_80_boot_unpacked_bootstraps() {
+    preset_bootstraps("CRATERLAKE_80_BOOT_UNPACKED");
+}
+#[test]
+#[ignore = "reason: N=2^16, fully packed: GBs of keys and minutes; run with --ignored"]
+fn preset_lattigo_bootstraps() {
+    preset_bootstraps("N16QP1546H192H32");
+}
+#[test]
+#[ignore = "reason: N=2^16, fully packed: GBs of keys and minutes; run with --ignored"]
+fn preset_fab_bootstraps() {
+    preset_bootstraps("FAB");
+}
+#[test]
+#[ignore = "reason: N=2^16, fully packed: GBs of keys and minutes; run with --ignored"]
+fn preset_osiris_set_iii_boot_bootstraps() {
+    preset_bootstraps("OSIRIS_SET_III_BOOT");
+}
+#[test]
+#[ignore = "reason: N=2^16, fully packed: GBs of keys and minutes; run with --ignored"]
+fn preset_osiris_set_iv_boot_bootstraps() {
+    preset_bootstraps("OSIRIS_SET_IV_BOOT");
+}
+#[test]
+#[ignore = "reason: N=2^16, fully packed: GBs of keys and minutes; run with --ignored"]
+fn preset_craterlake_80_boot_bootstraps() {
+    preset_bootstraps("CRATERLAKE_80_BOOT");
+}
+#[test]
+#[ignore = "reason: N=2^16, fully packed: GBs of keys and minutes; run with --ignored"]
+fn preset_craterlake_128_boot_bootstraps() {
+    preset_bootstraps("CRATERLAKE_128_BOOT");
+}
+#[test]
+#[ignore = "reason: N=2^17, fully packed: tens of GB of keys; run with --ignored on a big machine"]
+fn preset_craterlake_200_boot_bootstraps() {
+    preset_bootstraps("CRATERLAKE_200_BOOT");
+}
+
+/// Every preset with a bootstrapping circuit has a `preset_bootstraps` test above.
+#[test]
+fn every_bootstrapping_preset_has_a_bootstrap_test() {
+    let source = include_str!("bootstrap.rs");
+    for (name, aliases) in basalt_ckks::params::presets::names() {
+        let all: Vec<&String> = std::iter::once(&name).chain(&aliases).collect();
+        // Whether a circuit exists does not depend on the ring (no parameters are built).
+        if basalt_circuits::bootstrap::config::for_preset(&name, Some(0), 16).is_none() {
+            continue;
+        }
+        let tested = all.iter().any(|n| source.contains(&format!("preset_bootstraps(\"{n}\")")));
+        assert!(tested, "bootstrapping preset {name} ({aliases:?}) has no bootstrap test");
+    }
+}

@@ -121,6 +121,13 @@ pub enum CkksError {
     Corrupt { what: &'static str, reason: String },
     #[error("flooding noise 2^{0} is out of range: its log2 standard deviation must be in 0..=58")]
     BadFlooding(f64),
+    #[error(
+        "{what} needs about {need} of memory, more than three quarters of the {available} \
+         available; free memory, choose smaller parameters or fewer keys, or force it"
+    )]
+    OutOfMemory { what: String, need: String, available: String },
+    #[error("cancelled")]
+    Cancelled,
 }
 
 /// Result alias of this crate.

@@ -48,6 +48,7 @@ pub mod keyswitch;
 pub mod objects;
 pub mod params;
 pub mod precision;
+pub mod progress;
 pub mod serialize;
 mod util;
 

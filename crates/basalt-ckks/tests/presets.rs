@@ -18,7 +18,9 @@ fn functional_with(name: &str, min_mul: f64, min_rot: f64, mean_rot: bool) {
     let a = random_values(slots, 1);
     let b = random_values(slots, 2);
     let top = c.params.max_level();
-    let scale = c.params.q()[top] as f64;
+    // Δ = the primes one rescale drops (two 28-bit residues on double-prime chains).
+    let per = c.params.primes_per_rescale();
+    let scale: f64 = c.params.q()[top + 1 - per..=top].iter().map(|&q| q as f64).product();
     let enc = |v: &[Complex64]| {
         let pt = c.enc.encode(v, slots, top, scale).unwrap();
         basalt_ckks::encryptor::encrypt_sk(&c.params, &pt, &c.sk).unwrap()
@@ -191,4 +193,52 @@ fn preset_craterlake_80_2digit_functional() {
 #[ignore = "reason: N=2^16 takes 5-60 s and up to 2 GB per preset; run with --ignored"]
 fn preset_craterlake_80_1digit_functional() {
     functional_craterlake("CRATERLAKE_80_1DIGIT");
+}
+#[test]
+fn preset_craterlake_mnist_functional() {
+    functional_craterlake("CRATERLAKE_MNIST");
+}
+#[test]
+#[ignore = "reason: N=2^14 with a key part per level (44 residues) takes 1 GB; run with --ignored"]
+fn preset_craterlake_80_boot_unpacked_functional() {
+    functional_craterlake("CRATERLAKE_80_BOOT_UNPACKED");
+}
+#[test]
+#[ignore = "reason: N=2^16 takes 5-60 s and up to 2 GB per preset; run with --ignored"]
+fn preset_craterlake_80_boot_functional() {
+    functional_craterlake("CRATERLAKE_80_BOOT");
+}
+#[test]
+#[ignore = "reason: N=2^16 takes 5-60 s and up to 2 GB per preset; run with --ignored"]
+fn preset_craterlake_128_boot_functional() {
+    functional_craterlake("CRATERLAKE_128_BOOT");
+}
+#[test]
+#[ignore = "reason: N=2^17 with 56 + 28 residues: about 6 GB of keys; run with --ignored"]
+fn preset_craterlake_200_boot_functional() {
+    functional_craterlake("CRATERLAKE_200_BOOT");
+}
+#[test]
+#[ignore = "reason: N=2^16 takes 5-60 s and up to 2 GB per preset; run with --ignored"]
+fn preset_osiris_set_iii_boot_functional() {
+    functional("OSIRIS_SET_III_BOOT");
+}
+#[test]
+#[ignore = "reason: N=2^16 takes 5-60 s and up to 2 GB per preset; run with --ignored"]
+fn preset_osiris_set_iv_boot_functional() {
+    functional("OSIRIS_SET_IV_BOOT");
+}
+
+/// Every shipped preset has a `preset_*_functional` test above (CI or `--ignored`): a preset
+/// added without one fails here. The list is this file's, checked against the registry.
+#[test]
+fn every_preset_has_a_functional_test() {
+    let source = include_str!("presets.rs");
+    for (name, aliases) in presets::names() {
+        let tested = std::iter::once(&name).chain(&aliases).any(|n| {
+            source.contains(&format!("functional(\"{n}\")"))
+                || source.contains(&format!("functional_craterlake(\"{n}\")"))
+        });
+        assert!(tested, "preset {name} ({aliases:?}) has no functional test");
+    }
 }

@@ -33,13 +33,13 @@ pub struct BenchArgs {
     #[arg(long)]
     json: bool,
     /// Thread counts to run the multi-threaded measurements with.
-    #[arg(long, value_delimiter = ',', default_value = "1,2")]
+    #[arg(long, value_delimiter = ',', default_value = "1,2", value_parser = crate::args::threads)]
     threads: Vec<usize>,
     /// Seconds of timed repetitions per measurement.
-    #[arg(long, default_value_t = 1.0)]
+    #[arg(long, default_value_t = 1.0, value_parser = crate::args::seconds)]
     min_time: f64,
     /// log2 of the ring degree (ntt suite).
-    #[arg(long, default_value_t = 16)]
+    #[arg(long, default_value_t = 16, value_parser = crate::args::log_n)]
     log_n: u32,
     /// CKKS presets to run (names or aliases; `basalt params` lists them).
     #[arg(long, value_delimiter = ',', default_value = "LATTIGO_RESIDUAL,N16QP1546H192H32")]
@@ -51,16 +51,16 @@ pub struct BenchArgs {
     #[arg(long)]
     seeded: bool,
     /// Timed repetitions per CKKS operation.
-    #[arg(long, default_value_t = 5)]
+    #[arg(long, default_value_t = 5, value_parser = crate::args::count)]
     reps: usize,
     /// TFHE parameter sets (pbs suite).
     #[arg(long = "set", value_delimiter = ',', default_value = "TFHERS_2_2_KS_PBS")]
     sets: Vec<String>,
     /// Batch sizes for the PBS throughput runs.
-    #[arg(long, value_delimiter = ',', default_value = "1,8,64,512")]
+    #[arg(long, value_delimiter = ',', default_value = "1,8,64,512", value_parser = crate::args::count)]
     counts: Vec<usize>,
     /// Encrypt→LUT→decrypt trials for the measured PBS failure rate (0 to skip).
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, value_parser = crate::args::trials)]
     failure_trials: u64,
     /// Allow parameter sets estimated below 128-bit security (`basalt security` lists them).
     #[arg(long)]
@@ -72,11 +72,15 @@ pub struct BenchArgs {
     #[arg(long, value_delimiter = ',')]
     layers: Vec<String>,
     /// log2 of the slot count for the bootstrap suite (default: fully packed).
-    #[arg(long)]
+    #[arg(long, value_parser = crate::args::log_slots)]
     log_slots: Option<u32>,
     /// Also measure T_mult(i) at every level left, for T_mult,a/slot (bootstrap suite).
     #[arg(long)]
     amortised: bool,
+    /// Generate keys even when their estimate exceeds three quarters of the available memory
+    /// (bootstrap suite).
+    #[arg(long)]
+    force: bool,
     /// lintrans: small insecure toy rings instead of the full-size cases (CI smoke test).
     #[arg(long)]
     quick: bool,
@@ -85,10 +89,10 @@ pub struct BenchArgs {
     #[arg(long = "case", value_delimiter = ',', default_value = "dense,c2s")]
     cases: Vec<String>,
     /// lintrans: baby steps of the BSGS rows (default 32 for dense, 4 for c2s).
-    #[arg(long)]
+    #[arg(long, value_parser = crate::args::count)]
     n1: Option<usize>,
     /// lintrans: timed repetitions per strategy (median reported).
-    #[arg(long, default_value_t = 3)]
+    #[arg(long, default_value_t = 3, value_parser = crate::args::count)]
     lt_reps: usize,
     /// lintrans: run the dense case on this CKKS preset (default: a 128-bit N = 2^15 ring;
     /// `LATTIGO_RESIDUAL` needs 16 GB of keys for the diagonal method, 8 GB with `--seeded`).
@@ -232,6 +236,7 @@ pub fn run(a: &BenchArgs) -> Result<(), String> {
                     a.seeded,
                     a.amortised,
                     a.allow_insecure,
+                    a.force,
                 )?;
                 emit(v);
             }

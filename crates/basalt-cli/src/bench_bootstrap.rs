@@ -1,9 +1,10 @@
 //! `basalt bench bootstrap`: one JSON line per preset and thread count.
 
-use basalt_circuits::bootstrap::bench::{BootstrapBenchConfig, run as run_bench};
+use basalt_circuits::bootstrap::bench::{BootstrapBenchConfig, run_with as run_bench};
 use basalt_circuits::bootstrap::config::for_preset;
 use serde_json::Value;
 
+#[allow(clippy::too_many_arguments)]
 pub fn run(
     preset: &str,
     log_slots: Option<u32>,
@@ -12,6 +13,7 @@ pub fn run(
     seeded: bool,
     amortised: bool,
     allow_insecure: bool,
+    force: bool,
 ) -> Result<Value, String> {
     let params =
         basalt_ckks::Parameters::preset_with(preset, allow_insecure).map_err(|e| e.to_string())?;
@@ -27,6 +29,9 @@ pub fn run(
         amortised,
         allow_insecure,
     };
-    let r = run_bench(&cfg).map_err(|e| e.to_string())?;
+    // A bar on a terminal (nothing when stderr is redirected): keys, then the stages.
+    let bar = crate::progress_bar::TermProgress::new();
+    let r = run_bench(&cfg, force, &bar).map_err(|e| e.to_string())?;
+    bar.finish();
     serde_json::to_value(&r).map_err(|e| e.to_string())
 }

@@ -1,10 +1,12 @@
 //! `basalt`: one command for the tour, the benchmarks, traces and the simulator.
 
+mod args;
 mod bench;
 mod bench_bootstrap;
 mod calibrate;
 mod compare;
 mod security;
+mod progress_bar;
 mod sim;
 mod tour;
 mod trace_cmd;

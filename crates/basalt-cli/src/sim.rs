@@ -37,7 +37,7 @@ enum SimCmd {
         #[arg(long, default_value = "data/machines/basalt_cpu.toml")]
         out: PathBuf,
         /// Seconds of timed repetitions per kernel.
-        #[arg(long, default_value_t = 1.0)]
+        #[arg(long, default_value_t = 1.0, value_parser = crate::args::seconds)]
         min_time: f64,
         /// CKKS preset whose rescale measures the evaluator's time outside the kernels
         /// (`none`: kernels only).
@@ -52,7 +52,7 @@ enum SimCmd {
         #[arg(long, default_value = "LATTIGO_RESIDUAL")]
         preset: String,
         /// Seconds of timed repetitions per operation.
-        #[arg(long, default_value_t = 2.0)]
+        #[arg(long, default_value_t = 2.0, value_parser = crate::args::seconds)]
         min_time: f64,
         #[arg(long)]
         json: bool,
@@ -60,7 +60,7 @@ enum SimCmd {
         data: PathBuf,
         /// Also run a real bootstrap with 2^k slots (sparse: few keys; thread CPU time, one
         /// thread, 3 runs after a warm-up) and compare with the prediction for its library trace.
-        #[arg(long)]
+        #[arg(long, value_parser = crate::args::log_slots)]
         bootstrap_log_slots: Option<u32>,
         /// Preset of the bootstrap check.
         #[arg(long, default_value = "N16QP1546H192H32")]

@@ -53,7 +53,7 @@ pub enum Program {
     Logreg,
 }
 
-#[derive(Args)]
+#[derive(Args, Clone)]
 pub struct TraceArgs {
     /// Which program to record.
     #[arg(long, value_enum, default_value = "hmult")]
@@ -72,12 +72,12 @@ pub struct TraceArgs {
     pub seeded: bool,
     /// Slots of the bootstrap program (log2; default fully packed); for `sort`, the values
     /// sorted (log2; default 14).
-    #[arg(long)]
+    #[arg(long, value_parser = crate::args::log_slots)]
     pub log_slots: Option<u32>,
     /// Bootstrap only: every DFT as BSGS with this many baby steps, in Osiris' giant-step-centric
     /// order with at most `--max-partials` partial sums and OF-Limb diagonals (unless
     /// `--stored-diagonals`); default: the circuit's automatic plan.
-    #[arg(long)]
+    #[arg(long, value_parser = crate::args::count_u32)]
     pub dft_n1: Option<u32>,
     /// Bootstrap (with `--dft-n1`) and networks: hoisting of the BSGS baby steps.
     #[arg(long, value_enum, default_value = "double")]
@@ -92,11 +92,11 @@ pub struct TraceArgs {
     pub stored_diagonals: bool,
     /// Networks, and bootstraps given `--dft-n1`: giant-step partial sums kept at once in the
     /// giant-step-centric order (`sim reproduce` uses 4, and 72 for LeNet).
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = 4, value_parser = crate::args::count_u32)]
     pub max_partials: u32,
     /// LSTM: recurrence steps (CraterLake's 50 bootstraps x 3 steps on CRATERLAKE_80_BOOT);
     /// logreg: training iterations (the reproduction runs 30).
-    #[arg(long, default_value_t = 150)]
+    #[arg(long, default_value_t = 150, value_parser = crate::args::steps)]
     pub steps: u32,
     /// Accept a preset estimated below 128-bit security (`basalt security` lists them): the
     /// papers' 80-bit CraterLake sets, for instance.
@@ -146,6 +146,7 @@ impl From<DftHoistingArg> for basalt_sim::DftHoisting {
 /// Record `program` on `params`. Ciphertexts and keys are symbolic (shape only), so nothing is
 /// sampled or computed: a trace at any parameter size takes milliseconds.
 pub fn record_program(params: &Parameters, a: &TraceArgs) -> Result<Trace, String> {
+    check_against_preset(params, a)?;
     if let Some(p) = workload(a) {
         // The recorder `sim reproduce` uses (seeded keys on request, the workloads' own
         // circuits), so a printed trace is the one a reproduction row timed.
@@ -254,8 +255,60 @@ fn workload(a: &TraceArgs) -> Option<basalt_sim::Program> {
     })
 }
 
+/// The limits of `a` that depend on the preset: slots within the ring, baby steps within the
+/// slots.
+fn check_against_preset(params: &Parameters, a: &TraceArgs) -> Result<(), String> {
+    let max_log_slots = params.log_n() - 1;
+    if let Some(ls) = a.log_slots.filter(|&ls| ls > max_log_slots) {
+        return Err(format!(
+            "--log-slots {ls}: {} has at most 2^{max_log_slots} slots (N = 2^{})",
+            params.name(),
+            params.log_n()
+        ));
+    }
+    let slots = 1u64 << a.log_slots.unwrap_or(max_log_slots);
+    if let Some(n1) = a.dft_n1.filter(|&n1| u64::from(n1) > slots) {
+        return Err(format!("--dft-n1 {n1}: more baby steps than the {slots} slots"));
+    }
+    Ok(())
+}
+
+/// Programs recorded step by step (`--steps`) grow with it: below this many steps they are
+/// recorded at once, above it their size is measured first.
+const PROBE_STEPS_FROM: u32 = 1000;
+
+/// Refuse a trace that would not fit in memory, before recording it: a program whose size
+/// grows with `--steps` is recorded at 1 and 2 steps, and its JSON size extrapolated linearly
+/// (the recorder holds the trace and its JSON at once, hence twice that). Beyond the memory
+/// available (`MemAvailable`), a clear error instead of an abort on a failed allocation.
+fn check_trace_memory(params: &Parameters, a: &TraceArgs) -> Result<(), String> {
+    if !matches!(a.program, Program::Lstm | Program::Logreg) || a.steps < PROBE_STEPS_FROM {
+        return Ok(());
+    }
+    let json_bytes = |steps: u32| -> Result<u64, String> {
+        let t = record_program(params, &TraceArgs { steps, ..a.clone() })?;
+        Ok(serde_json::to_vec(&t).map_err(|e| e.to_string())?.len() as u64)
+    };
+    let (one, two) = (json_bytes(1)?, json_bytes(2)?);
+    let per_step = two.saturating_sub(one);
+    let need = 2 * (one + per_step * u64::from(a.steps - 1));
+    if let Some(avail) = crate::args::available_memory().filter(|&m| need > m) {
+        return Err(format!(
+            "a {:?} trace of {} steps needs about {} (each step adds {}), more than the {} \
+             available: record fewer steps",
+            a.program,
+            a.steps,
+            basalt_ckks::progress::human_bytes(need),
+            basalt_ckks::progress::human_bytes(2 * per_step),
+            basalt_ckks::progress::human_bytes(avail)
+        ));
+    }
+    Ok(())
+}
+
 pub fn run(a: &TraceArgs) -> Result<(), String> {
     let params = Parameters::preset_with(&a.preset, a.allow_insecure).map_err(|e| e.to_string())?;
+    check_trace_memory(&params, a)?;
     let t = record_program(&params, a)?;
     println!("{}", serde_json::to_string(&t).map_err(|e| e.to_string())?);
     Ok(())

@@ -62,9 +62,9 @@ fn bad_input_is_an_error_message_not_a_panic() {
         vec!["bench", "ckks", "--preset", "NO_SUCH_PRESET", "--threads", "1"],
         vec!["sim", "validate-cpu", "--preset", "NO_SUCH_PRESET"],
         vec!["sim", "validate-cpu", "--machine", "no_such_machine"],
-        vec!["sim", "validate-cpu", "--min-time=-1"],
         vec!["trace", "--program", "bootstrap", "--preset", "MXV_SET_A"],
-        vec!["trace", "--program", "bootstrap", "--preset", "FAB", "--dft-n1", "0"],
+        vec!["trace", "--program", "bootstrap", "--preset", "FAB", "--dft-n1", "40000"],
+        vec!["trace", "--program", "sort", "--preset", "OSIRIS_SET_IV", "--log-slots", "16"],
         vec![
             "sim",
             "validate-cpu",
@@ -75,8 +75,6 @@ fn bad_input_is_an_error_message_not_a_panic() {
         ],
         vec!["sim", "reproduce", "heax"],
         vec!["sim", "calibrate", "--holdout", "NO_SUCH_PRESET", "--out", "/nonexistent/x.toml"],
-        vec!["bench", "lintrans", "--quick", "--lt-reps", "0"],
-        vec!["bench", "lintrans", "--quick", "--n1", "0"],
         vec!["bench", "lintrans", "--case", "dense", "--lt-preset", "NO_SUCH_PRESET"],
         vec!["bench", "lintrans", "--case", "dense", "--lt-level", "99"],
         vec!["bench", "lintrans", "--quick", "--lt-level", "2"],
@@ -477,4 +475,74 @@ fn the_gsc_order_and_of_limb_are_separate_switches() {
         .output()
         .unwrap();
     assert_eq!(both.status.code(), Some(2), "clap refuses the contradiction");
+}
+
+/// Zero, negative, huge and non-numeric values are refused by the argument parser, naming the
+/// option and its range (they divided by zero, hung, or aborted on an allocation).
+#[test]
+fn bad_numbers_are_refused_naming_the_option() {
+    for (args, option) in [
+        (
+            vec![
+                "trace",
+                "--program",
+                "mnist-lola",
+                "--preset",
+                "OSIRIS_SET_I",
+                "--max-partials",
+                "0",
+            ],
+            "--max-partials",
+        ),
+        (vec!["trace", "--program", "bootstrap", "--preset", "FAB", "--dft-n1", "0"], "--dft-n1"),
+        (
+            vec!["trace", "--program", "sort", "--preset", "OSIRIS_SET_IV", "--log-slots", "40"],
+            "--log-slots",
+        ),
+        (
+            vec!["trace", "--program", "lstm", "--preset", "CRATERLAKE_80_BOOT", "--steps", "0"],
+            "--steps",
+        ),
+        (
+            vec![
+                "trace",
+                "--program",
+                "lstm",
+                "--preset",
+                "CRATERLAKE_80_BOOT",
+                "--steps",
+                "1000000000",
+            ],
+            "--steps",
+        ),
+        (vec!["bench", "ntt", "--threads", "0"], "--threads"),
+        (vec!["bench", "ntt", "--log-n", "0"], "--log-n"),
+        (vec!["bench", "ntt", "--log-n", "40"], "--log-n"),
+        (vec!["bench", "ntt", "--min-time", "nan"], "--min-time"),
+        (vec!["bench", "pbs", "--counts", "8,0"], "--counts"),
+        (vec!["bench", "bootstrap", "--reps", "0"], "--reps"),
+        (vec!["bench", "lintrans", "--quick", "--lt-reps", "0"], "--lt-reps"),
+        (vec!["bench", "lintrans", "--quick", "--n1", "0"], "--n1"),
+        (vec!["sim", "validate-cpu", "--min-time=-1"], "--min-time"),
+        (vec!["sim", "calibrate", "--min-time", "0"], "--min-time"),
+    ] {
+        let out = basalt().args(&args).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(option) && !err.contains("panicked"), "{args:?}: {err}");
+    }
+}
+
+/// A trace whose size grows with `--steps` is measured before it is recorded, and refused
+/// when it would not fit in memory (it aborted on a failed allocation).
+#[test]
+fn a_trace_beyond_memory_is_refused_before_it_is_recorded() {
+    let out = basalt()
+        .args(["trace", "--program", "logreg", "--preset", "CRATERLAKE_80_BOOT"])
+        .args(["--steps", "1000000"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("needs about") && err.contains("available"), "{err}");
 }

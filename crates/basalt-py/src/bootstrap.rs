@@ -42,7 +42,9 @@ fn build(
     } else {
         let bt = Bootstrapper::new(&params, cfg).map_err(err)?;
         let sk = KeyGenerator::new(&params).gen_secret_key();
-        let (keys, encaps) = bt.generate_keys(&sk, seeded).map_err(err)?;
+        let progress = crate::progress::PyProgress::new(None);
+        let (keys, encaps) =
+            bt.generate_keys_with(&sk, seeded, false, &progress).map_err(|e| progress.error(e))?;
         (bt, Some(sk), keys, encaps)
     };
     let eval = Evaluator::new(&params, keys).map_err(err)?;

@@ -130,7 +130,11 @@ fn make_keys(
 ) -> PyResult<(EvaluationKeys, Option<Boot>)> {
     let kg = KeyGenerator::new(params);
     let KeysFor { rotations, conjugate, seeded } = keys_for;
-    let mut keys = kg.gen_evaluation_keys(sk, rotations, *conjugate, *seeded);
+    // Refuses keys beyond the memory available; Ctrl-C stops between keys.
+    let progress = crate::progress::PyProgress::new(None);
+    let mut keys = kg
+        .gen_evaluation_keys_with(sk, rotations, *conjugate, *seeded, false, &progress)
+        .map_err(|e| progress.error(e))?;
     let boot = match boot {
         None => None,
         Some(cfg) => {

@@ -5,6 +5,7 @@ mod bootstrap;
 mod ckks;
 mod integer;
 mod lintrans;
+mod progress;
 mod sim;
 mod tfhe;
 mod workloads;
@@ -31,5 +32,6 @@ fn _basalt(m: &Bound<'_, PyModule>) -> PyResult<()> {
     integer::register(m)?;
     sim::register(m)?;
     workloads::register(m)?;
+    progress::register(m)?;
     Ok(())
 }

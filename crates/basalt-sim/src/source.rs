@@ -159,9 +159,16 @@ pub fn exists(path: &Path) -> bool {
 /// [`SimError::Io`] naming the path.
 pub fn read_to_string(path: &Path) -> Result<String, SimError> {
     match builtin_rel(path) {
-        Some(rel) => builtin_file(&rel).map(str::to_string).ok_or_else(|| SimError::Io {
-            path: path.into(),
-            source: std::io::Error::new(std::io::ErrorKind::NotFound, "no such built-in file"),
+        Some(rel) => builtin_file(&rel).map(str::to_string).ok_or_else(|| {
+            let hint = if rel.starts_with("machines/") {
+                format!("no such built-in machine (one of {})", builtin_machines().join(", "))
+            } else {
+                "no such built-in file".to_string()
+            };
+            SimError::Io {
+                path: path.into(),
+                source: std::io::Error::new(std::io::ErrorKind::NotFound, hint),
+            }
         }),
         None => std::fs::read_to_string(path)
             .map_err(|source| SimError::Io { path: path.into(), source }),

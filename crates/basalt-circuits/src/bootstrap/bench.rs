@@ -74,23 +74,41 @@ pub struct BootstrapRecord {
 /// # Errors
 /// Unknown preset, a config that does not fit, scheme errors.
 pub fn run(cfg: &BootstrapBenchConfig) -> Result<BootstrapRecord> {
+    run_with(cfg, false, &basalt_ckks::progress::Silent)
+}
+
+/// [`run`] reporting key generation and the bootstrap's stages to `progress` (keys beyond the
+/// available memory are refused before they are generated, unless `force`).
+///
+/// # Errors
+/// As [`run`]; out of memory; cancelled.
+pub fn run_with(
+    cfg: &BootstrapBenchConfig,
+    force: bool,
+    progress: &dyn basalt_ckks::progress::Progress,
+) -> Result<BootstrapRecord> {
     let params = Parameters::preset_with(&cfg.preset, cfg.allow_insecure)
         .map_err(|e| CircuitError::Invalid(format!("preset {:?}: {e}", cfg.preset)))?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(cfg.threads.max(1))
         .build()
         .map_err(|e| CircuitError::Invalid(e.to_string()))?;
-    pool.install(|| run_in_pool(&params, cfg))
+    pool.install(|| run_in_pool(&params, cfg, force, progress))
 }
 
-fn run_in_pool(params: &Parameters, cfg: &BootstrapBenchConfig) -> Result<BootstrapRecord> {
+fn run_in_pool(
+    params: &Parameters,
+    cfg: &BootstrapBenchConfig,
+    force: bool,
+    progress: &dyn basalt_ckks::progress::Progress,
+) -> Result<BootstrapRecord> {
     let t = Instant::now();
     let bt = Bootstrapper::new(params, cfg.config)?;
     let setup_ms = t.elapsed().as_secs_f64() * 1e3;
     let kg = KeyGenerator::new(params);
     let sk = kg.gen_secret_key();
     let t = Instant::now();
-    let (keys, encaps) = bt.generate_keys(&sk, cfg.seeded)?;
+    let (keys, encaps) = bt.generate_keys_with(&sk, cfg.seeded, force, progress)?;
     let keygen_ms = t.elapsed().as_secs_f64() * 1e3;
     let key_bytes: u64 = keys.relin.iter().map(|r| r.key.size_bytes() as u64).sum::<u64>()
         + keys.galois.values().map(|g| g.key.size_bytes() as u64).sum::<u64>();

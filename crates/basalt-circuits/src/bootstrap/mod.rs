@@ -466,21 +466,77 @@ impl Bootstrapper {
         sk: &SecretKey,
         seeded: bool,
     ) -> Result<(EvaluationKeys, Option<Encapsulation>)> {
+        self.generate_keys_with(sk, seeded, true, &basalt_ckks::progress::Silent)
+    }
+
+    /// The bytes of the keys [`Bootstrapper::generate_keys`] makes (each key only with the
+    /// parts of the levels it runs at, as generated; the encapsulation keys live on the small
+    /// `(Q_0, P_0)` set and the top level and are counted as one full key).
+    pub fn key_bytes(&self, seeded: bool) -> u64 {
+        let p = &self.params;
+        let halves = if seeded { 1 } else { 2 };
+        let parts = |levels: &[usize]| -> u64 {
+            let mut wanted = vec![false; p.gadgets().len()];
+            for &l in levels.iter().filter(|&&l| l <= p.max_level()) {
+                wanted[p.gadget_index(l)] = true;
+            }
+            p.gadgets()
+                .iter()
+                .zip(wanted)
+                .filter(|(_, w)| *w)
+                .map(|(g, _)| {
+                    let limbs = (g.top_level + 1 + g.p_limbs) as u64;
+                    g.digits() as u64 * halves * limbs * p.n() as u64 * 8
+                })
+                .sum()
+        };
+        let (rot, middle) = self.key_levels();
+        let all: Vec<usize> = (0..=p.max_level()).collect();
+        let encaps = if self.cfg.ephemeral_h.is_some() { parts(&all) } else { 0 };
+        parts(&self.reachable_levels())
+            + parts(&middle)
+            + rot.values().map(|levels| parts(levels)).sum::<u64>()
+            + encaps
+    }
+
+    /// [`Bootstrapper::generate_keys`] that first checks the keys fit in memory
+    /// ([`Bootstrapper::key_bytes`] against what is available, unless `force`), reports one step
+    /// per key to `progress`, and stops between keys when it cancels.
+    ///
+    /// # Errors
+    /// As [`Bootstrapper::generate_keys`]; out of memory; cancelled.
+    pub fn generate_keys_with(
+        &self,
+        sk: &SecretKey,
+        seeded: bool,
+        force: bool,
+        progress: &dyn basalt_ckks::progress::Progress,
+    ) -> Result<(EvaluationKeys, Option<Encapsulation>)> {
+        let what = format!("bootstrapping keys for {}", self.params.name());
+        basalt_ckks::progress::check_memory(&what, self.key_bytes(seeded), force)?;
         let kg = KeyGenerator::new(&self.params);
         let (rot, middle) = self.key_levels();
+        let total = 2 + rot.len() as u64 + u64::from(self.cfg.ephemeral_h.is_some());
+        let step = |done: u64| progress.step(done).map_err(basalt_ckks::CkksError::from);
+        progress.stage("bootstrapping keys", total);
         let at = |levels: &[usize]| kg.clone().for_levels(levels.iter().copied());
+        // Every level a rescale can reach (callers multiply with it after the bootstrap too);
+        // with double-prime scaling the odd limb counts are never reached.
+        let relin = kg.clone().for_levels(self.reachable_levels()).gen_relin_key(sk, seeded);
+        step(1)?;
         let mut keys = EvaluationKeys::default()
-            // Every level a rescale can reach (callers multiply with it after the bootstrap
-            // too); with double-prime scaling the odd limb counts are never reached.
-            .with_relin(kg.clone().for_levels(self.reachable_levels()).gen_relin_key(sk, seeded))
+            .with_relin(relin)
             .with_galois(at(&middle).gen_conjugation_key(sk, seeded));
-        for (r, levels) in &rot {
+        step(2)?;
+        for (i, (r, levels)) in rot.iter().enumerate() {
             keys = keys.with_galois(at(levels).gen_rotation_key(sk, *r, seeded));
+            step(3 + i as u64)?;
         }
         let enc = match self.cfg.ephemeral_h {
             None => None,
             Some(h) => Some(Encapsulation::generate(&self.params, sk, h)?),
         };
+        step(total)?;
         Ok((keys, enc))
     }
 
@@ -519,6 +575,24 @@ impl Bootstrapper {
         enc: Option<&Encapsulation>,
         ct: &Ciphertext,
     ) -> Result<(Ciphertext, StageTimes)> {
+        self.bootstrap_with(eval, enc, ct, &basalt_ckks::progress::Silent)
+    }
+
+    /// [`Bootstrapper::bootstrap_timed`] reporting its five stages (ModRaise, SubSum,
+    /// CoeffToSlot, EvalMod, SlotToCoeff) to `progress`, and stopping between stages when it
+    /// cancels.
+    ///
+    /// # Errors
+    /// As [`Bootstrapper::bootstrap`]; cancelled.
+    pub fn bootstrap_with(
+        &self,
+        eval: &Evaluator,
+        enc: Option<&Encapsulation>,
+        ct: &Ciphertext,
+        progress: &dyn basalt_ckks::progress::Progress,
+    ) -> Result<(Ciphertext, StageTimes)> {
+        let step = |done: u64| progress.step(done).map_err(basalt_ckks::CkksError::from);
+        progress.stage("bootstrap", 5);
         let mut times = StageTimes::default();
         let t_all = Instant::now();
         let cpu = basalt_math::bench::thread_cpu_ms;
@@ -528,18 +602,23 @@ impl Bootstrapper {
         let t = Instant::now();
         let (x, msg_scale) = self.mod_raise(eval, enc, ct)?;
         times.mod_raise_ms = ms(t);
+        step(1)?;
         let t = Instant::now();
         let x = self.sub_sum(eval, &x)?;
         times.subsum_ms = ms(t);
+        step(2)?;
         let (t, c) = (Instant::now(), cpu());
         let halves = self.coeffs_to_slots(eval, &x)?;
         (times.cts_ms, times.cts_cpu_ms) = (ms(t), cpu() - c);
+        step(3)?;
         let (t, c) = (Instant::now(), cpu());
         let reduced = self.eval_mod(eval, &halves, msg_scale, out_scale)?;
         (times.evalmod_ms, times.evalmod_cpu_ms) = (ms(t), cpu() - c);
+        step(4)?;
         let (t, c) = (Instant::now(), cpu());
         let x = self.slots_to_coeffs(eval, &reduced)?;
         (times.stc_ms, times.stc_cpu_ms) = (ms(t), cpu() - c);
+        step(5)?;
         (times.total_ms, times.total_cpu_ms) = (ms(t_all), cpu() - c_all);
         Ok((x, times))
     }

@@ -44,6 +44,10 @@ impl KeyGenerator {
         }
         self
     }
+    /// The parameter set the keys are generated for.
+    pub fn params(&self) -> &Parameters {
+        &self.params
+    }
     pub fn gen_secret_key(&self) -> SecretKey {
         SecretKey::generate(&self.params)
     }

@@ -1,0 +1,71 @@
+"""Long operations from Python: memory estimates before keys exist, refusal beyond the memory
+available, Ctrl-C between keys, and the security estimate of every preset."""
+
+import _thread
+import threading
+import time
+
+import pytest
+
+import basalt
+
+
+def _available():
+    with open("/proc/meminfo") as f:
+        for line in f:
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) * 1024
+    return None
+
+
+def test_estimate_counts_keys_before_they_exist():
+    e = basalt.ckks.estimate("OSIRIS_SET_I", rotations=[1, 2, 3], conjugate=True)
+    assert e["keys"] == 5 and e["total"] > 5 * e["per_key"] > 0
+    seeded = basalt.ckks.estimate("OSIRIS_SET_I", rotations=3, conjugate=True, seeded=True)
+    assert seeded["per_key"] * 2 == e["per_key"]
+    boot = basalt.ckks.estimate("N16QP1546H192H32", bootstrapping=True)
+    assert boot["bootstrapping"] > 1 << 30  # GBs of bootstrapping keys at N = 2^16
+    with pytest.raises(basalt.BasaltError, match="rotations"):
+        basalt.ckks.estimate("OSIRIS_SET_I", rotations=-1)
+    with pytest.raises(basalt.BasaltError, match="no bootstrapping circuit"):
+        basalt.ckks.estimate("MXV_SET_A", bootstrapping=True)
+
+
+def test_keys_beyond_the_memory_available_are_refused():
+    # 4000 levels of one-prime digits at N = 2^10: about 250 GB per key, on any machine.
+    with pytest.raises(basalt.BasaltError, match="needs about .* of memory"):
+        basalt.ckks.Context.toy_insecure(log_n=10, levels=4000)
+
+
+@pytest.mark.skipif((_available() or 0) > 60 << 30, reason="the machine has room for 16 GB")
+def test_sixteen_gigabytes_of_keys_at_a_toy_ring_are_refused():
+    # The case that aborted the interpreter: about 16 GB of relinearisation key.
+    with pytest.raises(basalt.BasaltError, match="needs about .* of memory"):
+        basalt.ckks.Context.toy_insecure(log_n=10, levels=1000)
+
+
+def test_ctrl_c_stops_key_generation_between_keys():
+    rotations = list(range(1, 400))
+    t0 = time.perf_counter()
+    basalt.ckks.Context.toy_insecure(log_n=12, levels=6, rotations=rotations[:40])
+    per_key = (time.perf_counter() - t0) / 41
+    timer = threading.Timer(max(0.05, 5 * per_key), _thread.interrupt_main)
+    start = time.perf_counter()
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            basalt.ckks.Context.toy_insecure(log_n=12, levels=6, rotations=rotations)
+            time.sleep(5)  # finished before the interrupt: it arrives here instead
+    finally:
+        timer.cancel()
+    # Stopped well before the 400 keys were made.
+    assert time.perf_counter() - start < 200 * per_key + 1.0
+
+
+def test_every_preset_reports_its_security_estimate():
+    presets = basalt.ckks.presets(security=True)
+    assert len(presets) == len(basalt.ckks.presets())
+    for name, _, sec in presets:
+        assert sec["bits"] > 0 and sec["log_qp"] > 0, name
+        assert sec == basalt.ckks.security(name)
+        assert sec["meets"] in (None, 128, 192, 256), name
