@@ -1,16 +1,41 @@
-//! `basalt bench bootstrap`: one JSON line per preset and thread count.
+//! `basalt bench bootstrap`: a front end to `basalt_bench::bootstrap` (one JSON line per key
+//! form and thread count) and, with `--amortised`, to the circuit layer's T_mult,a/slot run.
 
-use basalt_circuits::bootstrap::bench::{BootstrapBenchConfig, run as run_bench};
+use basalt_bench::harness::Pools;
+use basalt_circuits::bootstrap::bench::{BootstrapBenchConfig, run as run_amortised_bench};
 use basalt_circuits::bootstrap::config::for_preset;
 use serde_json::Value;
 
+/// Every thread count of `pools`, for each key form in `seeded` (full = false).
 pub fn run(
+    preset: &str,
+    log_slots: Option<u32>,
+    reps: usize,
+    seeded: &[bool],
+    pools: &Pools,
+    emit: &mut dyn FnMut(Value),
+) -> Result<(), String> {
+    let cfg = basalt_bench::bootstrap::BootstrapBenchConfig {
+        preset: preset.to_string(),
+        log_slots,
+        reps,
+        seeded: seeded.to_vec(),
+    };
+    let mut err = None;
+    basalt_bench::bootstrap::run(&cfg, pools, &mut |r| match serde_json::to_value(r) {
+        Ok(v) => emit(v),
+        Err(e) => err = Some(e.to_string()),
+    })?;
+    err.map_or(Ok(()), Err)
+}
+
+/// The amortised multiplication time per slot (`T_mult,a/slot`) at one thread count.
+pub fn run_amortised(
     preset: &str,
     log_slots: Option<u32>,
     threads: usize,
     reps: usize,
     seeded: bool,
-    amortised: bool,
 ) -> Result<Value, String> {
     let params = basalt_ckks::Parameters::preset(preset).map_err(|e| e.to_string())?;
     let config = for_preset(preset, log_slots, params.log_n()).ok_or(format!(
@@ -22,8 +47,10 @@ pub fn run(
         threads,
         reps,
         seeded,
-        amortised,
+        amortised: true,
     };
-    let r = run_bench(&cfg).map_err(|e| e.to_string())?;
-    serde_json::to_value(&r).map_err(|e| e.to_string())
+    let r = run_amortised_bench(&cfg).map_err(|e| e.to_string())?;
+    let mut v = serde_json::to_value(&r).map_err(|e| e.to_string())?;
+    v["bench"] = serde_json::json!("bootstrap/amortised");
+    Ok(v)
 }
