@@ -33,6 +33,10 @@ pub struct BootstrapBenchConfig {
     pub reps: usize,
     /// Key forms to run, in order: `false` full, `true` seeded.
     pub seeded: Vec<bool>,
+    /// Run the preset's chain on a ring of 2^`log_n` instead (below the preset's ring that is
+    /// insecure, allowed here for quick runs of the benchmark's machinery only; the records
+    /// name the ring).
+    pub log_n: Option<u32>,
 }
 
 /// One thread count of one key form.
@@ -83,7 +87,14 @@ pub fn run(
     pools: &Pools,
     sink: &mut dyn FnMut(&BootstrapRecord),
 ) -> Result<Vec<BootstrapRecord>, String> {
-    let params = Parameters::preset(&cfg.preset).map_err(|e| e.to_string())?;
+    let mut lit = basalt_ckks::params::presets::literal(&cfg.preset).map_err(|e| e.to_string())?;
+    if let Some(log_n) = cfg.log_n.filter(|&l| l != lit.log_n) {
+        lit.name = format!("{}@N=2^{log_n}", lit.name);
+        lit.aliases.clear();
+        lit.log_n = log_n;
+        lit.allow_insecure = true;
+    }
+    let params = Parameters::new(lit).map_err(|e| e.to_string())?;
     let config = for_preset(&cfg.preset, cfg.log_slots, params.log_n()).ok_or(format!(
         "preset {:?} has no bootstrapping circuit (see docs/bootstrapping.md, Presets)",
         cfg.preset

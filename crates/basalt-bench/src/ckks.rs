@@ -32,6 +32,9 @@ pub enum BenchOp {
     Keyswitch,
     /// ct × ct tensor + relinearisation (no rescale), as Lattigo's `MulRelin`.
     MulRelin,
+    /// ct × ct, relinearisation and rescale with the rescale merged into relinearisation's
+    /// ModDown (`Evaluator::mul_relin_rescale`): what Poulpy's product does in one call.
+    MulRelinRescale,
     /// Rescale of a degree-1 ciphertext.
     Rescale,
     /// One rotation by 1 slot (automorphism + key switch).
@@ -41,10 +44,11 @@ pub enum BenchOp {
 }
 
 impl BenchOp {
-    pub const ALL: [BenchOp; 6] = [
+    pub const ALL: [BenchOp; 7] = [
         BenchOp::Ntt,
         BenchOp::Keyswitch,
         BenchOp::MulRelin,
+        BenchOp::MulRelinRescale,
         BenchOp::Rescale,
         BenchOp::Rotate,
         BenchOp::RotateHoisted8,
@@ -55,6 +59,7 @@ impl BenchOp {
             BenchOp::Ntt => "ntt",
             BenchOp::Keyswitch => "keyswitch",
             BenchOp::MulRelin => "mul_relin",
+            BenchOp::MulRelinRescale => "mul_relin_rescale",
             BenchOp::Rescale => "rescale",
             BenchOp::Rotate => "rotate",
             BenchOp::RotateHoisted8 => "rotate_hoisted_8",
@@ -259,7 +264,7 @@ pub fn run_with_params(
         precision,
     };
     for &op in ops {
-        if op == BenchOp::Rescale && !can_rescale {
+        if matches!(op, BenchOp::Rescale | BenchOp::MulRelinRescale) && !can_rescale {
             continue;
         }
         // The product the rescale benchmark divides.
@@ -284,6 +289,9 @@ pub fn run_with_params(
                     return Ok((vec![a, b], Vec::new()));
                 }
                 BenchOp::MulRelin => vec![eval.mul_relin(&ct, &ct)?],
+                BenchOp::MulRelinRescale => {
+                    vec![eval.mul_relin_rescale(&ct, &ct, false, None, 0.0)?]
+                }
                 BenchOp::Rescale => vec![eval.rescale(product.as_ref().expect("product"))?],
                 BenchOp::Rotate => vec![eval.rotate(&ct, 1)?],
                 BenchOp::RotateHoisted8 => eval.rotate_hoisted(&ct, &rotations)?,
@@ -308,7 +316,9 @@ pub fn run_with_params(
                 Some(PrecisionStats::new(&squared(&vals), &dec(&eval.rescale(&first[0])?)?))
             }
             BenchOp::MulRelin => None,
-            BenchOp::Rescale => Some(PrecisionStats::new(&squared(&vals), &dec(&first[0])?)),
+            BenchOp::Rescale | BenchOp::MulRelinRescale => {
+                Some(PrecisionStats::new(&squared(&vals), &dec(&first[0])?))
+            }
             BenchOp::Rotate => Some(PrecisionStats::new(&rotated(&vals, 1), &dec(&first[0])?)),
             BenchOp::RotateHoisted8 => {
                 Some(PrecisionStats::new(&rotated(&vals, 8), &dec(&first[7])?))

@@ -30,6 +30,7 @@ fn records_on_a_toy_ring() {
         assert!(sp > 0.0 && (r.efficiency.unwrap() - sp / r.threads as f64).abs() < 1e-12);
         match r.op.as_str() {
             "ntt" | "keyswitch" => assert!(r.precision.is_none()),
+            "mul_relin" if r.level == 0 => {}
             _ => {
                 let prec = r.precision.as_ref().expect("precision measured");
                 assert!(prec.min.l2 > 20.0, "{}: {prec}", r.bench);

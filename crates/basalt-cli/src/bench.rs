@@ -47,7 +47,8 @@ pub struct BenchArgs {
     /// ckks: ciphertexts per throughput-mode batch (`*_batch` records; 0 to skip).
     #[arg(long, default_value_t = 8)]
     batch: usize,
-    /// ckks: operations to run (ntt, keyswitch, mul_relin, rescale, rotate, rotate_hoisted_8;
+    /// ckks: operations to run (ntt, keyswitch, mul_relin, mul_relin_rescale, rescale, rotate,
+    /// rotate_hoisted_8;
     /// default: all).
     #[arg(long, value_delimiter = ',')]
     ops: Vec<String>,
@@ -103,8 +104,8 @@ pub struct BenchArgs {
     #[arg(long)]
     amortised: bool,
     /// Small rings and a few repetitions, for CI and for checking the scripts: ntt at
-    /// N ≤ 2^12, ckks on OSIRIS_SET_I (N = 2^14), bootstrap on CRATERLAKE_80_BOOT_UNPACKED
-    /// (N = 2^14), lintrans on toy rings.
+    /// N ≤ 2^12, ckks on OSIRIS_SET_I (N = 2^14), bootstrap on N16QP1546H192H32's chain
+    /// at N = 2^14 (insecure, the machinery only), lintrans on toy rings.
     #[arg(long)]
     quick: bool,
     /// lintrans cases: dense (512×512, N = 2^15) and c2s (15 diagonals over 2^15 slots at
@@ -271,12 +272,19 @@ pub fn run(a: &BenchArgs) -> Result<(), String> {
             k => return Err(format!("unknown --keys {k:?} (full | seeded | both)")),
         };
         let presets: Vec<String> =
-            if a.quick { vec!["CRATERLAKE_80_BOOT_UNPACKED".into()] } else { a.preset.clone() };
+            if a.quick { vec!["N16QP1546H192H32".into()] } else { a.preset.clone() };
+        let log_n = a.quick.then_some(14);
         for preset in &presets {
             eprintln!("bench bootstrap: {preset}, threads {:?} …", pools.threads());
-            crate::bench_bootstrap::run(preset, a.log_slots, a.reps, &seeded, &pools, &mut |v| {
-                emit(v)
-            })?;
+            crate::bench_bootstrap::run(
+                preset,
+                a.log_slots,
+                a.reps,
+                &seeded,
+                log_n,
+                &pools,
+                &mut |v| emit(v),
+            )?;
             if a.amortised {
                 for &threads in &a.threads {
                     emit(crate::bench_bootstrap::run_amortised(

@@ -6,12 +6,14 @@ use basalt_circuits::bootstrap::bench::{BootstrapBenchConfig, run as run_amortis
 use basalt_circuits::bootstrap::config::for_preset;
 use serde_json::Value;
 
-/// Every thread count of `pools`, for each key form in `seeded` (full = false).
+/// Every thread count of `pools`, for each key form in `seeded` (full = false), on the
+/// preset's ring or (quick runs) its chain on a ring of 2^`log_n`.
 pub fn run(
     preset: &str,
     log_slots: Option<u32>,
     reps: usize,
     seeded: &[bool],
+    log_n: Option<u32>,
     pools: &Pools,
     emit: &mut dyn FnMut(Value),
 ) -> Result<(), String> {
@@ -20,6 +22,7 @@ pub fn run(
         log_slots,
         reps,
         seeded: seeded.to_vec(),
+        log_n,
     };
     let mut err = None;
     basalt_bench::bootstrap::run(&cfg, pools, &mut |r| match serde_json::to_value(r) {
