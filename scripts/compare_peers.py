@@ -43,7 +43,7 @@ def ckks(d):
     rows = []
     for r in ours:
         lop = op_map.get(r.get("op"))
-        if lop is None:
+        if lop is None or r.get("batch") or r.get("bench") not in (None, f"ckks/{r.get('op')}"):
             continue
         name = "N16QP1546H192H32" if r["limbs"] == 25 else "LATTIGO_RESIDUAL" if r["limbs"] == 10 else None
         peer = None
@@ -137,8 +137,83 @@ def main():
     if m.exists():
         print("```\n" + m.read_text().strip() + "\n```")
     ckks(d)
+    throughput(d)
+    poulpy(d)
     tfhe(d)
     btp(d)
+
+
+def throughput(d):
+    """Throughput mode: Basalt's batch calls beside Lattigo's concurrent goroutines (amortised ms
+    per operation), and each beside its own single-thread time."""
+    ours = [r for r in load(d / "basalt-ckks.jsonl") if r.get("batch")]
+    lat = load(d / "lattigo-ops-gomaxprocs2.jsonl") + load(d / "lattigo-ops-gomaxprocs1.jsonl")
+    preset_of = {"N16QP1546H192H32/btp-full": 25, "N16QP1546H192H32/residual": 10}
+    peer_op = {"mul_relin": "mul_relin_concurrent", "rotate": "rotate_1_concurrent"}
+    rows = []
+    for r in ours:
+        peer = None
+        for p in lat:
+            if p.get("bench") == peer_op.get(r["op"]) and preset_of.get(p.get("params")) == r["limbs"] \
+                    and p.get("conc") == r["threads"]:
+                peer = p.get("amortized_ms_per_op")
+        sp = r.get("speedup")
+        rows.append([r["op"], r["preset"], str(r["threads"]), str(r["batch"]), fmt(r["per_op_ms"]),
+                     "—" if sp is None else f"{sp:.2f}×", fmt(peer), ratio(r["per_op_ms"], peer)])
+    if rows:
+        table("Throughput mode, N = 2^16 (amortised ms per operation; speed-up over Basalt's own 1-thread "
+              "batch; ratio = Lattigo concurrent / Basalt batch, > 1: Basalt faster)",
+              ["op", "Basalt preset", "threads", "batch", "Basalt", "speed-up", "Lattigo v6.2 concurrent", "ratio"],
+              rows)
+
+
+def poulpy(d):
+    """Poulpy 0.10 (NTT3x42Ifma; base-2^K limbs) at an equal ciphertext width. Poulpy's product
+    includes the rescale, so it is set beside Basalt's `mul_relin_rescale` (ModDown and rescale
+    merged) and beside Basalt's `mul_relin` + `rescale`."""
+    theirs = load(d / "poulpy.jsonl")
+    if not theirs:
+        return
+    ours = [r for r in load(d / "basalt-ckks.jsonl") if not r.get("batch")]
+    # Poulpy's point → the Basalt preset of about the same ciphertext width.
+    width = {"L24_dsize6": 25, "L24_dsize5": 25, "L9_dsize5": 10}
+    rows = []
+    for p in theirs:
+        if p.get("op") not in ("mul_relin_rescale", "rotate_1"):
+            continue
+        limbs = width.get(p.get("point"))
+        mine = {r["op"]: r for r in ours if r["limbs"] == limbs and r["threads"] == p.get("threads")}
+        if p["op"] == "rotate_1":
+            o = mine.get("rotate", {}).get("median_ms")
+            what = "rotate"
+        elif "mul_relin_rescale" in mine:
+            o = mine["mul_relin_rescale"]["median_ms"]
+            what = "mul + relin + rescale (merged)"
+        else:
+            a, b = mine.get("mul_relin", {}).get("median_ms"), mine.get("rescale", {}).get("median_ms")
+            o = None if a is None or b is None else a + b
+            what = "mul + relin, + rescale"
+        bits = next((r["log_qp"] for r in ours if r["limbs"] == limbs), None)
+        rows.append([what, f"{p['point']} ({p['ct_k_bits']}-bit ct, dnum {p['dnum']})",
+                     f"{limbs} limbs" + ("" if bits is None else f", {bits:.0f}-bit QP"), str(p["threads"]),
+                     fmt(o), fmt(p.get("median_ms")), ratio(o, p.get("median_ms"))])
+    table("Beside Poulpy 0.10, N = 2^16 (median ms; ratio = Poulpy / Basalt, > 1: Basalt faster)",
+          ["op", "Poulpy point", "Basalt chain", "threads", "Basalt", "Poulpy", "ratio"], rows)
+    rows = []
+    for p in theirs:
+        if p.get("op") == "bootstrap":
+            rows.append([p.get("preset", "?"), str(p["threads"]), fmt(p.get("median_ms")),
+                         f"{p.get('prec_re_avg_bits', 0):.2f} / {p.get('prec_re_min_bits', 0):.2f}",
+                         fmt(p.get("peak_rss_mib"))])
+    for r in load(d / "basalt-btp.jsonl"):
+        if r.get("bench") == "bootstrap":
+            pr = r.get("precision", {})
+            rows.append([f"Basalt {r['preset']}" + (" (seeded keys)" if r.get("seeded") else ""), str(r["threads"]),
+                         fmt(r.get("median_ms")),
+                         f"{pr.get('mean', {}).get('real', 0):.2f} / {pr.get('min', {}).get('real', 0):.2f}",
+                         fmt(r.get("peak_rss_bytes", 0) / 2**20)])
+    table("Bootstrapping beside Poulpy's presets (ms; precision of the real part, mean / worst slot, bits)",
+          ["preset", "threads", "median ms", "precision re", "peak RSS MiB"], rows)
 
 
 if __name__ == "__main__":

@@ -138,6 +138,30 @@ class Context:
             raise BasaltError("this ciphertext belongs to another context")
         return self._c.decrypt(ct._raw)
 
+    def _own(self, cts):
+        for c in cts:
+            if not isinstance(c, Ciphertext) or c._ctx is not self:
+                raise BasaltError("this ciphertext belongs to another context")
+        return [c._raw for c in cts]
+
+    def mul_batch(self, pairs) -> list:
+        """Throughput mode: ``a * b`` (relinearised; rescale after) for every ``(a, b)`` in
+        ``pairs``, one pair per core (``RAYON_NUM_THREADS``), without the GIL. Bit for bit the
+        results of ``a * b`` one at a time. One context may also be used from many Python
+        threads at once: every operation releases the GIL."""
+        pairs = list(pairs)
+        a = self._own(p[0] for p in pairs)
+        b = self._own(p[1] for p in pairs)
+        return [Ciphertext(self, r) for r in self._c.mul_batch(list(zip(a, b)))]
+
+    def rotate_batch(self, cts, k: int) -> list:
+        """Throughput mode: every ciphertext rotated left by ``k``, one per core, without the GIL."""
+        return [Ciphertext(self, r) for r in self._c.rotate_batch(self._own(cts), int(k))]
+
+    def rescale_batch(self, cts) -> list:
+        """Throughput mode: every ciphertext rescaled, one per core, without the GIL."""
+        return [Ciphertext(self, r) for r in self._c.rescale_batch(self._own(cts))]
+
     def ciphertext_from_bytes(self, data: bytes) -> Ciphertext:
         """Load a ciphertext serialized under this context's parameters; corrupted or foreign
         bytes raise `BasaltError`."""

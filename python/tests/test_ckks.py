@@ -81,3 +81,35 @@ def test_serialization_round_trips_and_rejects_corruption(ctx):
     other = Context.toy_insecure(log_n=10, levels=2)
     with pytest.raises(basalt.BasaltError):
         other.ciphertext_from_bytes(data)
+
+
+def test_batch_calls_match_single_calls_and_threads_share_a_context():
+    import threading
+
+    ctx = basalt.ckks.Context.toy_insecure(log_n=10, levels=3, rotations=[1])
+    rng = np.random.default_rng(7)
+    vals = [rng.uniform(-1, 1, ctx.slots) for _ in range(4)]
+    cts = [ctx.encrypt(v) for v in vals]
+    prods = ctx.mul_batch([(c, c) for c in cts])
+    rots = ctx.rotate_batch(cts, 1)
+    resc = ctx.rescale_batch(prods)
+    for i, c in enumerate(cts):
+        assert prods[i].to_bytes() == (c * c).to_bytes()
+        assert rots[i].to_bytes() == c.rotate(1).to_bytes()
+        np.testing.assert_allclose(ctx.decrypt(resc[i]).real, vals[i] ** 2, atol=1e-4)
+        np.testing.assert_allclose(ctx.decrypt(rots[i]).real, np.roll(vals[i], -1), atol=1e-4)
+    other = basalt.ckks.Context.toy_insecure(log_n=10, levels=3)
+    with pytest.raises(basalt.ckks.BasaltError):
+        other.rotate_batch(cts, 1)
+    # Many Python threads on one context at once (the GIL is released inside).
+    out = [None] * len(cts)
+
+    def work(i):
+        out[i] = (cts[i] * cts[i]).to_bytes()
+
+    ts = [threading.Thread(target=work, args=(i,)) for i in range(len(cts))]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    assert out == [p.to_bytes() for p in prods]

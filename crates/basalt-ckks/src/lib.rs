@@ -1,9 +1,9 @@
 //! RNS-CKKS for Basalt: parameters and named presets, the canonical-embedding encoder, keys
 //! (full and seeded), hybrid key switching with any `dnum` (standard, FAB-reordered, hoisted and
-//! double-hoisted), the evaluator, validated serialization, and benchmark entry points.
+//! double-hoisted), the evaluator (with a throughput mode for batches), and validated serialization.
 //!
 //! Layout (Lattigo-like, one concern per file): [`params`] → [`encoder`] → [`keys`] →
-//! [`keyswitch`] → [`eval`]; [`serialize`], [`precision`] and [`bench`](mod@bench) on the side. Everything
+//! [`keyswitch`] → [`eval`]; [`serialize`] and [`precision`] on the side. Everything
 //! sits on `basalt-math` kernels, which report themselves to `basalt-trace`; the evaluator
 //! opens named regions (`KeySwitch`, `ModUp`, `ModDown`, `Rescale`, `Relinearize`, `Rotate`)
 //! and runs unchanged on symbolic (shape-only) ciphertexts, producing the same trace.
@@ -36,7 +36,6 @@
 //! the NTT domain; `level` is the index of the top Q prime; rotations by `k > 0` rotate the
 //! slots to the left (Galois element `5^k`).
 
-pub mod bench;
 pub mod ciphertext;
 pub mod encoder;
 pub mod encryptor;

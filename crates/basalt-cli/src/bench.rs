@@ -9,14 +9,16 @@ use serde_json::{Value, json};
 pub enum Suite {
     /// One-limb and full-polynomial NTT (beside tfhe-ntt), ModDown.
     Ntt,
-    /// CKKS operations (NTT, MulRelin, Rescale, Rotate, 8 hoisted rotations) on `--preset`.
+    /// CKKS operations (NTT, key switch, MulRelin, Rescale, Rotate, 8 hoisted rotations) on
+    /// `--preset`, and their throughput mode (`--batch`).
     Ckks,
     /// TFHE programmable bootstrapping (latency, batched throughput, stages) on `--set`.
     Pbs,
     /// The seven HE-MxV layers encrypted for real on `--mxv-set` (long: minutes per set).
     Mxv,
-    /// CKKS bootstrapping on `--preset` (`--log-slots`, `--seeded`): stage times, key sizes,
-    /// precision, T_mult,a/slot (long: tens of seconds and GBs of keys at N=2^16).
+    /// CKKS bootstrapping on `--preset` (`--log-slots`, `--keys`): every thread count from one
+    /// set of keys, speed-ups, stage times, key sizes, peak memory, precision,
+    /// T_mult,a/slot with `--amortised` (long: tens of seconds and GBs of keys at N=2^16).
     Bootstrap,
     /// Linear transforms: diagonal method vs BSGS (no/single/double hoisting, both loop
     /// orders) vs Auto on a dense 512×512 matrix and a CoeffsToSlots-like level (`--quick`:
@@ -35,9 +37,32 @@ pub struct BenchArgs {
     /// Thread counts to run the multi-threaded measurements with.
     #[arg(long, value_delimiter = ',', default_value = "1,2", value_parser = crate::args::threads)]
     threads: Vec<usize>,
-    /// Seconds of timed repetitions per measurement.
+    /// Seconds of timed repetitions per measurement (per thread count).
     #[arg(long, default_value_t = 1.0, value_parser = crate::args::seconds)]
     min_time: f64,
+    /// Seconds of warm-up per measurement and thread count, after the cold first run
+    /// (reported apart as `cold_ms`).
+    #[arg(long, default_value_t = 0.5)]
+    warmup: f64,
+    /// ckks: ciphertexts per throughput-mode batch (`*_batch` records; 0 to skip).
+    #[arg(long, default_value_t = 8)]
+    batch: usize,
+    /// ckks: operations to run (ntt, keyswitch, mul_relin, mul_relin_rescale, rescale, rotate,
+    /// rotate_hoisted_8;
+    /// default: all).
+    #[arg(long, value_delimiter = ',')]
+    ops: Vec<String>,
+    /// ckks: level to run at (default: each preset's top level).
+    #[arg(long)]
+    level: Option<usize>,
+    /// Leave glibc's allocation thresholds at their adaptive defaults (by default the bench
+    /// pins them, see BENCHMARKS.md, Method: otherwise multi-threaded runs fault in fresh pages
+    /// on every key switch, by an amount that depends on what ran before).
+    #[arg(long)]
+    system_malloc: bool,
+    /// bootstrap: key forms, each with its own peak-memory figure (full | seeded | both).
+    #[arg(long, default_value = "full")]
+    keys: String,
     /// log2 of the ring degree (ntt suite).
     #[arg(long, default_value_t = 16, value_parser = crate::args::log_n)]
     log_n: u32,
@@ -50,7 +75,8 @@ pub struct BenchArgs {
     /// Use seeded (KSHGen) key-switching keys.
     #[arg(long)]
     seeded: bool,
-    /// Timed repetitions per CKKS operation.
+    /// Minimum timed repetitions per measurement (bootstrap: exactly this many per thread
+    /// count).
     #[arg(long, default_value_t = 5, value_parser = crate::args::count)]
     reps: usize,
     /// TFHE parameter sets (pbs suite).
@@ -62,7 +88,7 @@ pub struct BenchArgs {
     /// Encrypt→LUT→decrypt trials for the measured PBS failure rate (0 to skip).
     #[arg(long, default_value_t = 0, value_parser = crate::args::trials)]
     failure_trials: u64,
-    /// Allow parameter sets estimated below 128-bit security (`basalt security` lists them).
+    /// Allow parameter sets below 128-bit security (Strix set I).
     #[arg(long)]
     allow_insecure: bool,
     /// HE-MxV parameter sets (A, B, C) for the mxv suite.
@@ -77,11 +103,9 @@ pub struct BenchArgs {
     /// Also measure T_mult(i) at every level left, for T_mult,a/slot (bootstrap suite).
     #[arg(long)]
     amortised: bool,
-    /// Generate keys even when their estimate exceeds three quarters of the available memory
-    /// (bootstrap suite).
-    #[arg(long)]
-    force: bool,
-    /// lintrans: small insecure toy rings instead of the full-size cases (CI smoke test).
+    /// Small rings and a few repetitions, for CI and for checking the scripts: ntt at
+    /// N ≤ 2^12, ckks on OSIRIS_SET_I (N = 2^14), bootstrap on N16QP1546H192H32's chain
+    /// at N = 2^14 (insecure, the machinery only), lintrans on toy rings.
     #[arg(long)]
     quick: bool,
     /// lintrans cases: dense (512×512, N = 2^15) and c2s (15 diagonals over 2^15 slots at
@@ -105,33 +129,25 @@ pub struct BenchArgs {
 
 /// The CPU's model name from /proc/cpuinfo.
 pub fn cpu_name() -> String {
-    std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("model name"))
-                .map(|l| l.split(':').nth(1).unwrap_or("").trim().to_string())
-        })
-        .unwrap_or_default()
+    basalt_bench::harness::cpu_name()
 }
 
-fn machine() -> Value {
-    json!({
-        "cpu": cpu_name(),
-        "cores": std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
-        "avx512ifma": is_x86_feature_detected_ifma(),
-    })
-}
-
-fn is_x86_feature_detected_ifma() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        std::arch::is_x86_feature_detected!("avx512ifma")
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
-    }
+/// The current UTC time as `YYYY-MM-DDTHH:MM:SSZ` (civil-from-days, no time crate needed).
+fn utc_now() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs()) as i64;
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z", rem / 3600, rem / 60 % 60, rem % 60)
 }
 
 /// The calibrated CPU model's prediction for one CKKS operation (single thread), when
@@ -156,8 +172,7 @@ fn predict(
         return Ok(None);
     }
     let machine = basalt_sim::Machine::load(path).map_err(|e| e.to_string())?;
-    // A prediction for a set the measurement already built (with its opt-in, if it needed one).
-    let params = basalt_ckks::Parameters::preset_insecure(preset).map_err(|e| e.to_string())?;
+    let params = basalt_ckks::Parameters::preset(preset).map_err(|e| e.to_string())?;
     let args = TraceArgs {
         level: Some(level),
         reordered: variant == basalt_ckks::KsVariant::Reordered,
@@ -170,35 +185,60 @@ fn predict(
 }
 
 pub fn run(a: &BenchArgs) -> Result<(), String> {
-    let min_time = Duration::from_secs_f64(a.min_time);
-    let mut records: Vec<Value> = Vec::new();
-    let m = machine();
+    use basalt_bench::harness::{Pools, Timing};
+    let timing = if a.quick {
+        Timing::quick()
+    } else {
+        Timing {
+            warmup: Duration::from_secs_f64(a.warmup),
+            min_time: Duration::from_secs_f64(a.min_time),
+            min_reps: a.reps.max(1),
+            max_reps: 10_000,
+        }
+    };
+    let allocator = if a.system_malloc {
+        "glibc defaults"
+    } else if basalt_bench::harness::fix_allocator_thresholds() {
+        "glibc, thresholds pinned"
+    } else {
+        "system"
+    };
+    // Built once: every suite below times its thread counts in these pools.
+    let pools = Pools::new(&a.threads);
+    let command: Vec<String> = std::env::args().collect();
+    let date = utc_now();
+    let mut m = basalt_bench::harness::machine();
+    m["allocator"] = json!(allocator);
     let emit = |mut v: Value| {
         v["machine"] = m.clone();
+        v["command"] = json!(command.join(" "));
+        v["date"] = json!(date);
         println!("{v}");
     };
     if matches!(a.suite, Suite::Ntt | Suite::All) {
-        eprintln!("bench ntt: N=2^{} …", a.log_n);
-        records.extend(basalt_math::bench::ntt_suite(a.log_n, 25, &a.threads, min_time));
-    }
-    for r in records.drain(..) {
-        emit(r);
+        let log_n = if a.quick { a.log_n.min(12) } else { a.log_n };
+        eprintln!("bench ntt: N=2^{log_n} …");
+        for r in basalt_bench::math::ntt_suite(log_n, 25, &pools, timing) {
+            emit(r);
+        }
     }
     if matches!(a.suite, Suite::Pbs | Suite::All) {
         for set in &a.sets {
             eprintln!("bench pbs: {set} …");
-            let opts = basalt_tfhe::bench::BenchOptions {
+            let opts = basalt_bench::tfhe::BenchOptions {
+                latency_reps: if a.quick { 3 } else { 20 },
+                throughput_reps: if a.quick { 1 } else { 3 },
                 threads: a.threads.clone(),
                 counts: a.counts.clone(),
                 failure_trials: a.failure_trials,
                 ..Default::default()
             };
-            let mut sink = |r: &basalt_tfhe::bench::BenchRecord| {
+            let mut sink = |r: &basalt_bench::tfhe::BenchRecord| {
                 if let Ok(v) = serde_json::to_value(r) {
                     emit(v);
                 }
             };
-            basalt_tfhe::bench::run_pbs_bench_named(set, a.allow_insecure, &opts, &mut sink)
+            basalt_bench::tfhe::run_pbs_bench_named(set, a.allow_insecure, &opts, &mut sink)
                 .map_err(|e| e.to_string())?;
         }
     }
@@ -225,20 +265,37 @@ pub fn run(a: &BenchArgs) -> Result<(), String> {
         }
     }
     if a.suite == Suite::Bootstrap {
-        for preset in &a.preset {
-            for &threads in &a.threads {
-                eprintln!("bench bootstrap: {preset}, {threads} thread(s) …");
-                let v = crate::bench_bootstrap::run(
-                    preset,
-                    a.log_slots,
-                    threads,
-                    a.reps,
-                    a.seeded,
-                    a.amortised,
-                    a.allow_insecure,
-                    a.force,
-                )?;
-                emit(v);
+        let seeded = match a.keys.as_str() {
+            "full" => vec![a.seeded],
+            "seeded" => vec![true],
+            "both" => vec![false, true],
+            k => return Err(format!("unknown --keys {k:?} (full | seeded | both)")),
+        };
+        let presets: Vec<String> =
+            if a.quick { vec!["N16QP1546H192H32".into()] } else { a.preset.clone() };
+        let log_n = a.quick.then_some(14);
+        for preset in &presets {
+            eprintln!("bench bootstrap: {preset}, threads {:?} …", pools.threads());
+            crate::bench_bootstrap::run(
+                preset,
+                a.log_slots,
+                a.reps,
+                &seeded,
+                log_n,
+                &pools,
+                &mut |v| emit(v),
+            )?;
+            if a.amortised {
+                for &threads in &a.threads {
+                    emit(crate::bench_bootstrap::run_amortised(
+                        preset,
+                        a.log_slots,
+                        threads,
+                        a.reps,
+                        a.seeded,
+                        a.allow_insecure,
+                    )?);
+                }
             }
         }
     }
@@ -284,35 +341,45 @@ pub fn run(a: &BenchArgs) -> Result<(), String> {
                 return Err(format!("unknown key-switching variant {v:?} (hybrid | reordered)"));
             }
         };
-        for preset in &a.preset {
-            for &threads in &a.threads {
-                eprintln!("bench ckks: {preset}, {threads} thread(s) …");
-                let cfg = basalt_ckks::bench::BenchConfig {
-                    preset: preset.clone(),
-                    threads,
-                    reps: a.reps,
-                    variant,
-                    seeded: a.seeded,
-                    ..Default::default()
-                };
-                let params = basalt_ckks::Parameters::preset_with(preset, a.allow_insecure)
-                    .map_err(|e| e.to_string())?;
-                let recs = basalt_ckks::bench::run_with_params(&params, &cfg)
-                    .map_err(|e| e.to_string())?;
-                for r in recs {
-                    let mut v = serde_json::to_value(&r).map_err(|e| e.to_string())?;
-                    v["bench"] = json!(format!("ckks/{}", r.op));
-                    if threads == 1
-                        && let Some(p) = predict(preset, &r.op, r.level, variant, a.seeded)?
-                    {
-                        v["predicted_ms"] = json!(p);
-                        v["predicted_over_measured"] = json!(p / r.median_ms);
-                        // The calibration uses each kernel's fastest run; on a shared machine
-                        // the like-for-like comparison is with the fastest repetition too.
-                        v["predicted_over_min"] = json!(p / r.min_ms);
-                    }
-                    emit(v);
+        let presets: Vec<String> =
+            if a.quick { vec!["OSIRIS_SET_I".into()] } else { a.preset.clone() };
+        for preset in &presets {
+            eprintln!("bench ckks: {preset}, threads {:?} …", pools.threads());
+            let ops = if a.ops.is_empty() {
+                basalt_bench::ckks::BenchOp::ALL.to_vec()
+            } else {
+                a.ops
+                    .iter()
+                    .map(|o| {
+                        basalt_bench::ckks::BenchOp::parse(o)
+                            .ok_or(format!("unknown CKKS benchmark operation {o:?}"))
+                    })
+                    .collect::<Result<Vec<_>, _>>()?
+            };
+            let cfg = basalt_bench::ckks::BenchConfig {
+                preset: preset.clone(),
+                ops,
+                level: a.level,
+                timing,
+                variant,
+                seeded: a.seeded,
+                batch: a.batch,
+                ..Default::default()
+            };
+            let recs = basalt_bench::ckks::run(&cfg, &pools).map_err(|e| e.to_string())?;
+            for r in recs {
+                let mut v = serde_json::to_value(&r).map_err(|e| e.to_string())?;
+                if r.threads == 1
+                    && r.batch.is_none()
+                    && let Some(p) = predict(preset, &r.op, r.level, variant, a.seeded)?
+                {
+                    v["predicted_ms"] = json!(p);
+                    v["predicted_over_measured"] = json!(p / r.stats.median_ms);
+                    // The calibration uses each kernel's fastest run; on a shared machine
+                    // the like-for-like comparison is with the fastest repetition too.
+                    v["predicted_over_min"] = json!(p / r.stats.min_ms);
                 }
+                emit(v);
             }
         }
     }

@@ -8,7 +8,8 @@
 
 use std::time::Duration;
 
-use basalt_math::bench::{in_pool, measure, random_poly};
+use basalt_bench::harness::{in_pool, measure_for as measure};
+use basalt_math::bench::random_poly;
 use basalt_math::primes::ntt_primes;
 use basalt_math::rns::BConv;
 use basalt_math::sampler::{Xof, uniform_ntt};
@@ -158,7 +159,7 @@ pub fn measure_op_overhead(
 }
 
 /// Median thread CPU time of a measurement, in seconds.
-fn cpu_s(s: basalt_math::bench::Stats) -> f64 {
+fn cpu_s(s: basalt_bench::Stats) -> f64 {
     s.thread_cpu_median_ms * 1e-3
 }
 

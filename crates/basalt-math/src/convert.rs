@@ -60,7 +60,11 @@ impl RingContext {
     pub fn to_bigint_centered(&self, a: &RnsPoly) -> Vec<BigInt> {
         assert_eq!(a.domain(), Domain::Coeff, "to_bigint_centered: needs the coefficient domain");
         let crt = Crt::new(self, a);
-        (0..a.n()).into_par_iter().map(|j| crt.lift(a, j)).collect()
+        (0..a.n())
+            .into_par_iter()
+            .with_min_len(crate::parallel::min_len())
+            .map(|j| crt.lift(a, j))
+            .collect()
     }
 
     /// The centred lift as `f64`, accurate to a relative `2^-48` or better for every
@@ -72,7 +76,11 @@ impl RingContext {
             return a.limb(0).iter().map(|&x| m.center(x) as f64).collect();
         }
         let g = Garner::new(self, a);
-        (0..a.n()).into_par_iter().map(|j| g.lift_f64(a, j)).collect()
+        (0..a.n())
+            .into_par_iter()
+            .with_min_len(crate::parallel::min_len())
+            .map(|j| g.lift_f64(a, j))
+            .collect()
     }
 }
 

@@ -41,7 +41,7 @@ impl RingContext {
     ) {
         let n = a.n();
         let g: Vec<usize> = self.global_indices(a);
-        let par = n * a.limbs() >= PAR_THRESHOLD;
+        let par = n * a.limbs() >= PAR_THRESHOLD && crate::parallel::inner_parallel();
         let data = a.data_mut();
         let body = |(i, limb): (usize, &mut [u64])| f(i, g[i], self.moduli()[g[i]], limb);
         if par {
@@ -60,7 +60,7 @@ impl RingContext {
     ) {
         let n = a.n();
         let g: Vec<usize> = self.global_indices(a);
-        let par = n * a.limbs() >= PAR_THRESHOLD;
+        let par = n * a.limbs() >= PAR_THRESHOLD && crate::parallel::inner_parallel();
         let body = |(i, (x, y)): (usize, (&mut [u64], &[u64]))| f(g[i], self.moduli()[g[i]], x, y);
         if par {
             a.data_mut().par_chunks_mut(n).zip(b.data().par_chunks(n)).enumerate().for_each(body);
@@ -130,7 +130,7 @@ impl RingContext {
         self.elem(a, ElemOp::Mul);
         if !a.is_symbolic() {
             // tfhe-ntt's vectorised multiply-accumulate into a zeroed scratch limb is 2.5–6×
-            // faster than scalar Barrett (`cargo run --release -p basalt-math --example
+            // faster than scalar Barrett (`cargo run --release -p basalt-bench --example
             // elemwise_probe`). The scratch limb is per thread and stays in cache.
             self.par_limbs2(a, b, |g, _, x, y| {
                 let mut t = MUL_SCRATCH.with(|s| std::mem::take(&mut *s.borrow_mut()));
@@ -158,7 +158,8 @@ impl RingContext {
                 .data_mut()
                 .par_chunks_mut(n)
                 .zip(a.data().par_chunks(n))
-                .zip(b.data().par_chunks(n));
+                .zip(b.data().par_chunks(n))
+                .with_min_len(crate::parallel::min_len());
             zipped.enumerate().for_each(|(i, ((z, x), y))| self.ntt_table(g[i]).mul_acc(z, x, y));
         }
         out
@@ -179,7 +180,8 @@ impl RingContext {
             .data_mut()
             .par_chunks_mut(n)
             .zip(a.data().par_chunks(n))
-            .zip(b.data().par_chunks(n));
+            .zip(b.data().par_chunks(n))
+            .with_min_len(crate::parallel::min_len());
         zipped.enumerate().for_each(|(i, ((z, x), y))| self.ntt_table(g[i]).mul_acc(z, x, y));
     }
 

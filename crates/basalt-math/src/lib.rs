@@ -27,6 +27,7 @@ pub mod fused;
 pub mod kernels;
 pub mod modular;
 pub mod ntt;
+pub mod parallel;
 pub mod poly;
 pub mod primes;
 pub mod ring;

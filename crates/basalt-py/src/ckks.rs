@@ -530,6 +530,39 @@ impl PyCkks {
         }
         py.allow_threads(|| Ok(PyCiphertext { ct: self.eval.rotate(&a.ct, k).map_err(err)? }))
     }
+    /// Throughput mode: `a × b` (relinearised) for every pair, one pair per task on Rust's
+    /// thread pool (`RAYON_NUM_THREADS` cores), with the GIL released for the whole batch.
+    fn mul_batch(
+        &self,
+        py: Python<'_>,
+        pairs: Vec<(PyRef<'_, PyCiphertext>, PyRef<'_, PyCiphertext>)>,
+    ) -> PyResult<Vec<PyCiphertext>> {
+        let pairs: Vec<(&Ciphertext, &Ciphertext)> =
+            pairs.iter().map(|(a, b)| (&a.ct, &b.ct)).collect();
+        let out = py.allow_threads(|| self.eval.mul_relin_batch(&pairs)).map_err(err)?;
+        Ok(out.into_iter().map(PyCiphertext::from).collect())
+    }
+    /// Throughput mode: every ciphertext rotated left by `k`, one per task, GIL released.
+    fn rotate_batch(
+        &self,
+        py: Python<'_>,
+        cts: Vec<PyRef<'_, PyCiphertext>>,
+        k: i64,
+    ) -> PyResult<Vec<PyCiphertext>> {
+        let cts: Vec<Ciphertext> = cts.iter().map(|c| c.ct.clone()).collect();
+        let out = py.allow_threads(|| self.eval.rotate_batch(&cts, k)).map_err(err)?;
+        Ok(out.into_iter().map(PyCiphertext::from).collect())
+    }
+    /// Throughput mode: every ciphertext rescaled, one per task, GIL released.
+    fn rescale_batch(
+        &self,
+        py: Python<'_>,
+        cts: Vec<PyRef<'_, PyCiphertext>>,
+    ) -> PyResult<Vec<PyCiphertext>> {
+        let cts: Vec<Ciphertext> = cts.iter().map(|c| c.ct.clone()).collect();
+        let out = py.allow_threads(|| self.eval.rescale_batch(&cts)).map_err(err)?;
+        Ok(out.into_iter().map(PyCiphertext::from).collect())
+    }
     fn conjugate(&self, py: Python<'_>, a: &PyCiphertext) -> PyResult<PyCiphertext> {
         py.allow_threads(|| Ok(PyCiphertext { ct: self.eval.conjugate(&a.ct).map_err(err)? }))
     }

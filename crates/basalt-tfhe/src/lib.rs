@@ -9,7 +9,7 @@
 //! [`bsk`], [`keyswitch`] key), one algorithm per file ([`decompose`], [`fft`],
 //! [`external_product`], [`modswitch`], [`blind_rotate`], [`sample_extract`], [`pbs`],
 //! [`batch`]), then the user layer ([`keys`], [`lut`], [`gates`]) and tooling ([`params`],
-//! [`noise`], [`serialize`], [`bench`](mod@bench)). [`dynamic`] erases the torus width for run-time set
+//! [`noise`], [`serialize`]). [`dynamic`] erases the torus width for run-time set
 //! selection (CLI, Python).
 //!
 //! Paper: Putra et al., "Strix: An End-to-End Streaming Architecture with Two-Level Ciphertext
@@ -18,7 +18,6 @@
 
 pub mod arith;
 pub mod batch;
-pub mod bench;
 pub mod blind_rotate;
 pub mod bsk;
 pub mod context;

@@ -279,6 +279,38 @@ pub fn log2_erfc(x: f64) -> f64 {
     ln_erfc(x) / std::f64::consts::LN_2
 }
 
+/// Count wrong decryptions over `trials` encrypt → random LUT → decrypt round trips (batched on
+/// the current pool).
+///
+/// # Errors
+/// Encryption, LUT or decryption errors.
+pub fn failure_rate<T: crate::torus::Torus>(
+    ck: &crate::keys::ClientKey<T>,
+    sk: &crate::keys::ServerKey<T>,
+    trials: u64,
+    rng: &mut crate::random::Csprng,
+) -> crate::error::Result<u64> {
+    use crate::batch::BatchConfig;
+    let p = ck.params().plaintext_modulus();
+    let lut = crate::lut::Lut::from_fn(ck.params(), |x| (x * 5 + 3) % p);
+    let mut failures = 0;
+    let mut done = 0;
+    while done < trials {
+        let n = (trials - done).min(256) as usize;
+        let msgs: Vec<u64> = (0..n).map(|_| rng.next_u64() % p).collect();
+        let cts = msgs
+            .iter()
+            .map(|&m| ck.encrypt_with(m, rng))
+            .collect::<crate::error::Result<Vec<_>>>()?;
+        let outs = sk.apply_lut_batch(&cts, &lut, &BatchConfig::default())?;
+        for (o, &m) in outs.iter().zip(&msgs) {
+            failures += (ck.decrypt(o)? != (m * 5 + 3) % p) as u64;
+        }
+        done += n as u64;
+    }
+    Ok(failures)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -350,8 +382,7 @@ mod tests {
         let sk = ck.server_key_with(&mut rng);
         let trials = 1500u64;
         let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
-        let fails =
-            pool.install(|| crate::bench::failure_rate(&ck, &sk, trials, &mut rng)).unwrap();
+        let fails = pool.install(|| failure_rate(&ck, &sk, trials, &mut rng)).unwrap();
         let rate = fails as f64 / trials as f64;
         eprintln!("failure rate: measured {rate} ({fails}/{trials}), model {expected}");
         assert!(

@@ -6,9 +6,13 @@
 //! naming the problem; none panics on user input. Operations are split by concern:
 //! [`arith`] (add/sub/negate/plaintext and constant products), [`mul`] (tensor and
 //! relinearization), [`rescale`] (rescale, level drop) and [`rotate`] (rotations, conjugation,
-//! hoisting).
+//! hoisting); [`batch`] runs many independent ciphertexts one per task (throughput mode).
+//!
+//! An [`Evaluator`] is `Send + Sync` and every operation takes `&self`: one evaluator (and one
+//! copy of its keys) serves any number of threads at once.
 
 pub mod arith;
+pub mod batch;
 pub mod fused;
 pub mod lazy;
 pub mod mul;

@@ -108,6 +108,28 @@ impl Evaluator {
         load(&op, ct);
         // The shared decomposition is this operation's working set (nested: not reported).
         let decomp = self.decompose(ct)?;
+        // Coarse tasks: with at least one rotation per thread, each rotation is one task with
+        // its kernels kept on that thread (one fork-join for all of them instead of one per
+        // kernel). Trace recording is per thread, so a recorded run stays on this thread.
+        let threads = rayon::current_num_threads();
+        if threads > 1
+            && keys.len() >= threads
+            && basalt_math::parallel::inner_parallel()
+            && !basalt_trace::is_recording()
+        {
+            use rayon::prelude::*;
+            let out: Vec<Ciphertext> = keys
+                .into_par_iter()
+                .with_max_len(1)
+                .map(|(g, gk)| match gk {
+                    None => ct.clone(),
+                    Some(gk) => basalt_math::parallel::sequential(|| {
+                        hoisted::automorphism_hoisted(&self.params, ct, &decomp, g, &gk.key)
+                    }),
+                })
+                .collect();
+            return Ok(out.into_iter().map(|r| store(&op, r)).collect());
+        }
         Ok(keys
             .into_iter()
             .map(|(g, gk)| match gk {

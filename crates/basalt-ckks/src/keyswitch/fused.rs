@@ -14,6 +14,7 @@
 //! test checks it. The trace reports the unfused path's kernels and regions, in its order:
 //! the work done is the same, only its schedule differs.
 
+use basalt_math::parallel::min_len;
 use basalt_math::{Domain, RnsPoly};
 use basalt_trace::{ElemOp, Kernel, emit, region};
 use rayon::prelude::*;
@@ -46,6 +47,7 @@ pub(crate) fn keyswitch_lazy_fused(
     dc.set_domain(Domain::Coeff);
     dc.data_mut()
         .par_chunks_mut(n)
+        .with_min_len(min_len())
         .enumerate()
         .for_each(|(i, limb)| ring.ntt_table(i).inverse(limb));
 
@@ -65,7 +67,7 @@ pub(crate) fn keyswitch_lazy_fused(
             .enumerate()
             .partition(|(i, _)| digit.contains(i));
         // The digit's own limbs: ModUp leaves them as they are in `d`.
-        own.par_iter_mut().for_each(|(i, (o0, o1))| {
+        own.par_iter_mut().with_min_len(min_len()).for_each(|(i, (o0, o1))| {
             let t = ring.ntt_table(glob[*i]);
             let (b, a) = key_limbs(*i);
             t.mul_acc(o0, d.limb(*i), b);

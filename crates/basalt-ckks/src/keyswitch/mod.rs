@@ -158,8 +158,12 @@ pub(crate) fn mac_pair(
     let mut sel = vec![false; acc0.limbs()];
     limbs.iter().for_each(|&i| sel[i] = true);
     let glob = ring.global_indices(acc0);
-    acc0.data_mut().par_chunks_mut(n).zip(acc1.data_mut().par_chunks_mut(n)).enumerate().for_each(
-        |(i, (o0, o1))| {
+    acc0.data_mut()
+        .par_chunks_mut(n)
+        .zip(acc1.data_mut().par_chunks_mut(n))
+        .with_min_len(basalt_math::parallel::min_len())
+        .enumerate()
+        .for_each(|(i, (o0, o1))| {
             if !sel[i] {
                 return;
             }
@@ -169,6 +173,5 @@ pub(crate) fn mac_pair(
                 (k0.limb(map_limb(i, aq, k0.q_limbs())), k1.limb(map_limb(i, aq, k1.q_limbs())));
             t.mul_acc(o0, xi, b);
             t.mul_acc(o1, xi, a);
-        },
-    );
+        });
 }

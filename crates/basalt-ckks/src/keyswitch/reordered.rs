@@ -99,6 +99,7 @@ pub fn keyswitch_reordered_lazy(
                     emit(Kernel::Ntt { n: n as u32, limbs: blk.len() as u32 });
                     outs.par_iter_mut()
                         .zip(&to)
+                        .with_min_len(basalt_math::parallel::min_len())
                         .for_each(|(limb, &g)| ring.ntt_table(g).forward(limb));
                 }
             }

@@ -172,11 +172,13 @@ impl BConv {
         let n = input.first().map_or(0, |l| l.len());
         emit(Kernel::BConv { n: n as u32, from: input.len() as u32, to: output.len() as u32 });
         let (y, u) = self.prepare(input, mode);
-        output.par_iter_mut().enumerate().for_each(|(j, out)| {
-            let minus = minus.get(j).map_or(0, |&m| self.to[j].reduce(m));
-            self.convert_limb(&y, &u, j, minus, out);
-            post(j, out);
-        });
+        output.par_iter_mut().with_min_len(crate::parallel::min_len()).enumerate().for_each(
+            |(j, out)| {
+                let minus = minus.get(j).map_or(0, |&m| self.to[j].reduce(m));
+                self.convert_limb(&y, &u, j, minus, out);
+                post(j, out);
+            },
+        );
     }
 
     /// The conversion without an output polynomial: output limb `j` is computed into a
@@ -196,15 +198,17 @@ impl BConv {
         assert_eq!(targets.len(), self.to.len(), "BConv: wrong number of output limbs");
         let n = input.first().map_or(0, |l| l.len());
         let (y, u) = self.prepare(input, mode);
-        targets.par_iter_mut().enumerate().for_each(|(j, t)| {
-            // Taken out of the thread-local (not borrowed) so that a nested use on this thread
-            // would allocate its own limb instead of panicking.
-            let mut limb = SCRATCH.with(|s| std::mem::take(&mut *s.borrow_mut()));
-            limb.resize(n, 0);
-            self.convert_limb(&y, &u, j, 0, &mut limb);
-            f(j, t, &mut limb);
-            SCRATCH.with(|s| *s.borrow_mut() = limb);
-        });
+        targets.par_iter_mut().with_min_len(crate::parallel::min_len()).enumerate().for_each(
+            |(j, t)| {
+                // Taken out of the thread-local (not borrowed) so that a nested use on this thread
+                // would allocate its own limb instead of panicking.
+                let mut limb = SCRATCH.with(|s| std::mem::take(&mut *s.borrow_mut()));
+                limb.resize(n, 0);
+                self.convert_limb(&y, &u, j, 0, &mut limb);
+                f(j, t, &mut limb);
+                SCRATCH.with(|s| *s.borrow_mut() = limb);
+            },
+        );
     }
 
     /// Step 1, `y_i = x_i · (Q/q_i)^{-1} mod q_i`, and (exact and centred modes) the multiple
@@ -216,6 +220,7 @@ impl BConv {
             .par_iter()
             .zip(&self.from)
             .zip(&self.hat_inv)
+            .with_min_len(crate::parallel::min_len())
             .map(|((x, m), &(w, ws))| {
                 let mut yi = vec![0u64; x.len()];
                 if simd::mul_shoup(x, w, ws, m.value(), &mut yi).is_none() {
@@ -230,6 +235,7 @@ impl BConv {
             let centered = mode == BConvMode::Centered;
             (0..n)
                 .into_par_iter()
+                .with_min_len(crate::parallel::min_len().max(1024))
                 .map(|c| {
                     let s: f64 = y.iter().zip(&self.recip).map(|(yi, r)| yi[c] as f64 * r).sum();
                     (if centered { s.round() } else { s.floor() }) as u64

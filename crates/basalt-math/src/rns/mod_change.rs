@@ -201,14 +201,16 @@ fn divide_round(ctx: &RingContext, x: &RnsPoly, keep: usize, add: Option<&RnsPol
     let mut dropped: Vec<Vec<u64>> = Vec::new();
     if !symbolic {
         dropped = drop.iter().map(|&i| x.limb(i).to_vec()).collect();
-        dropped.par_iter_mut().zip(&drop_global).for_each(|(limb, &g)| {
-            if ntt {
-                ctx.ntt_table(g).inverse(limb);
-            }
-            let m = ctx.moduli()[g];
-            let h = half_mod(g);
-            limb.iter_mut().for_each(|v| *v = m.add(*v, h));
-        });
+        dropped.par_iter_mut().zip(&drop_global).with_min_len(crate::parallel::min_len()).for_each(
+            |(limb, &g)| {
+                if ntt {
+                    ctx.ntt_table(g).inverse(limb);
+                }
+                let m = ctx.moduli()[g];
+                let h = half_mod(g);
+                limb.iter_mut().for_each(|v| *v = m.add(*v, h));
+            },
+        );
     }
     // 2. y = exact BConv to the kept limbs, then (step 3) minus H and back to x's domain.
     if symbolic {

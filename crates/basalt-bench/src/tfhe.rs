@@ -11,17 +11,17 @@ use dyn_stack::PodStack;
 use serde::Serialize;
 use tfhe_fft::c64;
 
-use crate::batch::{BatchConfig, core_batch_of};
-use crate::decompose::StreamingDecomposer;
-use crate::error::Result;
-use crate::external_product::{mul_acc, rotate_minus};
-use crate::fft::fft_for;
-use crate::keys::{ClientKey, ServerKey};
-use crate::lut::Lut;
-use crate::noise::estimate;
-use crate::params::{AtomicPattern, TfheParams};
-use crate::random::Csprng;
-use crate::torus::Torus;
+use basalt_tfhe::batch::{BatchConfig, core_batch_of};
+use basalt_tfhe::decompose::StreamingDecomposer;
+use basalt_tfhe::error::Result;
+use basalt_tfhe::external_product::{mul_acc, rotate_minus};
+use basalt_tfhe::fft::fft_for;
+use basalt_tfhe::keys::{ClientKey, ServerKey};
+use basalt_tfhe::lut::Lut;
+use basalt_tfhe::noise::{estimate, failure_rate};
+use basalt_tfhe::params::{AtomicPattern, TfheParams};
+use basalt_tfhe::random::Csprng;
+use basalt_tfhe::torus::Torus;
 
 /// One measurement.
 #[derive(Clone, Debug, Default, Serialize)]
@@ -83,7 +83,7 @@ impl Default for BenchOptions {
     }
 }
 
-/// The CLI entry point: all measurements on the named preset (see [`crate::preset_names`];
+/// The CLI entry point: all measurements on the named preset (see [`basalt_tfhe::preset_names`];
 /// secure sets only — use [`run_pbs_bench_named`] with `allow_insecure` for set I) with
 /// default options for the given thread counts and throughput batch sizes.
 pub fn run_pbs_bench(
@@ -172,7 +172,7 @@ fn run<T: Torus>(
         BenchRecord { bench: "keygen".into(), median_ms: ms, min_ms: ms, reps: 1, ..base.clone() },
         &mut out,
     );
-    for (stage, bytes) in [("bsk_fourier", sk.bsk.size_bytes()), ("ksk", sk.ksk.size_bytes())] {
+    for (stage, bytes) in [("bsk_fourier", sk.bsk().size_bytes()), ("ksk", sk.ksk().size_bytes())] {
         push(
             BenchRecord {
                 bench: "key_size".into(),
@@ -189,8 +189,8 @@ fn run<T: Torus>(
     // Single-thread latencies (PBS alone, KS alone, KS+PBS in the set's order).
     let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().expect("rayon pool");
     let small = match params.atomic_pattern {
-        AtomicPattern::KsPbs => sk.keyswitch(&ct.lwe),
-        AtomicPattern::PbsKs => ct.lwe.clone(),
+        AtomicPattern::KsPbs => sk.keyswitch(&ct.lwe()),
+        AtomicPattern::PbsKs => ct.lwe().clone(),
     };
     let big = sk.bootstrap(&small, &lut);
     let reps = opts.latency_reps;
@@ -255,7 +255,7 @@ fn run<T: Torus>(
                 } else {
                     BatchConfig::unbatched()
                 };
-                let cb = core_batch_of::<T>(&sk.bsk, &cfg);
+                let cb = core_batch_of::<T>(sk.bsk(), &cfg);
                 let r = if count <= 64 { opts.throughput_reps } else { 1 };
                 let batch = &cts[..count];
                 let (med, min) = pool.install(|| {
@@ -307,37 +307,12 @@ impl BenchRecord {
     }
 }
 
-/// Count wrong decryptions over `trials` encrypt → random LUT → decrypt round trips (batched on
-/// the current pool).
-pub fn failure_rate<T: Torus>(
-    ck: &ClientKey<T>,
-    sk: &ServerKey<T>,
-    trials: u64,
-    rng: &mut Csprng,
-) -> Result<u64> {
-    let p = ck.params().plaintext_modulus();
-    let lut = Lut::from_fn(ck.params(), |x| (x * 5 + 3) % p);
-    let mut failures = 0;
-    let mut done = 0;
-    while done < trials {
-        let n = (trials - done).min(256) as usize;
-        let msgs: Vec<u64> = (0..n).map(|_| rng.next_u64() % p).collect();
-        let cts = msgs.iter().map(|&m| ck.encrypt_with(m, rng)).collect::<Result<Vec<_>>>()?;
-        let outs = sk.apply_lut_batch(&cts, &lut, &BatchConfig::default())?;
-        for (o, &m) in outs.iter().zip(&msgs) {
-            failures += (ck.decrypt(o)? != (m * 5 + 3) % p) as u64;
-        }
-        done += n as u64;
-    }
-    Ok(failures)
-}
-
 /// Per-stage time of one PBS, measured stage by stage on the real kernels and scaled to the
 /// `n` blind-rotation iterations (ms per PBS): rotate, decompose, FFT, multiply-add, IFFT (with
 /// its time-domain accumulation), and key switching.
 pub fn stage_times<T: Torus>(sk: &ServerKey<T>) -> Vec<BenchRecord> {
-    let bsk = &sk.bsk;
-    let (k, n, l) = (bsk.k, bsk.n, bsk.level);
+    let bsk = sk.bsk();
+    let (k, n, l) = (bsk.glwe_dimension(), bsk.poly_size(), bsk.level());
     let rows = (k + 1) * l;
     let m = n / 2;
     let fft = fft_for(n);
@@ -350,8 +325,8 @@ pub fn stage_times<T: Torus>(sk: &ServerKey<T>) -> Vec<BenchRecord> {
     let mut digits = vec![T::ZERO; rows * n];
     let mut fdig = vec![c64::default(); rows * m];
     let mut facc = vec![c64::default(); m];
-    let dec = StreamingDecomposer::new(bsk.base_log, l);
-    let iters = bsk.lwe_dim;
+    let dec = StreamingDecomposer::new(bsk.base_log(), l);
+    let iters = bsk.lwe_dimension();
     let reps = 200;
     let per_pbs = |(med, min): (f64, f64)| {
         (med / reps as f64 * iters as f64, min / reps as f64 * iters as f64)
@@ -427,9 +402,9 @@ pub fn stage_times<T: Torus>(sk: &ServerKey<T>) -> Vec<BenchRecord> {
             }
         })),
     );
-    let mut input = vec![T::ZERO; sk.ksk.in_dim + 1];
+    let mut input = vec![T::ZERO; sk.ksk().input_dimension() + 1];
     rng.fill_uniform(&mut input);
-    let mut o = vec![T::ZERO; sk.ksk.out_dim + 1];
-    rec("keyswitch", time_ms(5, || sk.ksk.keyswitch(&input, &mut o)));
+    let mut o = vec![T::ZERO; sk.ksk().output_dimension() + 1];
+    rec("keyswitch", time_ms(5, || sk.ksk().keyswitch(&input, &mut o)));
     recs
 }

@@ -1,8 +1,8 @@
 //! The bench library function the CLI calls: record names, fields and sanity of the numbers on a
 //! tiny (insecure, test-only) set.
 
+use basalt_bench::tfhe::{BenchOptions, BenchRecord, run_pbs_bench, run_pbs_bench_with};
 use basalt_tfhe::TfheError;
-use basalt_tfhe::bench::{BenchOptions, BenchRecord, run_pbs_bench, run_pbs_bench_with};
 use basalt_tfhe::params::toy;
 
 #[test]

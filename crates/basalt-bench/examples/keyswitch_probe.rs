@@ -1,6 +1,6 @@
 //! Probe: the math kernels of one hybrid key switch at N=2^16, L=24, dnum=5, k=5 (Lattigo's
 //! N16QP1546H192H32 shape), single-threaded.
-use basalt_math::bench::{in_pool, measure};
+use basalt_bench::harness::{in_pool, measure_for as measure};
 use basalt_math::primes::ntt_primes;
 use basalt_math::rns::{mod_down, mod_up, rescale};
 use basalt_math::{Domain, RingContext, RnsPoly};

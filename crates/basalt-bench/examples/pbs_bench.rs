@@ -1,7 +1,7 @@
 //! Measure PBS on one parameter set and print JSON lines (one per measurement).
 //!
 //! ```text
-//! cargo run --release -p basalt-tfhe --example pbs_bench -- --set TFHERS_2_2_KS_PBS \
+//! cargo run --release -p basalt-bench --example pbs_bench -- --set TFHERS_2_2_KS_PBS \
 //!     [--threads 1,2] [--counts 1,8,64,512] [--reps 20] [--failure-trials 10000] \
 //!     [--core-batch B] [--no-stages] [--allow-insecure] [--latency-only] [--noise]
 //! ```
@@ -9,8 +9,8 @@
 //! `--noise` prints the noise model's report only (no keys); `--failure-trials N` adds a measured
 //! failure rate over N encrypt → LUT → decrypt trials (use ≥ 10,000 for sets I–III, 1,000 for IV).
 
+use basalt_bench::tfhe::{BenchOptions, run_pbs_bench_with};
 use basalt_tfhe::TfheParams;
-use basalt_tfhe::bench::{BenchOptions, run_pbs_bench_with};
 
 fn list(s: &str) -> Vec<usize> {
     s.split(',').filter_map(|x| x.trim().parse().ok()).collect()
@@ -71,7 +71,7 @@ fn main() {
         println!("{}", serde_json::to_string(&r).expect("report serialises"));
         return;
     }
-    let mut sink = |r: &basalt_tfhe::bench::BenchRecord| {
+    let mut sink = |r: &basalt_bench::tfhe::BenchRecord| {
         println!("{}", serde_json::to_string(r).expect("record serialises"));
     };
     if let Err(e) = run_pbs_bench_with(&params, &opts, &mut sink) {

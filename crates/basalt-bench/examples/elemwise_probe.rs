@@ -1,5 +1,5 @@
 //! Probe: scalar Barrett vs tfhe-ntt's SIMD multiply-accumulate on one 2^16 limb.
-use basalt_math::bench::measure;
+use basalt_bench::harness::measure_for as measure;
 use basalt_math::primes::ntt_primes;
 use basalt_math::{Modulus, ntt::NttTable};
 use std::time::Duration;
