@@ -39,6 +39,7 @@ pub mod network;
 pub mod resnet;
 pub mod sim_source;
 pub mod sort;
+pub mod tfhe_nn;
 pub mod trace;
 
 pub use basalt_circuits::{CircuitError, Result};
