@@ -32,6 +32,7 @@ pub mod ggsw;
 pub mod glwe;
 pub mod keys;
 pub mod keyswitch;
+pub mod linear;
 pub mod lut;
 pub mod lwe;
 pub mod modswitch;

@@ -407,5 +407,14 @@ mod tests {
         assert!(r.log2_p_fail <= -128.0, "{r:?}");
         let m = r.ms_reduction.as_ref().unwrap();
         assert!(m.reduced_modswitch_var < 0.6 * r.modswitch_var, "{m:?}");
+        // TFHE-rs rates the set at its worst 2-norm (max noise level 5).
+        let r5 = estimate_with_norm2(&TfheParams::preset("2_2", false).unwrap(), 5.0);
+        eprintln!("2-norm 5: {} (plain {})", r5.log2_p_fail, r5.log2_p_fail_plain_ms);
+        assert!(r5.log2_p_fail <= -128.0, "{r5:?}");
+        for (name, bound) in [("NN_N1024", -30.0), ("NN_N2048", -60.0), ("NN_N4096", -128.0)] {
+            let r = estimate_with_norm2(&TfheParams::preset(name, false).unwrap(), 32.0);
+            eprintln!("{name} 2-norm 32: {} (plain {})", r.log2_p_fail, r.log2_p_fail_plain_ms);
+            assert!(r.log2_p_fail < bound, "{r:?}");
+        }
     }
 }

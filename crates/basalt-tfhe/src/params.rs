@@ -189,12 +189,15 @@ impl Deref for TfheParams {
     }
 }
 
-const PRESETS: [(&str, &str); 5] = [
+const PRESETS: [(&str, &str); 8] = [
     ("STRIX_I", include_str!("../../../data/params/tfhe/strix_i.toml")),
     ("STRIX_II", include_str!("../../../data/params/tfhe/strix_ii.toml")),
     ("STRIX_III", include_str!("../../../data/params/tfhe/strix_iii.toml")),
     ("STRIX_IV", include_str!("../../../data/params/tfhe/strix_iv.toml")),
     ("TFHERS_2_2_KS_PBS", include_str!("../../../data/params/tfhe/tfhers_2_2_ks_pbs.toml")),
+    ("NN_N1024", include_str!("../../../data/params/tfhe/nn_n1024.toml")),
+    ("NN_N2048", include_str!("../../../data/params/tfhe/nn_n2048.toml")),
+    ("NN_N4096", include_str!("../../../data/params/tfhe/nn_n4096.toml")),
 ];
 
 /// Names of the shipped presets (`data/params/tfhe/*.toml`).

@@ -52,6 +52,7 @@ pub mod resnet_run;
 pub mod sim_source;
 pub mod sort;
 pub mod sort_run;
+pub mod tfhe_nn;
 pub mod trace;
 
 pub use basalt_circuits::{CircuitError, Result};
