@@ -86,7 +86,7 @@ def table(records: list[dict]) -> str:
             hit = status.get((paper, tab, row, metric)) if paper else None
             theirs = f"{hit[1]:g} {hit[0]}" if hit else "—"
             ours = f"{hit[2]:.4g} {hit[0]}" if hit and hit[2] is not None else "—"
-            toy = " (toy, insecure)" if r.get("quick") else ""
+            toy = "" if r.get("security", {}).get("meets_128") else " (test ring, insecure)"
             head = (
                 f"| {name} | {preset} (2^{r.get('log_n', '?')}){toy} | {r.get('data', '')} | "
                 f"{pct(r, 'plaintext')} | {pct(r, 'encrypted')} | {pct(r, 'agreement')} | "
@@ -99,7 +99,7 @@ def table(records: list[dict]) -> str:
 
 
 def main() -> int:
-    path = pathlib.Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "docs" / "workloads.jsonl"
+    path = (pathlib.Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "docs" / "workloads.jsonl").resolve()
     records = [json.loads(l) for l in path.read_text().splitlines() if l.strip()]
     for r in records:
         for k in ("workload", "preset", "accuracy", "wall_s"):

@@ -87,11 +87,22 @@ fn print_summary(r: &Value) {
         r["preset"].as_str().unwrap_or("?"),
         r["log_n"],
         r["security"]["estimated_bits"].as_f64().unwrap_or(0.0),
-        if r["quick"].as_bool() == Some(true) { ", --quick: insecure toy ring" } else { "" }
+        if r["security"]["meets_128"].as_bool() == Some(true) {
+            ""
+        } else {
+            ": insecure, a test ring"
+        }
     );
     println!("  data: {}", r["data"].as_str().unwrap_or("?"));
-    if let (Some(p), Some(e), Some(a)) = (pct("plaintext"), pct("encrypted"), pct("agreement")) {
-        println!("  accuracy: plaintext {p:.2} %, encrypted {e:.2} %, agreement {a:.2} %");
+    match (pct("plaintext"), pct("encrypted"), pct("agreement")) {
+        (Some(p), Some(e), Some(a)) => {
+            println!("  accuracy: plaintext {p:.2} %, encrypted {e:.2} %, agreement {a:.2} %");
+        }
+        (_, _, Some(a)) => println!("  agreement with the plaintext twin: {a:.2} %"),
+        _ => {}
+    }
+    if let Some(w) = r.get("weights").and_then(Value::as_str) {
+        println!("  weights: {w}");
     }
     if let Some(b) = f("precision_bits") {
         println!("  precision against the plaintext twin: {b:.1} bits");

@@ -30,6 +30,9 @@ use crate::digits::{Digit, Digits};
 use crate::logreg::{Iteration, LogReg};
 use crate::{CircuitError, Result};
 
+/// Labelled samples: features (one block) and the label ±1.
+pub type Samples = Vec<(Vec<f64>, f64)>;
+
 /// One training task: the shape, the resizing and the iteration count.
 #[derive(Clone, Copy, Debug)]
 pub struct Task {
@@ -67,8 +70,8 @@ impl Task {
     ///
     /// # Errors
     /// Features that do not fit a block.
-    pub fn data(&self, digits: &Digits) -> Result<(Vec<(Vec<f64>, f64)>, Vec<(Vec<f64>, f64)>)> {
-        let pick = |set: &[Digit]| -> Vec<(Vec<f64>, f64)> {
+    pub fn data(&self, digits: &Digits) -> Result<(Samples, Samples)> {
+        let pick = |set: &[Digit]| -> Samples {
             set.iter()
                 .filter(|d| d.label == 3 || d.label == 8)
                 .map(|d| (self.pixels(d), if d.label == 3 { 1.0 } else { -1.0 }))
@@ -85,7 +88,7 @@ impl Task {
         let mut mean = vec![0.0; n];
         train.iter().for_each(|(x, _)| mean.iter_mut().zip(x).for_each(|(m, v)| *m += v));
         mean.iter_mut().for_each(|m| *m /= train.len() as f64);
-        let shape = |set: Vec<(Vec<f64>, f64)>| {
+        let shape = |set: Samples| {
             set.into_iter()
                 .map(|(x, y)| {
                     let mut f: Vec<f64> = x.iter().zip(&mean).map(|(a, m)| a - m).collect();

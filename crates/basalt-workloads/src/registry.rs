@@ -326,8 +326,11 @@ fn run_helr(opts: &RunOptions, bar: &ProgressBar) -> Result<Value, WorkloadError
         "log_n": params.log_n(),
         "security": security(&params),
         "data": format!(
-            "sklearn digits 3-vs-8: {} train / {} test images, 8x8 resized to {s}x{s} (2x2 blocks cropped to 14x14, or 2x2 means to 4x4)",
-            train.len(), test.len(), s = task.side
+            "sklearn digits 3-vs-8: {} train / {} test images, 8x8 resized to {s}x{s} ({})",
+            train.len(),
+            test.len(),
+            if task.side == 14 { "2x2 blocks, outer ring cropped" } else { "2x2 means" },
+            s = task.side
         ),
         "iterations": task.iterations,
         "samples_per_batch": task.lr.cts << task.lr.helr.log_samples,

@@ -154,11 +154,12 @@ pub fn run(opts: &RunOptions, bar: &ProgressBar) -> Result<Value, WorkloadError>
             "sklearn digits test split as {s}x{s}x3; seeded untrained weights ({} classes)",
             arch.classes, s = arch.side
         ),
-        "weights": "seeded pseudo-random (untrained): accuracy is not meaningful, agreement is",
+        "weights": "seeded pseudo-random (untrained): no accuracy, only agreement",
         "images": tally.n,
+        // Untrained weights: no accuracy to report, only the agreement of the predictions.
         "accuracy": {
-            "plaintext": tally.rate(tally.plain_correct),
-            "encrypted": tally.rate(tally.enc_correct),
+            "plaintext": null,
+            "encrypted": null,
             "agreement": tally.rate(tally.agree),
         },
         "precision_bits": tally.min_bits,

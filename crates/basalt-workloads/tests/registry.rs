@@ -28,7 +28,7 @@ fn acc(r: &Value, k: &str) -> f64 {
 #[test]
 fn the_list_has_every_ckks_workload() {
     let names: Vec<_> = registry::list().iter().map(|w| w.name).collect();
-    for n in ["helr", "lola", "mlp", "sort"] {
+    for n in ["helr", "lola", "mlp", "resnet20", "sort"] {
         assert!(names.contains(&n), "{n} in {names:?}");
     }
 }
@@ -110,4 +110,12 @@ fn a_missing_bootstrapping_key_is_named() {
     let ct = encrypt_sk(&params, &pt, &sk).unwrap();
     let e = bt.bootstrap(&eval, encaps.as_ref(), &ct).unwrap_err().to_string();
     assert!(e.contains("missing"), "{e}");
+}
+
+#[test]
+fn quick_resnet20_agrees_with_its_twin() {
+    let r = quick("resnet20");
+    assert!(r["bootstraps_per_image"].as_u64().unwrap() >= 7, "{r}");
+    assert!(acc(&r, "agreement") >= 0.99, "{r}");
+    assert!(r["precision_bits"].as_f64().unwrap() > 10.0, "{r}");
 }
