@@ -13,7 +13,7 @@
 //! inference of deep neural networks" (CSCML 2021), §3 (linear layers between PBS).
 
 use crate::error::{Result, TfheError};
-use crate::keys::{Ciphertext, ServerKey};
+use crate::keys::{Ciphertext, Encoding, ServerKey};
 use crate::lut::delta;
 use crate::lwe::LweCiphertext;
 use crate::torus::Torus;
@@ -50,6 +50,7 @@ impl<T: Torus> ServerKey<T> {
         Ok(Ciphertext {
             params_id: self.params.id(),
             key_id: self.key_id,
+            encoding: Encoding::Integer,
             lwe: LweCiphertext::from_vec(acc),
         })
     }

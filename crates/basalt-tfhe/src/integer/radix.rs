@@ -6,7 +6,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use crate::integer::error::{IntegerError, IntegerResult};
-use crate::keys::Ciphertext;
+use crate::keys::{Ciphertext, Encoding};
 use crate::lwe::LweCiphertext;
 use crate::torus::Torus;
 
@@ -105,7 +105,7 @@ impl<T: Torus> Block<T> {
     pub(crate) fn trivial(like: &Ciphertext<T>, v: u64, delta: T) -> Self {
         let lwe = LweCiphertext::trivial(like.lwe.dimension(), T::from_u64(v).wmul(delta));
         Block {
-            ct: Ciphertext { params_id: like.params_id, key_id: like.key_id, lwe },
+            ct: Ciphertext { params_id: like.params_id, key_id: like.key_id, encoding: Encoding::Integer, lwe },
             degree: v,
             noise_level: 0,
         }

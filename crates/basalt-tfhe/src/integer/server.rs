@@ -13,7 +13,7 @@ use rayon::prelude::*;
 use crate::batch::{BatchConfig, keyswitch_batch, pbs_batch};
 use crate::integer::error::{IntegerError, IntegerResult};
 use crate::integer::radix::{Block, BoolCiphertext, IntegerType, RadixCiphertext};
-use crate::keys::{Ciphertext, ServerKey};
+use crate::keys::{Ciphertext, Encoding, ServerKey};
 use crate::lut::{Lut, delta};
 use crate::lwe::LweCiphertext;
 use crate::params::{AtomicPattern, TfheParams};
@@ -124,6 +124,7 @@ impl<T: Torus> IntegerServer<T> {
         let like = Ciphertext {
             params_id: self.params().id(),
             key_id: self.key.key_id,
+            encoding: Encoding::Integer,
             lwe: LweCiphertext::zero(n),
         };
         Block::trivial(&like, v, self.delta())
@@ -268,7 +269,7 @@ impl<T: Torus> IntegerServer<T> {
         jobs.iter()
             .zip(out)
             .map(|(j, v)| Block {
-                ct: Ciphertext { params_id, key_id, lwe: LweCiphertext::from_vec(v) },
+                ct: Ciphertext { params_id, key_id, encoding: Encoding::Integer, lwe: LweCiphertext::from_vec(v) },
                 degree: j.degree,
                 noise_level: 1,
             })
