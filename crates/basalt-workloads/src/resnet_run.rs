@@ -30,7 +30,7 @@ use crate::resnet::{Arch, Bootstrap, ConvStrategy, Model, Network, SIGN_DEGREES,
 const TINY: Arch =
     Arch { side: 4, in_channels: 3, base_channels: 2, blocks: 1, classes: 4, slots: 64 };
 
-/// Images of a full run (the lead's figure needs at least 100) and of a `--quick` one.
+/// Images of a full run (agreement over at least 100) and of a `--quick` one.
 pub const FULL_IMAGES: usize = 100;
 const QUICK_IMAGES: usize = 3;
 
