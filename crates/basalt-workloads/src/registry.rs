@@ -61,6 +61,8 @@ pub enum WorkloadError {
     Data(#[from] DataError),
     #[error("threads: {0}")]
     Threads(String),
+    #[error("{0}")]
+    Tfhe(String),
 }
 
 type Runner = fn(&RunOptions, &ProgressBar) -> Result<Value, WorkloadError>;
@@ -117,9 +119,36 @@ const TABLE: &[(WorkloadInfo, Runner)] = &[
         },
         run_resnet20,
     ),
-    // The TFHE networks (NN-20/50/100, `crate::tfhe_nn::run(name, quick, threads)`) join here
-    // as entries whose runner calls that function and maps its `Err(String)` to
-    // `WorkloadError::Preset` or a variant of their own.
+    (
+        WorkloadInfo {
+            name: "nn-20",
+            paper: "Strix Fig. 7 (Chillotti-Joye-Paillier NN-20)",
+            description: "TFHE deep network: 10x11 convolution (2 channels), dense layers of 92 \
+                          ReLUs, one PBS per ReLU, on digits upsampled to 28x28, N = 1024/2048/4096",
+            preset: "NN_N1024",
+        },
+        run_nn_20,
+    ),
+    (
+        WorkloadInfo {
+            name: "nn-50",
+            paper: "Strix Fig. 7 (Chillotti-Joye-Paillier NN-50)",
+            description: "TFHE deep network: 10x11 convolution (2 channels), dense layers of 92 \
+                          ReLUs, one PBS per ReLU, on digits upsampled to 28x28, N = 1024/2048/4096",
+            preset: "NN_N1024",
+        },
+        run_nn_50,
+    ),
+    (
+        WorkloadInfo {
+            name: "nn-100",
+            paper: "Strix Fig. 7 (Chillotti-Joye-Paillier NN-100)",
+            description: "TFHE deep network: 10x11 convolution (2 channels), dense layers of 92 \
+                          ReLUs, one PBS per ReLU, on digits upsampled to 28x28, N = 1024/2048/4096",
+            preset: "NN_N1024",
+        },
+        run_nn_100,
+    ),
 ];
 
 /// Every workload.
@@ -354,6 +383,30 @@ fn run_resnet20(opts: &RunOptions, bar: &ProgressBar) -> Result<Value, WorkloadE
 
 fn run_sort(opts: &RunOptions, bar: &ProgressBar) -> Result<Value, WorkloadError> {
     crate::sort_run::run(opts, bar)
+}
+
+/// The TFHE networks run at every ring size of their parameter sets (`--quick`: the smallest,
+/// a few images, the first layers); `--preset` does not apply.
+fn run_nn(name: &str, opts: &RunOptions) -> Result<Value, WorkloadError> {
+    if let Some(p) = &opts.preset {
+        return Err(WorkloadError::Preset {
+            preset: p.clone(),
+            reason: format!("{name} runs on its own TFHE parameter sets (data/params/tfhe)"),
+        });
+    }
+    crate::tfhe_nn::run(name, opts.quick, opts.threads).map_err(WorkloadError::Tfhe)
+}
+
+fn run_nn_20(opts: &RunOptions, _bar: &ProgressBar) -> Result<Value, WorkloadError> {
+    run_nn("nn-20", opts)
+}
+
+fn run_nn_50(opts: &RunOptions, _bar: &ProgressBar) -> Result<Value, WorkloadError> {
+    run_nn("nn-50", opts)
+}
+
+fn run_nn_100(opts: &RunOptions, _bar: &ProgressBar) -> Result<Value, WorkloadError> {
+    run_nn("nn-100", opts)
 }
 
 #[cfg(test)]
