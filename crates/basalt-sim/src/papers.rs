@@ -103,9 +103,23 @@ pub struct Derivation {
     pub from: Vec<String>,
     /// The row is the geometric mean of its sources (else a product or quotient of them).
     pub gmean: bool,
+    /// Relative rounding of the printed value (half a unit of its last digit): a derived
+    /// row of exact sources still differs from a printed 1.53 by up to 0.005 / 1.53.
+    pub printed: f64,
 }
 
-/// The tolerance a derived row inherits from sources with tolerances `t`: the worst case of a
+/// Half a unit of the last printed digit of `text`, relative to `value` (0 for a zero).
+fn printed_rounding(text: &str, value: f64) -> f64 {
+    if value == 0.0 {
+        return 0.0;
+    }
+    let mantissa = text.trim().split(['e', 'E']).next().unwrap_or("");
+    let decimals = mantissa.split_once('.').map_or(0, |(_, d)| d.len());
+    0.5 * 10f64.powi(-(decimals as i32)) / value.abs()
+}
+
+/// The tolerance a derived row inherits from sources with tolerances `t` (the row keeps at
+/// least the rounding of its printed value): the worst case of a
 /// product or quotient of quantities each within ±tᵢ is 1/Π(1 − tᵢ) − 1 (a 1/x of a ±20 % row
 /// may be off by 25 %), and of their geometric mean 1/Π(1 − tᵢ)^(1/n) − 1. A source tolerance
 /// of 100 % or more is read as 99 % (the bound stays finite, and very wide).
@@ -213,7 +227,7 @@ pub fn load_csv(path: &Path, paper: &str) -> Result<Vec<PaperRow>, SimError> {
             if f[7] != "inherit" {
                 return Err(err(n, "a derived row's tolerance must be `inherit`".into()));
             }
-            f64::NAN // resolved from its sources by `load_paper`
+            f64::NAN // resolved from its sources by `load_paper`, at least `printed`
         } else {
             f[7].parse()
                 .ok()
@@ -252,7 +266,7 @@ pub fn load_csv(path: &Path, paper: &str) -> Result<Vec<PaperRow>, SimError> {
             tag,
             role,
             tolerance,
-            derivation: Derivation { from, gmean },
+            derivation: Derivation { from, gmean, printed: printed_rounding(&f[3], value) },
             note: f[9].clone(),
         };
         if rows.iter().any(|r| r.key() == row.key()) {
@@ -369,7 +383,8 @@ fn resolve_derived(rows: &mut [PaperRow], dir: &Path) -> Result<(), SimError> {
                 pending = true;
                 continue;
             }
-            rows[i].tolerance = inherited(&t, rows[i].derivation.gmean);
+            let d = &rows[i].derivation;
+            rows[i].tolerance = inherited(&t, d.gmean).max(d.printed);
         }
         if !pending {
             return Ok(());
@@ -436,10 +451,13 @@ mod tests {
         // A gmean of rows each within ±t is within the gmean's bound of ±t.
         assert!((inherited(&[0.2; 4], true) - 0.25).abs() < 1e-12);
         assert_eq!(inherited(&[0.0, 0.0], false), 0.0, "exact inputs derive exactly");
+        assert!((printed_rounding("1.53", 1.53) - 0.005 / 1.53).abs() < 1e-15);
+        assert!((printed_rounding("37", 37.0) - 0.5 / 37.0).abs() < 1e-15);
         let dir = std::env::temp_dir().join(format!("basalt-sim-derived-{}", std::process::id()));
         let body = format!(
             "{HEADER}\nT,a,t,1,x,P,target,0.2,,\nT,b,t,1,x,P,baseline,0,,\n\
-             T,a,s,1,x,P,derived,inherit,T/b/t; T/a/t,\nT,g,s,1,x,P,derived,inherit,gmean: T/a/s,\n"
+             T,a,s,1.000,x,P,derived,inherit,T/b/t; T/a/t,\n\
+             T,g,s,1.000,x,P,derived,inherit,gmean: T/a/s,\n"
         );
         let p = tmp("derived.csv", &body);
         let mut rows = load_csv(&p, "t").unwrap();
