@@ -272,13 +272,8 @@ class LinearTransform:
 
 def presets(security=False):
     """[(name, aliases)] of the CKKS presets built into the package; with ``security=True``,
-    [(name, aliases, security)] with each preset's estimate (:func:`security`).
-
-    >>> name, aliases, sec = presets(security=True)[0]
-    >>> sorted(sec) == ["bits", "claimed", "extrapolated", "log_qp", "meets", "source",
-    ...                 "sparse_caveat"]
-    True
-    """
+    [(name, aliases, security)] with each preset's estimate (:func:`security`; this builds
+    every preset, a minute or more)."""
     names = _basalt.ckks_presets()
     if not security:
         return names
@@ -291,7 +286,9 @@ def security(preset: str) -> dict:
     upper bound), ``extrapolated``, ``source`` (the table used) and ``claimed`` (the source's
     own figure, if it states one).
 
-    >>> security("N16QP1546H192H32")["log_qp"] > 1500
+    >>> s = security("OSIRIS_SET_I")
+    >>> sorted(s) == ["bits", "claimed", "extrapolated", "log_qp", "meets", "source",
+    ...               "sparse_caveat"]
     True
     """
     return _basalt.ckks_security(preset)
@@ -304,7 +301,7 @@ def estimate(preset: str, rotations=0, *, conjugate=False, bootstrapping=False,
     and ``available`` (the machine's free memory, ``None`` where unknown). ``rotations`` is a
     count or a list of steps. Key generation refuses a set whose total exceeds ``available``.
 
-    >>> e = estimate("N16QP1546H192H32", rotations=[1, 2, 4], bootstrapping=True)
+    >>> e = estimate("CRATERLAKE_80_BOOT_UNPACKED", rotations=[1, 2, 4], bootstrapping=True)
     >>> e["keys"], e["per_key"] > 100 * 2**20, e["total"] > e["bootstrapping"] > 0
     (4, True, True)
     """

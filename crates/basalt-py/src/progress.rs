@@ -8,8 +8,8 @@
 
 use std::sync::Mutex;
 
+use basalt_ckks::Parameters;
 use basalt_ckks::progress::{Cancelled, KeyMemory, Progress, available_memory};
-use basalt_ckks::{CkksError, Parameters};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
@@ -112,11 +112,6 @@ fn ckks_security<'py>(py: Python<'py>, preset: &str) -> PyResult<Bound<'py, PyDi
     d.set_item("source", &s.source)?;
     d.set_item("claimed", params.literal().provenance.claimed_security)?;
     Ok(d)
-}
-
-/// Whether an error is the library's cancellation (for callers that map errors themselves).
-pub fn is_cancelled(e: &CkksError) -> bool {
-    matches!(e, CkksError::Cancelled)
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
