@@ -33,8 +33,9 @@ def client(args, work: str) -> int:
 
     t = time.time()
     if args.preset:
+        # Keys made once, in the form sent (seeded or full).
         ctx = basalt.ckks.Context.preset(args.preset, rotations=[1], bootstrapping=True,
-                                         log_slots=args.log_slots)
+                                         log_slots=args.log_slots, seeded_keys=args.seeded)
     else:
         ctx = basalt.ckks.Context.toy_bootstrappable(log_n=args.log_n, log_slots=args.log_slots,
                                                      rotations=[1])

@@ -309,6 +309,19 @@ impl PyCkks {
             seeded,
         };
         let cfg = if bootstrapping { self.boot.as_ref().map(|b| b.cfg) } else { None };
+        // The keys this context already holds, if they are the ones asked for: no second
+        // generation (minutes and gigabytes at N = 2^16).
+        let same = keys_for.rotations == self.keys_for.rotations
+            && conjugate == self.keys_for.conjugate
+            && seeded == self.keys_for.seeded
+            && cfg.is_some() == self.boot.is_some();
+        if same {
+            return Ok(PyEvalKeys {
+                params: self.params.clone(),
+                keys: self.eval.keys().clone(),
+                encaps: self.boot.as_ref().and_then(|b| b.encaps.clone()),
+            });
+        }
         py.allow_threads(|| {
             let (keys, boot) = make_keys(&self.params, sk, &keys_for, cfg.as_ref())?;
             Ok(PyEvalKeys {
