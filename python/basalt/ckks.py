@@ -18,131 +18,444 @@ from . import _basalt
 BasaltError = _basalt.BasaltError
 
 
+_NUMBER = (int, float, complex, np.integer, np.floating, np.complexfloating)
+
+
+def _scalar(x, what="operand"):
+    """A Python or numpy number as complex; anything else (a string, None, a list) is refused
+    rather than coerced."""
+    if isinstance(x, (bool, np.bool_)) or not isinstance(x, _NUMBER):
+        raise BasaltError(f"unsupported {what} of type {type(x).__name__}: give a Ciphertext, "
+                          f"a number or a 1-D numpy array")
+    return complex(x)
+
+
+def _vector(x, slots):
+    v = np.asarray(x)
+    if v.dtype.kind not in "biufc" or v.dtype.kind == "b":
+        raise BasaltError(f"expected a numeric array, got dtype {v.dtype}")
+    if v.ndim != 1 or len(v) != slots:
+        raise BasaltError(f"expected a 1-D array of {slots} values (the ciphertext's slots), "
+                          f"got shape {v.shape}")
+    return np.ascontiguousarray(v, dtype=np.complex128)
+
+
 class Ciphertext:
-    """An encrypted vector bound to its context; arithmetic operators run homomorphically."""
+    """An encrypted vector bound to the context or server that computes on it; arithmetic
+    operators run homomorphically. Pickles through its bytes (attach it again with
+    ``ctx.attach(ct)`` or ``server.attach(ct)``).
 
-    __slots__ = ("_ctx", "_raw")
+    >>> import numpy as np, pickle, basalt
+    >>> ctx = basalt.ckks.Context.toy_insecure(log_n=10, levels=3, rotations=[1, 2, 4])
+    >>> x = np.linspace(-1, 1, 8)
+    >>> ct = ctx.encrypt(x)
+    >>> bool(np.allclose(ctx.decrypt((ct * 1j).rescale()), 1j * x, atol=1e-4))
+    True
+    >>> bool(np.allclose(ctx.decrypt((ct * x).rescale() + x).real, x * x + x, atol=1e-4))
+    True
+    >>> bool(abs(ctx.decrypt(ct.sum())[0].real - x.sum()) < 1e-3)
+    True
+    >>> bool(abs(ctx.decrypt(ct.dot(x))[0].real - x @ x) < 1e-3)
+    True
+    >>> back = ctx.attach(pickle.loads(pickle.dumps(ct)))
+    >>> bool(np.allclose(ctx.decrypt(back).real, x, atol=1e-4))
+    True
+    """
 
-    def __init__(self, ctx: "Context", raw):
+    __slots__ = ("_ctx", "_raw", "_bytes")
+
+    def __init__(self, ctx, raw):
         self._ctx = ctx
         self._raw = raw
+        self._bytes = None
 
-    level = property(lambda self: self._raw.level, doc="Index of the top prime of Q.")
-    scale = property(lambda self: self._raw.scale, doc="Scale Δ of the encoding.")
-    slots = property(lambda self: self._raw.slots, doc="Number of encrypted slots.")
+    level = property(lambda self: self._live().level, doc="Index of the top prime of Q.")
+    scale = property(lambda self: self._live().scale, doc="Scale Δ of the encoding.")
+    slots = property(lambda self: self._live().slots, doc="Number of encrypted slots.")
+    key_id = property(lambda self: self._live().key_id,
+                      doc="Identity of the key set it is encrypted under (32 hex digits).")
+
+    def _live(self):
+        if self._raw is None:
+            raise BasaltError("this ciphertext was unpickled: attach it with ctx.attach(ct) "
+                              "or server.attach(ct) first")
+        return self._raw
 
     def _wrap(self, raw) -> "Ciphertext":
         return Ciphertext(self._ctx, raw)
 
+    def _engine(self, other=None):
+        if isinstance(other, Ciphertext):
+            if other._ctx is not self._ctx:
+                raise BasaltError("the operands belong to different contexts or servers")
+            if other.slots != self.slots:
+                raise BasaltError(f"the operands pack {self.slots} and {other.slots} slots: "
+                                  f"encrypt them with the same length")
+            a, b = self._ctx._align(self, other)
+            return self._ctx._c, a._live(), b._live()
+        return self._ctx._c, self._live(), None
+
     def __add__(self, other):
         if isinstance(other, Ciphertext):
-            return self._wrap(self._ctx._c.add(self._raw, other._raw))
-        return self._wrap(self._ctx._c.add_const(self._raw, complex(other)))
+            c, a, b = self._engine(other)
+            return self._wrap(c.add(a, b))
+        if isinstance(other, (np.ndarray, list, tuple)):
+            return self._wrap(self._ctx._c.plain_op(self._live(), _vector(other, self.slots),
+                                                    "add"))
+        return self._wrap(self._ctx._c.add_const(self._live(), _scalar(other)))
 
     __radd__ = __add__
 
     def __sub__(self, other):
         if isinstance(other, Ciphertext):
-            return self._wrap(self._ctx._c.sub(self._raw, other._raw))
-        return self._wrap(self._ctx._c.add_const(self._raw, -complex(other)))
+            c, a, b = self._engine(other)
+            return self._wrap(c.sub(a, b))
+        if isinstance(other, (np.ndarray, list, tuple)):
+            return self + (-_vector(other, self.slots))
+        return self._wrap(self._ctx._c.add_const(self._live(), -_scalar(other)))
+
+    def __rsub__(self, other):
+        return (-self) + other
 
     def __neg__(self):
-        return self._wrap(self._ctx._c.neg(self._raw))
+        return self._wrap(self._ctx._c.neg(self._live()))
 
     def __mul__(self, other):
-        """Ciphertext × ciphertext (relinearised) or × real constant; call `rescale()` after."""
+        """× ciphertext (relinearised), × number (real or complex) or × numpy vector (slot by
+        slot); call `rescale()` after, or turn on ``auto_rescale``."""
         if isinstance(other, Ciphertext):
-            return self._wrap(self._ctx._c.mul(self._raw, other._raw))
-        return self._wrap(self._ctx._c.mul_const(self._raw, float(other)))
+            c, a, b = self._engine(other)
+            out = self._wrap(c.mul(a, b))
+        elif isinstance(other, (np.ndarray, list, tuple)):
+            out = self._wrap(self._ctx._c.plain_op(self._live(), _vector(other, self.slots),
+                                                   "mul"))
+        else:
+            z = _scalar(other)
+            if z.imag == 0:
+                out = self._wrap(self._ctx._c.mul_const(self._live(), z.real))
+            else:
+                out = self._wrap(self._ctx._c.mul_const_complex(self._live(), z))
+        return out.rescale() if getattr(self._ctx, "auto_rescale", False) and out.level > 0 \
+            else out
 
     __rmul__ = __mul__
 
     def rescale(self) -> "Ciphertext":
-        return self._wrap(self._ctx._c.rescale(self._raw))
+        return self._wrap(self._ctx._c.rescale(self._live()))
 
     def rotate(self, k: int) -> "Ciphertext":
-        """Rotate slots left by k (the context needs a rotation key for k)."""
-        return self._wrap(self._ctx._c.rotate(self._raw, int(k)))
+        """Rotate slots left by k (needs a rotation key for k; 0 returns the input)."""
+        return self._wrap(self._ctx._c.rotate(self._live(), int(k)))
 
     def conjugate(self) -> "Ciphertext":
-        return self._wrap(self._ctx._c.conjugate(self._raw))
+        return self._wrap(self._ctx._c.conjugate(self._live()))
 
     def drop_to(self, level: int) -> "Ciphertext":
         """Drop to a lower level without rescaling (exact)."""
-        return self._wrap(self._ctx._c.drop_to_level(self._raw, int(level)))
+        if int(level) < 0:
+            raise BasaltError(f"level={level} must be at least 0")
+        return self._wrap(self._ctx._c.drop_to_level(self._live(), int(level)))
+
+    def sum(self) -> "Ciphertext":
+        """Every slot holds the sum over all slots (rotations by 1, 2, 4, …: the context needs
+        those keys)."""
+        acc, k = self, 1
+        while k < self.slots:
+            acc = acc + acc.rotate(k)
+            k *= 2
+        return acc
+
+    def dot(self, v) -> "Ciphertext":
+        """Inner product with a plaintext vector, in every slot (one product, one rescale, a
+        sum)."""
+        return (self * _vector(v, self.slots)).rescale().sum() \
+            if not getattr(self._ctx, "auto_rescale", False) else (self * v).sum()
+
+    def bootstrap(self) -> "Ciphertext":
+        """Refresh to the bootstrapping output level (the context must bootstrap)."""
+        return self._wrap(self._ctx._c.bootstrap(self._live()))
 
     def to_bytes(self) -> bytes:
-        """Serialize (load it back with `Context.ciphertext_from_bytes`)."""
-        return self._ctx._c.ciphertext_to_bytes(self._raw)
+        """Serialized, checksummed, with its key id (load it with ``ciphertext_from_bytes``)."""
+        return self._live().to_bytes()
+
+    def __reduce__(self):
+        return (_unpickle_ciphertext, (self.to_bytes(),))
 
     def __repr__(self):
-        return repr(self._raw)
+        return repr(self._raw) if self._raw is not None else "Ciphertext(unattached)"
 
 
-class Context:
-    """Parameters, keys and evaluator of one CKKS instance.
+def _unpickle_ciphertext(data):
+    ct = Ciphertext(None, None)
+    ct._bytes = bytes(data)
+    return ct
 
-    Build it from a named preset (`basalt.ckks.presets()`), or `toy_insecure` for small rings.
+
+class _Engine:
+    """What a client context and a server share: operations on their ciphertexts."""
+
+    auto_rescale = False
+    """Opt-in: rescale after every product and align levels and scales of two operands
+    (dropping the higher one; scales are then equal by construction of the chain)."""
+
+    def attach(self, ct: Ciphertext) -> Ciphertext:
+        """A ciphertext (e.g. unpickled) bound to this context or server, after validation."""
+        data = ct._bytes if ct._raw is None else ct.to_bytes()
+        return self.ciphertext_from_bytes(data)
+
+    def ciphertext_from_bytes(self, data: bytes) -> Ciphertext:
+        """Load a ciphertext serialized under these parameters and this key set; corrupted
+        bytes or a ciphertext of another key set raise `BasaltError` naming the problem."""
+        return Ciphertext(self, self._c.ciphertext_from_bytes(bytes(data)))
+
+    def _align(self, a: Ciphertext, b: Ciphertext):
+        if not self.auto_rescale or a.level == b.level:
+            return a, b
+        lo = min(a.level, b.level)
+        return (a.drop_to(lo) if a.level > lo else a), (b.drop_to(lo) if b.level > lo else b)
+
+    def bootstrap(self, ct: Ciphertext) -> Ciphertext:
+        """Refresh ``ct`` to ``bootstrap_output_level`` (same slots and scale): an ordinary
+        ciphertext on which every operation works."""
+        return ct.bootstrap()
+
+    key_id = property(lambda self: self._c.key_id,
+                      doc="Identity of the key set (32 hex digits).")
+    slots = property(lambda self: self._c.slots, doc="Maximum slot count, N/2.")
+    max_level = property(lambda self: self._c.max_level)
+    default_scale = property(lambda self: self._c.default_scale)
+    can_bootstrap = property(lambda self: self._c.can_bootstrap)
+    bootstrap_output_level = property(lambda self: self._c.bootstrap_output_level)
+
+    def evaluate(self, ct: Ciphertext, f, interval=(-1.0, 1.0), degree=15) -> Ciphertext:
+        """``f`` (a Python function) on every slot of ``ct``, for inputs in ``interval``:
+        its Chebyshev interpolant of ``degree`` evaluated by the library's polynomial
+        evaluator (baby-step giant-step, Paterson–Stockmeyer)."""
+        return ct._wrap(self._c.evaluate_chebyshev(ct._live(), f, float(interval[0]),
+                                                   float(interval[1]), int(degree)))
+
+
+class Parameters:
+    """A parameter set (and bootstrapping configuration), without keys: what a server is
+    built from. Pickles as JSON."""
+
+    __slots__ = ("_p",)
+
+    def __init__(self, raw):
+        self._p = raw
+
+    name = property(lambda self: self._p.name)
+    can_bootstrap = property(lambda self: self._p.can_bootstrap)
+
+    def to_json(self) -> str:
+        return self._p.to_json()
+
+    @classmethod
+    def from_json(cls, s: str) -> "Parameters":
+        return cls(_basalt.CkksParameters.from_json(str(s)))
+
+    def __reduce__(self):
+        return (Parameters.from_json, (self.to_json(),))
+
+    def __repr__(self):
+        return repr(self._p)
+
+
+class EvaluationKeys:
+    """Relinearisation, rotation, conjugation and bootstrapping keys of one key set: no
+    secret. Made by ``Context.evaluation_keys``; sent to a `Server` as bytes or a file.
+
+    >>> import basalt
+    >>> ctx = basalt.ckks.Context.toy_insecure(log_n=10, levels=2)
+    >>> keys = ctx.evaluation_keys(rotations=[1, 2, 4])
+    >>> keys.rotations, keys.key_id == ctx.key_id
+    ([1, 2, 4], True)
+    >>> back = basalt.ckks.EvaluationKeys.from_bytes(ctx.parameters, keys.to_bytes(), rotations=[2])
+    >>> back.rotations
+    [2]
+    """
+
+    __slots__ = ("_k",)
+
+    def __init__(self, raw):
+        self._k = raw
+
+    key_id = property(lambda self: self._k.key_id, doc="Identity of their key set.")
+    rotations = property(lambda self: self._k.rotations, doc="Rotation steps held.")
+    has_conjugation = property(lambda self: self._k.has_conjugation)
+    has_bootstrapping = property(lambda self: self._k.has_bootstrapping)
+    size_bytes = property(lambda self: self._k.size_bytes,
+                          doc="Bytes of key material (seeded keys: the stored half).")
+
+    def to_bytes(self) -> bytes:
+        return self._k.to_bytes()
+
+    @classmethod
+    def from_bytes(cls, params: Parameters, data: bytes, *, rotations=None,
+                   conjugate=False) -> "EvaluationKeys":
+        """Validated keys for ``params``; with ``rotations`` (a program's list, e.g.
+        ``LinearTransform.rotations``) only those rotation keys are kept (plus the
+        bootstrapping circuit's when the parameters bootstrap)."""
+        rot = None if rotations is None else [int(k) for k in rotations]
+        return cls(_basalt.CkksEvaluationKeys.from_bytes(params._p, bytes(data), rot,
+                                                         bool(conjugate)))
+
+    def save(self, path) -> None:
+        with open(path, "wb") as f:
+            f.write(self.to_bytes())
+
+    @classmethod
+    def load(cls, params: Parameters, path, *, rotations=None,
+             conjugate=False) -> "EvaluationKeys":
+        with open(path, "rb") as f:
+            return cls.from_bytes(params, f.read(), rotations=rotations, conjugate=conjugate)
+
+    def select(self, steps, *, conjugate=False) -> "EvaluationKeys":
+        """Only the relinearisation key and the rotation keys for ``steps``."""
+        return EvaluationKeys(self._k.select([int(k) for k in steps], bool(conjugate)))
+
+
+class Server(_Engine):
+    """The server role: parameters plus evaluation keys, no secret. Every homomorphic
+    operation, bootstrapping included when the keys carry it; no ``decrypt``.
+
+    >>> import numpy as np, basalt
+    >>> client = basalt.ckks.Context.toy_insecure(log_n=10, levels=3)
+    >>> server = basalt.ckks.Server(client.parameters, client.evaluation_keys(rotations=[1]))
+    >>> ct = server.ciphertext_from_bytes(client.encrypt(np.arange(4.0)).to_bytes())
+    >>> out = client.ciphertext_from_bytes(((ct * ct).rescale().rotate(1)).to_bytes())
+    >>> bool(np.allclose(client.decrypt(out).real, np.roll(np.arange(4.0) ** 2, -1), atol=1e-3))
+    True
+    >>> hasattr(server, "decrypt")
+    False
+    """
+
+    __slots__ = ("_c", "auto_rescale")
+
+    def __init__(self, params: Parameters, keys: EvaluationKeys):
+        if not isinstance(params, Parameters) or not isinstance(keys, EvaluationKeys):
+            raise BasaltError("Server(params, keys) takes a basalt.ckks.Parameters and a "
+                              "basalt.ckks.EvaluationKeys")
+        self._c = _basalt.CkksServer(params._p, keys._k)
+        self.auto_rescale = False
+
+    rotations = property(lambda self: self._c.rotations,
+                         doc="Rotation steps the keys cover.")
+
+
+class Context(_Engine):
+    """The client role: parameters, the secret and public keys, and evaluation keys for the
+    requested rotations (it makes every evaluation key a server needs).
+
+    Build it from a named preset (`basalt.ckks.presets()`), or `toy_insecure` for small rings;
+    ``bootstrapping=True`` (or `toy_bootstrappable`) makes a context that also bootstraps.
     With ``symbolic=True`` the context is in trace mode: no key pair, shape-only ciphertexts
     from `encrypt_symbolic`, and every operation emits the kernels a real run executes without
     computing them (record them with `basalt.sim.record`, time them with `basalt.sim.run`).
+
+    >>> import numpy as np, basalt
+    >>> ctx = basalt.ckks.Context.toy_bootstrappable(log_n=10, log_slots=3)
+    >>> x = np.linspace(-0.5, 0.5, 8)
+    >>> ct = ctx.encrypt(x, level=0)
+    >>> y = (ctx.bootstrap(ct) * 0.5).rescale() + 0.25   # an ordinary ciphertext
+    >>> bool(np.abs(ctx.decrypt(y).real - (x * 0.5 + 0.25)).max() < 1e-3)
+    True
     """
 
     def __init__(self, raw):
+        import threading
         self._c = raw
+        self._lock = threading.Lock()
+        self.auto_rescale = False
 
     @classmethod
     def preset(cls, name: str, *, rotations=(), conjugate=False, seeded_keys=False,
-               symbolic=False, allow_insecure=False) -> "Context":
-        """A named preset. One estimated below 128-bit security (``basalt security`` lists
-        them) raises unless ``allow_insecure=True``."""
-        return cls(_basalt.CkksContext.preset(name, list(rotations), conjugate, seeded_keys,
-                                              symbolic, allow_insecure=allow_insecure))
+               symbolic=False, bootstrapping=False, log_slots=None,
+               allow_insecure=False) -> "Context":
+        """A named preset (``bootstrapping=True``: with the keys of its bootstrapping circuit).
+        One estimated below 128-bit security (``basalt security`` lists them) raises unless
+        ``allow_insecure=True``."""
+        return cls(_basalt.CkksContext.preset(name, [int(k) for k in rotations], conjugate,
+                                              seeded_keys, symbolic, bootstrapping, log_slots,
+                                              allow_insecure=allow_insecure))
 
     @classmethod
     def toy_insecure(cls, *, log_n=12, levels=4, log_q0=55, log_q=40, log_p=56, k=1, dnum=None,
                      rotations=(), conjugate=False, symbolic=False) -> "Context":
         return cls(_basalt.CkksContext.toy_insecure(log_n, levels, log_q0, log_q, log_p, k, dnum,
-                                                   list(rotations), conjugate, symbolic))
+                                                   [int(r) for r in rotations], conjugate,
+                                                   symbolic))
 
-    slots = property(lambda self: self._c.slots, doc="Maximum slot count, N/2.")
-    max_level = property(lambda self: self._c.max_level)
-    default_scale = property(lambda self: self._c.default_scale)
+    @classmethod
+    def toy_bootstrappable(cls, *, log_n=10, log_slots=None, residual_levels=2,
+                           rotations=()) -> "Context":
+        """A small, INSECURE context that bootstraps (Lattigo's chain shape)."""
+        return cls(_basalt.CkksContext.toy_bootstrappable(log_n, log_slots, residual_levels,
+                                                         [int(r) for r in rotations]))
+
     name = property(lambda self: self._c.name)
     symbolic = property(lambda self: self._c.symbolic, doc="True in trace mode (no key pair).")
     rotations = property(lambda self: self._c.rotations,
                          doc="Rotation steps the evaluation keys cover.")
+    parameters = property(lambda self: Parameters(self._c.parameters()),
+                          doc="The parameters a `Server` is built from (no keys).")
+    bootstrap_input_scale = property(lambda self: self._c.bootstrap_input_scale)
+
+    def evaluation_keys(self, rotations=None, *, conjugate=False, seeded=False,
+                        bootstrapping=True) -> EvaluationKeys:
+        """Fresh evaluation keys for a server: relinearisation, ``rotations`` (default: this
+        context's), conjugation if asked, and the bootstrapping keys (encapsulation keys
+        included) if this context bootstraps. ``seeded``: half the bytes, expanded on load."""
+        rot = None if rotations is None else [int(k) for k in rotations]
+        return EvaluationKeys(self._c.evaluation_keys(rot, bool(conjugate), bool(seeded),
+                                                      bool(bootstrapping)))
+
+    def export_secret_key(self) -> bytes:
+        """The secret key as bytes: the only way it leaves this process."""
+        return self._c.export_secret_key()
 
     def add_rotations(self, rotations) -> None:
         """Also hold evaluation keys for ``rotations`` (e.g. a `LinearTransform`'s). The key
         pair stays, so ciphertexts of this context stay valid; the evaluation keys are
-        generated anew (seconds at N = 2^16)."""
-        missing = sorted(set(int(k) for k in rotations) - set(self._c.rotations))
-        if missing:
-            self._c = self._c.with_rotations(missing)
+        generated anew (seconds at N = 2^16). Safe from several threads."""
+        want = set(int(k) for k in rotations)
+        with self._lock:
+            missing = sorted(want - set(self._c.rotations))
+            if missing:
+                self._c = self._c.with_rotations(missing)
 
     def encrypt_symbolic(self, slots: int, *, level=None, scale=None) -> Ciphertext:
         """A shape-only ciphertext of ``slots`` slots (symbolic contexts only)."""
         return Ciphertext(self, self._c.encrypt_symbolic(int(slots), level, scale))
 
     def encrypt(self, values, *, level=None, scale=None) -> Ciphertext:
-        """Encrypt a 1-D array (real or complex; length a power of two ≤ slots)."""
-        v = np.ascontiguousarray(np.asarray(values), dtype=np.complex128)
+        """Encrypt a 1-D numeric array (real or complex; length a power of two ≤ slots)."""
+        v = np.asarray(values)
+        if v.dtype.kind not in "iufc":
+            raise BasaltError(f"values must be numeric, got dtype {v.dtype}")
         if v.ndim != 1:
             raise BasaltError(f"expected a 1-D array, got shape {v.shape}")
-        return Ciphertext(self, self._c.encrypt(v, level, scale))
+        if level is not None and (isinstance(level, bool) or not isinstance(level, (int, np.integer))):
+            raise BasaltError(f"level must be an integer, got {level!r}")
+        if scale is None and level is not None and self.can_bootstrap and int(level) == 0:
+            scale = self.bootstrap_input_scale
+        v = np.ascontiguousarray(v, dtype=np.complex128)
+        return Ciphertext(self, self._c.encrypt(v, None if level is None else int(level),
+                                                None if scale is None else float(scale)))
 
     def decrypt(self, ct: Ciphertext) -> np.ndarray:
         """Decrypt and decode to a complex128 array."""
         if not isinstance(ct, Ciphertext) or ct._ctx is not self:
-            raise BasaltError("this ciphertext belongs to another context")
-        return self._c.decrypt(ct._raw)
+            raise BasaltError("this ciphertext belongs to another context: load it with "
+                              "ctx.ciphertext_from_bytes(ct.to_bytes())")
+        return self._c.decrypt(ct._live())
 
     def _own(self, cts):
         for c in cts:
             if not isinstance(c, Ciphertext) or c._ctx is not self:
                 raise BasaltError("this ciphertext belongs to another context")
-        return [c._raw for c in cts]
+        return [c._live() for c in cts]
 
     def mul_batch(self, pairs) -> list:
         """Throughput mode: ``a * b`` (relinearised; rescale after) for every ``(a, b)`` in
@@ -162,16 +475,12 @@ class Context:
         """Throughput mode: every ciphertext rescaled, one per core, without the GIL."""
         return [Ciphertext(self, r) for r in self._c.rescale_batch(self._own(cts))]
 
-    def ciphertext_from_bytes(self, data: bytes) -> Ciphertext:
-        """Load a ciphertext serialized under this context's parameters; corrupted or foreign
-        bytes raise `BasaltError`."""
-        return Ciphertext(self, self._c.ciphertext_from_bytes(bytes(data)))
-
     def evaluation_keys_to_bytes(self) -> bytes:
         return self._c.evaluation_keys_to_bytes()
 
     def check_evaluation_keys(self, data: bytes) -> int:
-        """Validate serialized evaluation keys; returns the number of Galois keys."""
+        """Validate serialized evaluation keys (well formed and of this key set); returns the
+        number of Galois keys."""
         return self._c.check_evaluation_keys(bytes(data))
 
     @staticmethod
@@ -180,11 +489,15 @@ class Context:
 
         Keys: min/max/median slot, mean (mean of the per-slot precisions, Lattigo's
         AVGLog2Prec) and mean_error (−log2 of the mean error, never above mean); each for the
-        complex value and, with a ``_real`` suffix, the real part.
+        complex value and, with a ``_real`` suffix, the real part. A slot that is not finite
+        (NaN, infinity) counts as no precision at all: every figure is then −inf.
         """
         w = np.ascontiguousarray(want, dtype=np.complex128)
         h = np.ascontiguousarray(have, dtype=np.complex128)
-        return _basalt.CkksContext.precision(w, h)
+        d = _basalt.CkksContext.precision(w, h)
+        if not np.all(np.isfinite(h)):
+            d = {k: float("-inf") for k in d}
+        return d
 
 
 class LinearTransform:
@@ -205,7 +518,11 @@ class LinearTransform:
     results; the plans differ in cost (`predicted_cost`) and in what they keep alive, which
     `basalt.sim` shows on the accelerator models.
 
-    The context needs keys for `rotations`: ``ctx.add_rotations(lt.rotations)``.
+    The context needs keys for `rotations`: ``ctx.add_rotations(lt.rotations)`` (a server
+    loads just those: ``EvaluationKeys.from_bytes(params, data, rotations=lt.rotations)``).
+    A rectangular ``rows × cols`` matrix (both powers of two) is padded to a square one of the
+    larger size; the input then holds ``cols`` values (repeated to fill the slots when rows >
+    cols), the first ``rows`` output slots hold ``M·x``.
 
     >>> import numpy as np, basalt
     >>> ctx = basalt.ckks.Context.toy_insecure(log_n=10, levels=2)
@@ -223,8 +540,21 @@ class LinearTransform:
             raise BasaltError("give either a matrix or its diagonals")
         if matrix is not None:
             m = np.asarray(matrix, dtype=np.complex128)
-            if m.ndim != 2 or m.shape[0] != m.shape[1]:
-                raise BasaltError(f"expected a square matrix, got shape {m.shape}")
+            if m.ndim != 2:
+                raise BasaltError(f"expected a 2-D matrix, got shape {m.shape}")
+            r, c = m.shape
+            if r != c:
+                if r & (r - 1) or c & (c - 1):
+                    raise BasaltError(f"a rectangular matrix needs power-of-two sides, got {m.shape}")
+                # Pad to square; with rows > cols the input is replicated, so tile the columns.
+                n = max(r, c)
+                sq = np.zeros((n, n), dtype=np.complex128)
+                if r > c:
+                    sq[:r, :c] = m / (n // c)
+                    sq = np.tile(sq[:, :c], (1, n // c))
+                else:
+                    sq[:r, :c] = m
+                m = sq
             slots = m.shape[0]
             rows = np.arange(slots)
             diagonals = {}

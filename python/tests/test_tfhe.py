@@ -57,3 +57,36 @@ def test_bad_input_is_a_clear_error(ctx):
         other.ciphertext_from_bytes(data)  # another key
     with pytest.raises(basalt.BasaltError):
         other.decrypt(ctx.encrypt(1))
+
+
+def test_booleans_and_integers_are_distinct_types(ctx):
+    with pytest.raises(basalt.BasaltError, match="boolean"):
+        ctx.gate("and", ctx.encrypt(1), ctx.encrypt(1))
+    with pytest.raises(basalt.BasaltError, match="integer"):
+        ctx.decrypt(ctx.encrypt_bool(True))
+    b = ctx.ciphertext_from_bytes(ctx.encrypt_bool(True).to_bytes())
+    assert isinstance(b, basalt.tfhe.Bool) and ctx.decrypt_bool(b)
+
+
+def test_another_key_is_refused_naming_both_ids(ctx):
+    other = Context("STRIX_I", allow_insecure=True)
+    for fn in (lambda: other.ciphertext_from_bytes(ctx.encrypt(1).to_bytes()),
+               lambda: other._c.decrypt(ctx.encrypt(1)._raw),
+               lambda: other._c.apply_table(ctx.encrypt(1)._raw, list(range(ctx.plaintext_modulus))),
+               lambda: other._c.gate("and", ctx.encrypt_bool(True)._raw, ctx.encrypt_bool(True)._raw)):
+        with pytest.raises(basalt.BasaltError, match="key mismatch") as e:
+            fn()
+        assert ctx.key_id.lstrip("0") in str(e.value) and other.key_id.lstrip("0") in str(e.value)
+
+
+def test_apply_batch_reads_a_generator(ctx):
+    out = ctx.apply_batch((ctx.encrypt(m % 2) for m in range(3)), lambda m: m)
+    assert [ctx.decrypt(c) for c in out] == [0, 1, 0]
+
+
+def test_silent_coercions_are_refused(ctx):
+    for bad in (3.7, "3", True):
+        with pytest.raises(basalt.BasaltError, match="integer"):
+            ctx.encrypt(bad)
+    with pytest.raises(basalt.BasaltError, match="integer"):
+        ctx.apply(ctx.encrypt(1), lambda m: m / 2)

@@ -234,9 +234,8 @@ impl PyCkks {
         if !bootstrapping {
             return py.allow_threads(|| build(params, rotations, conjugate, seeded_keys, symbolic));
         }
-        let cfg =
-            basalt_circuits::bootstrap::config::for_preset(name, log_slots, params.log_n())
-                .ok_or_else(|| err(format!("preset {name:?} has no bootstrapping circuit")))?;
+        let cfg = basalt_circuits::bootstrap::config::for_preset(name, log_slots, params.log_n())
+            .ok_or_else(|| err(format!("preset {name:?} has no bootstrapping circuit")))?;
         py.allow_threads(|| {
             let kg = KeyGenerator::new(&params);
             let sk = kg.gen_secret_key();
@@ -285,7 +284,9 @@ impl PyCkks {
     /// here carries it.
     #[getter]
     fn key_id(&self) -> String {
-        self.key_pair.as_ref().map_or_else(|| KeyId::UNBOUND.to_hex(), |(sk, _)| sk.key_id().to_hex())
+        self.key_pair
+            .as_ref()
+            .map_or_else(|| KeyId::UNBOUND.to_hex(), |(sk, _)| sk.key_id().to_hex())
     }
 
     /// The parameters (and bootstrapping configuration) a server needs, without keys.
@@ -313,6 +314,19 @@ impl PyCkks {
             seeded,
         };
         let cfg = if bootstrapping { self.boot.as_ref().map(|b| b.cfg) } else { None };
+        // The keys this context already holds, if they are the ones asked for: no second
+        // generation (minutes and gigabytes at N = 2^16).
+        let same = keys_for.rotations == self.keys_for.rotations
+            && conjugate == self.keys_for.conjugate
+            && seeded == self.keys_for.seeded
+            && cfg.is_some() == self.boot.is_some();
+        if same {
+            return Ok(PyEvalKeys {
+                params: self.params.clone(),
+                keys: self.eval.keys().clone(),
+                encaps: self.boot.as_ref().and_then(|b| b.encaps.clone()),
+            });
+        }
         py.allow_threads(|| {
             let (keys, boot) = make_keys(&self.params, sk, &keys_for, cfg.as_ref())?;
             Ok(PyEvalKeys {
@@ -480,6 +494,28 @@ impl PyCkks {
         Ok(v.into_pyarray(py))
     }
 
+    /// `ct + v` / `ct · v` for a plaintext vector `v` (`op` is `"add"` or `"mul"`).
+    fn plain_op(
+        &self,
+        ct: &PyCiphertext,
+        v: PyReadonlyArray1<'_, Complex64>,
+        op: &str,
+    ) -> PyResult<PyCiphertext> {
+        let v = v.as_slice().map_err(err)?;
+        Ok(PyCiphertext { ct: plain_op(&self.encoder, &self.eval, &ct.ct, v, op)? })
+    }
+    /// `f` on every slot through its Chebyshev interpolant on `[a, b]` of `degree`.
+    fn evaluate_chebyshev(
+        &self,
+        py: Python<'_>,
+        ct: &PyCiphertext,
+        f: &Bound<'_, PyAny>,
+        a: f64,
+        b: f64,
+        degree: usize,
+    ) -> PyResult<PyCiphertext> {
+        Ok(PyCiphertext { ct: chebyshev(py, &self.eval, &ct.ct, f, (a, b, degree))? })
+    }
     fn add(&self, a: &PyCiphertext, b: &PyCiphertext) -> PyResult<PyCiphertext> {
         Ok(PyCiphertext { ct: self.eval.add(&a.ct, &b.ct).map_err(err)? })
     }
@@ -632,6 +668,69 @@ impl PyCkks {
     }
 }
 
+/// `ct ⊕ v` for a plaintext vector `v` of the ciphertext's slots: `add` encodes it at the
+/// ciphertext's level and scale; `mul` at scale `q_l` (rescale after, as for a constant).
+fn plain_op(
+    encoder: &Encoder,
+    eval: &Evaluator,
+    ct: &Ciphertext,
+    v: &[Complex64],
+    op: &str,
+) -> PyResult<Ciphertext> {
+    let params = eval.params();
+    match op {
+        "add" => {
+            let pt = encoder.encode(v, ct.slots(), ct.level(), ct.scale()).map_err(err)?;
+            eval.add_plain(ct, &pt).map_err(err)
+        }
+        "mul" => {
+            if ct.level() == 0 {
+                return Err(err("a plaintext product needs a level to rescale; at level 0 \
+                     multiply before the last rescale (or bootstrap first)"));
+            }
+            let s = params.q()[ct.level()] as f64;
+            let pt = encoder.encode(v, ct.slots(), ct.level(), s).map_err(err)?;
+            eval.mul_plain(ct, &pt).map_err(err)
+        }
+        other => Err(err(format!("unknown plaintext operation {other:?}"))),
+    }
+}
+
+/// `f` (a Python callable) on `[a, b]`, interpolated in Chebyshev form of `degree` and
+/// evaluated homomorphically by the library's polynomial evaluator.
+fn chebyshev(
+    py: Python<'_>,
+    eval: &Evaluator,
+    ct: &Ciphertext,
+    f: &Bound<'_, PyAny>,
+    (a, b, degree): (f64, f64, usize),
+) -> PyResult<Ciphertext> {
+    let failure = std::cell::RefCell::new(None);
+    let p = basalt_circuits::polynomial::Chebyshev::interpolate(
+        |x| match f.call1((x,)).and_then(|y| y.extract::<f64>()) {
+            Ok(y) if y.is_finite() => y,
+            Ok(y) => {
+                failure
+                    .borrow_mut()
+                    .get_or_insert_with(|| err(format!("f({x}) = {y} is not finite")));
+                0.0
+            }
+            Err(e) => {
+                failure.borrow_mut().get_or_insert(e);
+                0.0
+            }
+        },
+        a,
+        b,
+        degree,
+    )
+    .map_err(err)?;
+    if let Some(e) = failure.into_inner() {
+        return Err(e);
+    }
+    py.allow_threads(|| basalt_circuits::polynomial::evaluate(eval, ct, &p, None)).map_err(err)
+}
+
 /// `ct · c`. Above level 0 the constant is encoded at `q_l` (the next rescale restores the
 /// scale); at level 0 there is no rescale left, so an integer is multiplied exactly and any
 /// other constant is encoded at the largest power of two that keeps the product's scale under
@@ -664,6 +763,326 @@ fn ckks_presets() -> Vec<(String, Vec<String>)> {
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyCkks>()?;
     m.add_class::<PyCiphertext>()?;
+    m.add_class::<PyParams>()?;
+    m.add_class::<PyEvalKeys>()?;
+    m.add_class::<PyServer>()?;
     m.add_function(wrap_pyfunction!(ckks_presets, m)?)?;
     Ok(())
+}
+
+/// The parameters of a context (and its bootstrapping configuration), without any key: what a
+/// server is built from together with the evaluation keys. Serializes to JSON.
+#[pyclass(module = "basalt._basalt", name = "CkksParameters", frozen)]
+#[derive(Clone)]
+pub struct PyParams {
+    params: Parameters,
+    boot: Option<BootstrapConfig>,
+}
+
+#[derive(serde::Serialize, serde::Deserialize)]
+struct ParamsWire {
+    literal: ParametersLiteral,
+    bootstrapping: Option<BootstrapConfig>,
+}
+
+#[pymethods]
+impl PyParams {
+    #[getter]
+    fn name(&self) -> String {
+        self.params.name().to_string()
+    }
+    #[getter]
+    fn can_bootstrap(&self) -> bool {
+        self.boot.is_some()
+    }
+    fn to_json(&self) -> PyResult<String> {
+        let w = ParamsWire { literal: self.params.literal().clone(), bootstrapping: self.boot };
+        serde_json::to_string(&w).map_err(err)
+    }
+    /// Parameters from `to_json`'s output, validated again (an insecure set loads only if the
+    /// JSON carries its opt-in).
+    #[staticmethod]
+    fn from_json(s: &str) -> PyResult<PyParams> {
+        let w: ParamsWire = serde_json::from_str(s).map_err(|e| err(format!("parameters: {e}")))?;
+        let params = Parameters::new(w.literal).map_err(err)?;
+        if let Some(cfg) = &w.bootstrapping {
+            Bootstrapper::new(&params, *cfg).map_err(err)?;
+        }
+        Ok(PyParams { params, boot: w.bootstrapping })
+    }
+    fn __repr__(&self) -> String {
+        format!("CkksParameters({:?}, bootstrapping={})", self.params.name(), self.boot.is_some())
+    }
+}
+
+/// Evaluation keys of one key set (no secret): relinearisation, rotations, conjugation and,
+/// for a bootstrapping context, the circuit's keys and encapsulation keys.
+#[pyclass(module = "basalt._basalt", name = "CkksEvaluationKeys", frozen)]
+#[derive(Clone)]
+pub struct PyEvalKeys {
+    params: Parameters,
+    keys: EvaluationKeys,
+    encaps: Option<Encapsulation>,
+}
+
+/// `[u64 length of the key set][key set][encapsulation keys, possibly empty]`.
+fn evk_to_bytes(k: &PyEvalKeys) -> PyResult<Vec<u8>> {
+    let a = k.keys.to_bytes().map_err(err)?;
+    let mut out = (a.len() as u64).to_le_bytes().to_vec();
+    out.extend_from_slice(&a);
+    if let Some(e) = &k.encaps {
+        out.extend_from_slice(&e.to_bytes().map_err(err)?);
+    }
+    Ok(out)
+}
+
+fn evk_from_bytes(
+    p: &PyParams,
+    data: &[u8],
+    steps: Option<&[i64]>,
+    conjugate: bool,
+) -> PyResult<PyEvalKeys> {
+    let bad = |m: &str| err(format!("evaluation keys: {m}"));
+    let len = data
+        .get(..8)
+        .map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes")) as usize)
+        .ok_or_else(|| bad("truncated"))?;
+    let rest = &data[8..];
+    if len > rest.len() {
+        return Err(bad("truncated"));
+    }
+    let (a, b) = rest.split_at(len);
+    let mut steps = steps.map(<[i64]>::to_vec);
+    let mut conjugate = conjugate;
+    let boot = match &p.boot {
+        Some(cfg) => Some(Bootstrapper::new(&p.params, *cfg).map_err(err)?),
+        None => None,
+    };
+    // A bootstrapping server needs the circuit's keys whatever the program lists.
+    if let (Some(s), Some(bt)) = (steps.as_mut(), &boot) {
+        s.extend(bt.rotations());
+        conjugate = true;
+    }
+    let keys = EvaluationKeys::from_bytes_selected(&p.params, a, steps.as_deref(), conjugate)
+        .map_err(err)?
+        .expanded(&p.params)
+        .map_err(err)?;
+    let encaps = match (&p.boot, b.is_empty()) {
+        (_, true) => None,
+        (Some(cfg), false) => {
+            let h =
+                cfg.ephemeral_h.ok_or_else(|| bad("encapsulation keys for a circuit without"))?;
+            let e = Encapsulation::from_bytes(&p.params, h, b).map_err(err)?;
+            let id = keys.key_id().map_err(err)?.unwrap_or(KeyId::UNBOUND);
+            id.join(e.key_id(), "the encapsulation keys").map_err(err)?;
+            Some(e)
+        }
+        (None, false) => {
+            return Err(bad("encapsulation keys, but the parameters do not bootstrap"));
+        }
+    };
+    Ok(PyEvalKeys { params: p.params.clone(), keys, encaps })
+}
+
+#[pymethods]
+impl PyEvalKeys {
+    /// The key set they belong to (32 hex digits).
+    #[getter]
+    fn key_id(&self) -> PyResult<String> {
+        Ok(self.keys.key_id().map_err(err)?.unwrap_or(KeyId::UNBOUND).to_hex())
+    }
+    /// Rotation steps held.
+    #[getter]
+    fn rotations(&self) -> Vec<i64> {
+        self.keys.rotations(&self.params)
+    }
+    #[getter]
+    fn has_conjugation(&self) -> bool {
+        self.keys.has_conjugation(&self.params)
+    }
+    #[getter]
+    fn has_bootstrapping(&self) -> bool {
+        self.encaps.is_some()
+    }
+    /// Bytes of key material held (seeded keys: their stored half).
+    #[getter]
+    fn size_bytes(&self) -> usize {
+        self.keys.size_bytes()
+    }
+    fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        let b = py.allow_threads(|| evk_to_bytes(self))?;
+        Ok(PyBytes::new(py, &b))
+    }
+    /// Load and validate keys for `params`; with `rotations`, only those rotation keys (and
+    /// the bootstrapping circuit's, if the parameters bootstrap) are decoded and kept.
+    #[staticmethod]
+    #[pyo3(signature = (params, data, rotations=None, conjugate=false))]
+    fn from_bytes(
+        py: Python<'_>,
+        params: &PyParams,
+        data: &[u8],
+        rotations: Option<Vec<i64>>,
+        conjugate: bool,
+    ) -> PyResult<PyEvalKeys> {
+        let data = data.to_vec();
+        py.allow_threads(|| evk_from_bytes(params, &data, rotations.as_deref(), conjugate))
+    }
+    /// Only the relinearisation key, the rotation keys for `steps` and (if asked) conjugation.
+    #[pyo3(signature = (steps, conjugate=false))]
+    fn select(&self, steps: Vec<i64>, conjugate: bool) -> PyResult<PyEvalKeys> {
+        let keys = self.keys.select(&self.params, &steps, conjugate).map_err(err)?;
+        Ok(PyEvalKeys { params: self.params.clone(), keys, encaps: self.encaps.clone() })
+    }
+}
+
+/// The server role: parameters and evaluation keys only. Every homomorphic operation
+/// (bootstrapping included, when the keys carry it); no secret key, no decryption.
+#[pyclass(module = "basalt._basalt", name = "CkksServer", frozen)]
+pub struct PyServer {
+    pub(crate) params: Parameters,
+    pub(crate) encoder: Encoder,
+    pub(crate) eval: Evaluator,
+    boot: Option<Boot>,
+}
+
+#[pymethods]
+impl PyServer {
+    #[new]
+    fn new(py: Python<'_>, params: &PyParams, keys: &PyEvalKeys) -> PyResult<PyServer> {
+        if keys.params.id() != params.params.id() {
+            return Err(err("the evaluation keys belong to another parameter set"));
+        }
+        py.allow_threads(|| {
+            let eval = Evaluator::new(&params.params, keys.keys.clone()).map_err(err)?;
+            let boot = match (&params.boot, &keys.encaps) {
+                (Some(cfg), encaps) => {
+                    let bt = Bootstrapper::new(&params.params, *cfg).map_err(err)?;
+                    if cfg.ephemeral_h.is_some() && encaps.is_none() {
+                        None
+                    } else {
+                        Some(Boot { cfg: *cfg, bt, encaps: encaps.clone() })
+                    }
+                }
+                (None, _) => None,
+            };
+            Ok(PyServer {
+                encoder: Encoder::new(&params.params),
+                params: params.params.clone(),
+                eval,
+                boot,
+            })
+        })
+    }
+    #[getter]
+    fn key_id(&self) -> String {
+        self.eval.key_id().to_hex()
+    }
+    #[getter]
+    fn rotations(&self) -> Vec<i64> {
+        self.eval.keys().rotations(&self.params)
+    }
+    #[getter]
+    fn slots(&self) -> usize {
+        self.params.max_slots()
+    }
+    #[getter]
+    fn max_level(&self) -> usize {
+        self.params.max_level()
+    }
+    #[getter]
+    fn default_scale(&self) -> f64 {
+        self.params.default_scale()
+    }
+    #[getter]
+    fn can_bootstrap(&self) -> bool {
+        self.boot.is_some()
+    }
+    #[getter]
+    fn bootstrap_output_level(&self) -> Option<usize> {
+        self.boot.as_ref().map(|b| b.bt.budget().output_level)
+    }
+    /// Load a ciphertext; one under another key set than the server's keys is refused.
+    fn ciphertext_from_bytes(&self, data: &[u8]) -> PyResult<PyCiphertext> {
+        let ct = Ciphertext::from_bytes_for(&self.params, self.eval.key_id(), data).map_err(err)?;
+        Ok(PyCiphertext { ct })
+    }
+    fn ciphertext_to_bytes<'py>(
+        &self,
+        py: Python<'py>,
+        ct: &PyCiphertext,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        Ok(PyBytes::new(py, &ct.ct.to_bytes().map_err(err)?))
+    }
+
+    /// `ct + v` / `ct · v` for a plaintext vector `v` (`op` is `"add"` or `"mul"`).
+    fn plain_op(
+        &self,
+        ct: &PyCiphertext,
+        v: PyReadonlyArray1<'_, Complex64>,
+        op: &str,
+    ) -> PyResult<PyCiphertext> {
+        let v = v.as_slice().map_err(err)?;
+        Ok(PyCiphertext { ct: plain_op(&self.encoder, &self.eval, &ct.ct, v, op)? })
+    }
+    /// `f` on every slot through its Chebyshev interpolant on `[a, b]` of `degree`.
+    fn evaluate_chebyshev(
+        &self,
+        py: Python<'_>,
+        ct: &PyCiphertext,
+        f: &Bound<'_, PyAny>,
+        a: f64,
+        b: f64,
+        degree: usize,
+    ) -> PyResult<PyCiphertext> {
+        Ok(PyCiphertext { ct: chebyshev(py, &self.eval, &ct.ct, f, (a, b, degree))? })
+    }
+    fn add(&self, a: &PyCiphertext, b: &PyCiphertext) -> PyResult<PyCiphertext> {
+        Ok(PyCiphertext { ct: self.eval.add(&a.ct, &b.ct).map_err(err)? })
+    }
+    fn sub(&self, a: &PyCiphertext, b: &PyCiphertext) -> PyResult<PyCiphertext> {
+        Ok(PyCiphertext { ct: self.eval.sub(&a.ct, &b.ct).map_err(err)? })
+    }
+    fn neg(&self, a: &PyCiphertext) -> PyResult<PyCiphertext> {
+        Ok(PyCiphertext { ct: self.eval.neg(&a.ct).map_err(err)? })
+    }
+    fn mul(&self, py: Python<'_>, a: &PyCiphertext, b: &PyCiphertext) -> PyResult<PyCiphertext> {
+        py.allow_threads(|| {
+            Ok(PyCiphertext { ct: self.eval.mul_relin(&a.ct, &b.ct).map_err(err)? })
+        })
+    }
+    fn mul_const(&self, a: &PyCiphertext, c: f64) -> PyResult<PyCiphertext> {
+        Ok(PyCiphertext { ct: mul_const(&self.eval, &a.ct, c)? })
+    }
+    fn mul_const_complex(&self, a: &PyCiphertext, c: Complex64) -> PyResult<PyCiphertext> {
+        if c.im == 0.0 {
+            return self.mul_const(a, c.re);
+        }
+        Ok(PyCiphertext { ct: self.eval.mul_const_complex(&a.ct, c).map_err(err)? })
+    }
+    fn add_const(&self, a: &PyCiphertext, c: Complex64) -> PyResult<PyCiphertext> {
+        Ok(PyCiphertext { ct: self.eval.add_const(&a.ct, c).map_err(err)? })
+    }
+    fn rescale(&self, py: Python<'_>, a: &PyCiphertext) -> PyResult<PyCiphertext> {
+        py.allow_threads(|| Ok(PyCiphertext { ct: self.eval.rescale(&a.ct).map_err(err)? }))
+    }
+    fn drop_to_level(&self, a: &PyCiphertext, level: usize) -> PyResult<PyCiphertext> {
+        let mut ct = a.ct.clone();
+        ct.drop_to_level(level).map_err(err)?;
+        Ok(PyCiphertext { ct })
+    }
+    fn rotate(&self, py: Python<'_>, a: &PyCiphertext, k: i64) -> PyResult<PyCiphertext> {
+        if k.rem_euclid(a.ct.slots() as i64) == 0 {
+            return Ok(a.clone());
+        }
+        py.allow_threads(|| Ok(PyCiphertext { ct: self.eval.rotate(&a.ct, k).map_err(err)? }))
+    }
+    fn conjugate(&self, py: Python<'_>, a: &PyCiphertext) -> PyResult<PyCiphertext> {
+        py.allow_threads(|| Ok(PyCiphertext { ct: self.eval.conjugate(&a.ct).map_err(err)? }))
+    }
+    fn bootstrap(&self, py: Python<'_>, ct: &PyCiphertext) -> PyResult<PyCiphertext> {
+        let b = self.boot.as_ref().ok_or_else(|| {
+            err("this server cannot bootstrap: it needs bootstrapping parameters and keys")
+        })?;
+        py.allow_threads(|| Ok(PyCiphertext { ct: b.bootstrap(&self.eval, &ct.ct).map_err(err)? }))
+    }
 }

@@ -102,6 +102,20 @@ impl PyTfhe {
         py.allow_threads(|| Ok(PyTfheCt { ct: self.ctx.gate(g, &a, &b).map_err(err)? }))
     }
 
+    /// The key's identity (hex): ciphertexts carry it, and every operation checks it.
+    #[getter]
+    fn key_id(&self) -> String {
+        format!("{:016x}", self.ctx.key_id())
+    }
+
+    /// Whether `ct` holds a boolean (gate encoding) rather than an integer.
+    fn is_boolean(&self, ct: &PyTfheCt) -> bool {
+        match &ct.ct {
+            DynCiphertext::U32(c) => c.encoding() == basalt_tfhe::Encoding::Boolean,
+            DynCiphertext::U64(c) => c.encoding() == basalt_tfhe::Encoding::Boolean,
+        }
+    }
+
     fn ciphertext_to_bytes<'py>(&self, py: Python<'py>, ct: &PyTfheCt) -> Bound<'py, PyBytes> {
         PyBytes::new(py, &self.ctx.ciphertext_to_bytes(&ct.ct))
     }

@@ -48,6 +48,11 @@ impl TfheContext {
     }
 
     /// The parameter set.
+    /// The client key's identity, carried by every ciphertext and the server key.
+    pub fn key_id(&self) -> u64 {
+        self.client.key_id()
+    }
+
     pub fn params(&self) -> &TfheParams {
         self.client.params()
     }

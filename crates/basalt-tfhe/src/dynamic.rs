@@ -51,6 +51,13 @@ impl DynClientKey {
         }
     }
 
+    pub fn key_id(&self) -> u64 {
+        match self {
+            DynClientKey::U32(k) => k.key_id(),
+            DynClientKey::U64(k) => k.key_id(),
+        }
+    }
+
     pub fn server_key(&self) -> DynServerKey {
         match self {
             DynClientKey::U32(k) => DynServerKey::U32(k.server_key()),
