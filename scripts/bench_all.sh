@@ -18,6 +18,7 @@ done
 T=${THREADS:-1,2}
 OUT=${OUT:-bench-out/$(date -u +%F)$([[ $quick == 1 ]] && echo -quick)}
 mkdir -p "$OUT"
+rm -f "$OUT/basalt-btp.jsonl"
 { date -u; nproc; lscpu | grep -E 'Model name|Flags' | cut -c1-200; free -g | head -2; uptime; } > "$OUT/machine.txt"
 cargo build --release -q -p basalt-cli
 B=target/release/basalt
@@ -27,8 +28,11 @@ $B bench ckks --preset LATTIGO_RESIDUAL,N16QP1546H192H32 --threads "$T" --reps 5
   > "$OUT/basalt-ckks.jsonl"
 $B bench pbs --threads "$T" "${Q[@]}" > "$OUT/basalt-pbs.jsonl"
 if [[ $btp == 1 ]]; then
-  $B bench bootstrap --preset N16QP1546H192H32 --threads "$T" --reps "${BTP_REPS:-3}" --keys both "${Q[@]}" \
-    > "$OUT/basalt-btp.jsonl"
+  # One process per key form: each peak-memory figure starts from a fresh process.
+  for k in full seeded; do
+    $B bench bootstrap --preset N16QP1546H192H32 --threads "$T" --reps "${BTP_REPS:-3}" --keys $k "${Q[@]}" \
+      >> "$OUT/basalt-btp.jsonl"
+  done
 fi
 if [[ $quick == 1 ]]; then
   python3 scripts/benchmarks_md.py "$OUT" > "$OUT/BENCHMARKS.md"

@@ -81,8 +81,12 @@ if [[ $what == btp ]]; then
     GOMAXPROCS=1 "$LATTIGO" -mode btp -btp-reps "$BR" \
       > "$OUT/lattigo-btp-gomaxprocs1.jsonl" 2> "$OUT/lattigo-btp-gomaxprocs1.stderr"
   fi
-  $B bench bootstrap --preset N16QP1546H192H32 --threads 1,2 --reps "$BR" --keys both "${Q[@]}" \
-    > "$OUT/basalt-btp.jsonl" 2> "$OUT/basalt-btp.stderr"
+  # One process per key form: each peak-memory figure starts from a fresh process.
+  rm -f "$OUT/basalt-btp.jsonl"
+  for k in full seeded; do
+    $B bench bootstrap --preset N16QP1546H192H32 --threads 1,2 --reps "$BR" --keys $k "${Q[@]}" \
+      >> "$OUT/basalt-btp.jsonl" 2>> "$OUT/basalt-btp.stderr"
+  done
   if [[ $quick == 0 ]] && peer Poulpy "$POULPY" build_poulpy; then
     "$POULPY" --mode btp --threads 1 --btp-reps "$BR" \
       --presets n16_d35_k636_p20_c2s,n16_d35_k685_p19_s2c_ffr_ci > "$OUT/poulpy-btp.jsonl" 2> "$OUT/poulpy-btp.stderr"

@@ -192,7 +192,7 @@ fn run_keys(
                 identical_across_threads: identical,
                 precision_mean_bits: p.mean.l2,
                 precision_min_bits: p.min.l2,
-                precision: p.clone(),
+                precision: p,
                 rss_before_keys_bytes,
                 peak_rss_bytes: peak,
                 peak_rss_reset,

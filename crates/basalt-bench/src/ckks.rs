@@ -336,7 +336,7 @@ pub fn run_with_params(
                 None,
                 fork_joins,
                 identical,
-                precision.clone(),
+                precision,
             ));
         }
 
@@ -401,7 +401,7 @@ pub fn run_with_params(
                 Some(config.batch),
                 1,
                 identical,
-                precision.clone(),
+                precision,
             ));
         }
     }

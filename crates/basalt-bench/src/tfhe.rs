@@ -189,7 +189,7 @@ fn run<T: Torus>(
     // Single-thread latencies (PBS alone, KS alone, KS+PBS in the set's order).
     let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().expect("rayon pool");
     let small = match params.atomic_pattern {
-        AtomicPattern::KsPbs => sk.keyswitch(&ct.lwe()),
+        AtomicPattern::KsPbs => sk.keyswitch(ct.lwe()),
         AtomicPattern::PbsKs => ct.lwe().clone(),
     };
     let big = sk.bootstrap(&small, &lut);

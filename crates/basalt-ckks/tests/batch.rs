@@ -7,13 +7,10 @@ use basalt_ckks::{
     ParametersLiteral,
 };
 
-fn setup() -> (
-    Parameters,
-    Evaluator,
-    Vec<Ciphertext>,
-    Vec<Vec<Complex64>>,
-    impl Fn(&Ciphertext) -> Vec<Complex64>,
-) {
+/// Slot values of each ciphertext.
+type Values = Vec<Vec<Complex64>>;
+
+fn setup() -> (Evaluator, Vec<Ciphertext>, Values, impl Fn(&Ciphertext) -> Vec<Complex64>) {
     let mut lit = ParametersLiteral::toy(10, 60, 40, 3, 61, 2, 2);
     lit.log_default_scale = 40.0;
     let params = Parameters::new(lit).unwrap();
@@ -39,12 +36,12 @@ fn setup() -> (
         .collect();
     let p2 = params.clone();
     let dec = move |c: &Ciphertext| enc.decode(&decrypt(&p2, c, &sk).unwrap()).unwrap();
-    (params, eval, cts, vals, dec)
+    (eval, cts, vals, dec)
 }
 
 #[test]
 fn batch_calls_equal_single_calls_bit_for_bit() {
-    let (_, eval, cts, vals, dec) = setup();
+    let (eval, cts, vals, dec) = setup();
     let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
     let pairs: Vec<(&Ciphertext, &Ciphertext)> = cts.iter().zip(cts.iter().rev()).collect();
     let products = pool.install(|| eval.mul_relin_batch(&pairs)).unwrap();
@@ -72,7 +69,7 @@ fn batch_calls_equal_single_calls_bit_for_bit() {
 
 #[test]
 fn batch_reports_the_first_failing_item() {
-    let (_, eval, cts, _, _) = setup();
+    let (eval, cts, _, _) = setup();
     let err = eval.rotate_batch(&cts, 5).unwrap_err();
     assert!(matches!(err, CkksError::MissingRotationKey { .. }), "{err}");
     assert!(eval.rotate_batch(&[], 5).unwrap().is_empty());
@@ -80,7 +77,7 @@ fn batch_reports_the_first_failing_item() {
 
 #[test]
 fn one_evaluator_shared_by_many_threads() {
-    let (_, eval, cts, _, _) = setup();
+    let (eval, cts, _, _) = setup();
     let want: Vec<Ciphertext> = cts.iter().map(|c| eval.mul_relin(c, c).unwrap()).collect();
     let eval = &eval;
     std::thread::scope(|s| {

@@ -364,7 +364,6 @@ pub fn run(a: &BenchArgs) -> Result<(), String> {
                 variant,
                 seeded: a.seeded,
                 batch: a.batch,
-                ..Default::default()
             };
             let recs = basalt_bench::ckks::run(&cfg, &pools).map_err(|e| e.to_string())?;
             for r in recs {

@@ -30,7 +30,7 @@ enum Cmd {
     /// The newcomer's tour: real encrypted computations, checked against plaintext, timed.
     Tour(tour::TourArgs),
     /// Benchmarks, printed as JSON lines (one object per measurement).
-    Bench(bench::BenchArgs),
+    Bench(Box<bench::BenchArgs>),
     /// Accelerator models: reproduce the papers' tables, time traces.
     Sim(sim::SimArgs),
     /// Record a CKKS program in trace mode and print its kernel stream (JSON).
