@@ -37,6 +37,11 @@ pub struct BootstrapBenchConfig {
     /// insecure, allowed here for quick runs of the benchmark's machinery only; the records
     /// name the ring).
     pub log_n: Option<u32>,
+    /// Allow a preset estimated below 128-bit security.
+    pub allow_insecure: bool,
+    /// Generate keys even when their estimate exceeds the share of available memory that key
+    /// generation may take.
+    pub force: bool,
 }
 
 /// One thread count of one key form.
@@ -85,9 +90,11 @@ pub struct BootstrapRecord {
 pub fn run(
     cfg: &BootstrapBenchConfig,
     pools: &Pools,
+    progress: &dyn basalt_ckks::progress::Progress,
     sink: &mut dyn FnMut(&BootstrapRecord),
 ) -> Result<Vec<BootstrapRecord>, String> {
     let mut lit = basalt_ckks::params::presets::literal(&cfg.preset).map_err(|e| e.to_string())?;
+    lit.allow_insecure |= cfg.allow_insecure;
     if let Some(log_n) = cfg.log_n.filter(|&l| l != lit.log_n) {
         lit.name = format!("{}@N=2^{log_n}", lit.name);
         lit.aliases.clear();
@@ -104,7 +111,7 @@ pub fn run(
     let setup_ms = t.elapsed().as_secs_f64() * 1e3;
     let mut out = Vec::new();
     for &seeded in &cfg.seeded {
-        let recs = run_keys(&params, &bt, setup_ms, seeded, cfg.reps, pools)?;
+        let recs = run_keys(&params, &bt, setup_ms, seeded, cfg, pools, progress)?;
         for r in recs {
             sink(&r);
             out.push(r);
@@ -118,9 +125,11 @@ fn run_keys(
     bt: &Bootstrapper,
     setup_ms: f64,
     seeded: bool,
-    reps: usize,
+    cfg: &BootstrapBenchConfig,
     pools: &Pools,
+    progress: &dyn basalt_ckks::progress::Progress,
 ) -> Result<Vec<BootstrapRecord>, String> {
+    let reps = cfg.reps;
     let err = |e: &dyn std::fmt::Display| e.to_string();
     let peak_rss_reset = reset_peak_rss();
     let rss_before_keys_bytes = rss_bytes();
@@ -128,7 +137,10 @@ fn run_keys(
     let sk = kg.gen_secret_key();
     let t = Instant::now();
     let (keys, encaps) =
-        pools.largest().install(|| bt.generate_keys(&sk, seeded)).map_err(|e| err(&e))?;
+        pools
+        .largest()
+        .install(|| bt.generate_keys_with(&sk, seeded, cfg.force, progress))
+        .map_err(|e| err(&e))?;
     let keygen_ms = t.elapsed().as_secs_f64() * 1e3;
     let key_bytes: u64 = keys.relin.iter().map(|r| r.key.size_bytes() as u64).sum::<u64>()
         + keys.galois.values().map(|g| g.key.size_bytes() as u64).sum::<u64>();

@@ -91,6 +91,10 @@ pub struct BenchArgs {
     /// Allow parameter sets below 128-bit security (Strix set I).
     #[arg(long)]
     allow_insecure: bool,
+    /// Generate keys even when their estimate exceeds three quarters of the available memory
+    /// (bootstrap suite).
+    #[arg(long)]
+    force: bool,
     /// HE-MxV parameter sets (A, B, C) for the mxv suite.
     #[arg(long, value_delimiter = ',', default_value = "B")]
     mxv_set: Vec<String>,
@@ -283,6 +287,8 @@ pub fn run(a: &BenchArgs) -> Result<(), String> {
                 &seeded,
                 log_n,
                 &pools,
+                a.allow_insecure,
+                a.force,
                 &mut |v| emit(v),
             )?;
             if a.amortised {

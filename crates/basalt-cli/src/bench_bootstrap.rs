@@ -7,7 +7,9 @@ use basalt_circuits::bootstrap::config::for_preset;
 use serde_json::Value;
 
 /// Every thread count of `pools`, for each key form in `seeded` (full = false), on the
-/// preset's ring or (quick runs) its chain on a ring of 2^`log_n`.
+/// preset's ring or (quick runs) its chain on a ring of 2^`log_n`. Key generation and the
+/// stages show a bar on a terminal.
+#[allow(clippy::too_many_arguments)]
 pub fn run(
     preset: &str,
     log_slots: Option<u32>,
@@ -15,6 +17,8 @@ pub fn run(
     seeded: &[bool],
     log_n: Option<u32>,
     pools: &Pools,
+    allow_insecure: bool,
+    force: bool,
     emit: &mut dyn FnMut(Value),
 ) -> Result<(), String> {
     let cfg = basalt_bench::bootstrap::BootstrapBenchConfig {
@@ -23,12 +27,20 @@ pub fn run(
         reps,
         seeded: seeded.to_vec(),
         log_n,
+        allow_insecure,
+        force,
     };
     let mut err = None;
-    basalt_bench::bootstrap::run(&cfg, pools, &mut |r| match serde_json::to_value(r) {
-        Ok(v) => emit(v),
-        Err(e) => err = Some(e.to_string()),
-    })?;
+    // A bar on a terminal (nothing when stderr is redirected): keys, then the stages.
+    let bar = crate::progress_bar::TermProgress::new();
+    let r = basalt_bench::bootstrap::run(&cfg, pools, &bar, &mut |r| {
+        match serde_json::to_value(r) {
+            Ok(v) => emit(v),
+            Err(e) => err = Some(e.to_string()),
+        }
+    });
+    bar.finish();
+    r?;
     err.map_or(Ok(()), Err)
 }
 
