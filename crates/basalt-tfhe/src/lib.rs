@@ -8,8 +8,8 @@
 //! Layout follows TFHE-rs' core_crypto: one entity per file ([`lwe`], [`glwe`], [`ggsw`],
 //! [`bsk`], [`keyswitch`] key), one algorithm per file ([`decompose`], [`fft`],
 //! [`external_product`], [`modswitch`], [`blind_rotate`], [`sample_extract`], [`pbs`],
-//! [`batch`]), then the user layer ([`keys`], [`lut`], [`gates`], radix [`integer`]s) and tooling ([`params`],
-//! [`noise`], [`serialize`], [`bench`](mod@bench)). [`dynamic`] erases the torus width for run-time set
+//! [`batch`]), then the user layer ([`keys`], [`lut`], [`gates`], radix [`integer`]s) and
+//! tooling ([`params`], [`noise`], [`serialize`], [`bench`](mod@bench)). [`dynamic`] erases the torus width for run-time set
 //! selection (CLI, Python).
 //!
 //! Paper: Putra et al., "Strix: An End-to-End Streaming Architecture with Two-Level Ciphertext
