@@ -8,8 +8,8 @@
 //! Layout follows TFHE-rs' core_crypto: one entity per file ([`lwe`], [`glwe`], [`ggsw`],
 //! [`bsk`], [`keyswitch`] key), one algorithm per file ([`decompose`], [`fft`],
 //! [`external_product`], [`modswitch`], [`blind_rotate`], [`sample_extract`], [`pbs`],
-//! [`batch`]), then the user layer ([`keys`], [`lut`], [`gates`]) and tooling ([`params`],
-//! [`noise`], [`serialize`]). [`dynamic`] erases the torus width for run-time set
+//! [`batch`]), then the user layer ([`keys`], [`lut`], [`gates`], radix [`integer`]s) and
+//! tooling ([`params`], [`noise`], [`serialize`]). [`dynamic`] erases the torus width for run-time set
 //! selection (CLI, Python).
 //!
 //! Paper: Putra et al., "Strix: An End-to-End Streaming Architecture with Two-Level Ciphertext
@@ -27,9 +27,9 @@ pub mod error;
 pub mod external_product;
 pub mod fft;
 pub mod gates;
-pub mod integer;
 pub mod ggsw;
 pub mod glwe;
+pub mod integer;
 pub mod keys;
 pub mod keyswitch;
 pub mod linear;

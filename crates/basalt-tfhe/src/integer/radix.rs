@@ -43,7 +43,11 @@ impl IntegerType {
     /// Number of blocks of `block_bits` bits, or an error if the width is not a whole number of
     /// blocks in `1..=64` bits.
     pub fn blocks(&self, block_bits: u32) -> IntegerResult<usize> {
-        if self.bits == 0 || self.bits > 64 || block_bits == 0 || self.bits % block_bits != 0 {
+        if self.bits == 0
+            || self.bits > 64
+            || block_bits == 0
+            || !self.bits.is_multiple_of(block_bits)
+        {
             return Err(IntegerError::Width { bits: self.bits, block_bits });
         }
         Ok((self.bits / block_bits) as usize)
