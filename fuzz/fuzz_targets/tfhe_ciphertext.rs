@@ -1,0 +1,4 @@
+#![no_main]
+include!("../harness.rs");
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| harness::tfhe_ciphertext(data));
