@@ -3,7 +3,7 @@
 //!
 //! # Networks
 //! Chillotti, Joye, Paillier, "Programmable bootstrapping enables efficient homomorphic
-//! inference of deep neural networks" (CSCML 2021), as Strix §V-D runs them: a 28×28 input, a
+//! inference of deep neural networks" (CSCML 2021), as Strix Fig. 7 runs them: a 28×28 input, a
 //! 10×11 convolution with 2 output channels (stride 1, padding 1: 2×21×20 = 840 outputs) and
 //! ReLU, then dense layers of 92 neurons with ReLU, then a dense output layer of 10. NN-d has d
 //! weight layers (the convolution, d − 2 hidden dense layers, the output layer), so
