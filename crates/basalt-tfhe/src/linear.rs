@@ -35,8 +35,17 @@ impl<T: Torus> ServerKey<T> {
         }
         let dim = self.ciphertext_dimension();
         let mut acc = vec![T::ZERO; dim + 1];
+        // The set's id hashes its canonical text: computed once, not per input.
+        let pid = self.params.id();
         for (c, &w) in cts.iter().zip(weights) {
-            self.check(c)?;
+            crate::keys::check_ids(pid, self.key_id, c)?;
+            if c.lwe.as_slice().len() != dim + 1 {
+                return Err(TfheError::Dimension {
+                    what: "ciphertext",
+                    expected: dim,
+                    found: c.lwe.dimension(),
+                });
+            }
             if w == 0 {
                 continue;
             }
@@ -48,7 +57,7 @@ impl<T: Torus> ServerKey<T> {
         let d: T = delta(self.params.plaintext_modulus());
         acc[dim] = acc[dim].wadd(T::from_i64(constant).wmul(d));
         Ok(Ciphertext {
-            params_id: self.params.id(),
+            params_id: pid,
             key_id: self.key_id,
             encoding: Encoding::Integer,
             lwe: LweCiphertext::from_vec(acc),

@@ -209,10 +209,8 @@ mod tests {
         mod_switch_lwe(ct, poly, &mut ms);
         let two_n = 2 * poly as i64;
         let n = sk.dimension();
-        let mut ph = ms[n] as i64;
-        for i in 0..n {
-            ph -= ms[i] as i64 * sk.as_slice()[i] as i64;
-        }
+        let dot: i64 = ms[..n].iter().zip(sk.as_slice()).map(|(&a, &s)| a as i64 * s as i64).sum();
+        let ph = ms[n] as i64 - dot;
         let ph = ph.rem_euclid(two_n) as f64 / two_n as f64;
         let e = ph - to_real(mu);
         e - e.round()

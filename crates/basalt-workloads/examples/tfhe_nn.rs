@@ -7,12 +7,14 @@ use basalt_workloads::tfhe_nn::{NnOptions, run_with};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let get = |flag: &str| args.iter().position(|a| a == flag).and_then(|i| args.get(i + 1)).cloned();
+    let get =
+        |flag: &str| args.iter().position(|a| a == flag).and_then(|i| args.get(i + 1)).cloned();
     let name = args.first().cloned().unwrap_or_else(|| "nn-20".into());
     let opts = NnOptions {
         quick: args.iter().any(|a| a == "--quick"),
         threads: get("--threads").map(|t| t.parse().expect("--threads takes an integer")),
-        images: get("--images").map(|v| if v == "all" { usize::MAX } else { v.parse().expect("--images") }),
+        images: get("--images")
+            .map(|v| if v == "all" { usize::MAX } else { v.parse().expect("--images") }),
         sizes: get("--sizes").map(|v| v.split(',').map(|s| s.parse().expect("--sizes")).collect()),
         timing: !args.iter().any(|a| a == "--no-timing"),
     };

@@ -3,7 +3,7 @@
 //!
 //! # Networks
 //! Chillotti, Joye, Paillier, "Programmable bootstrapping enables efficient homomorphic
-//! inference of deep neural networks" (CSCML 2021), as Strix §V-D runs them: a 28×28 input, a
+//! inference of deep neural networks" (CSCML 2021), as Strix Fig. 7 runs them: a 28×28 input, a
 //! 10×11 convolution with 2 output channels (stride 1, padding 1: 2×21×20 = 840 outputs) and
 //! ReLU, then dense layers of 92 neurons with ReLU, then a dense output layer of 10. NN-d has d
 //! weight layers (the convolution, d − 2 hidden dense layers, the output layer), so
@@ -179,8 +179,12 @@ impl Network {
                     conv.bias[o] = c.bias[ch];
                     for di in 0..c.kh {
                         for dj in 0..c.kw {
-                            let (y, x) = ((i + di) as isize - c.pad as isize, (jj + dj) as isize - c.pad as isize);
-                            if (0..IMAGE as isize).contains(&y) && (0..IMAGE as isize).contains(&x) {
+                            let (y, x) = (
+                                (i + di) as isize - c.pad as isize,
+                                (jj + dj) as isize - c.pad as isize,
+                            );
+                            if (0..IMAGE as isize).contains(&y) && (0..IMAGE as isize).contains(&x)
+                            {
                                 conv.weights[o * IMAGE * IMAGE + y as usize * IMAGE + x as usize] =
                                     cw[ch * k + di * c.kw + dj];
                             }
@@ -193,10 +197,18 @@ impl Network {
         let mut prev = outs;
         for (i, d) in j.dense.iter().enumerate() {
             if d.inputs != prev || d.bias.len() != d.outputs {
-                return Err(format!("dense layer {i}: shape {}x{} does not chain", d.outputs, d.inputs));
+                return Err(format!(
+                    "dense layer {i}: shape {}x{} does not chain",
+                    d.outputs, d.inputs
+                ));
             }
             let w = weights_of(&d.weights, j.weight_max, d.inputs * d.outputs, "dense")?;
-            dense.push(Dense { inputs: d.inputs, outputs: d.outputs, weights: w, bias: d.bias.clone() });
+            dense.push(Dense {
+                inputs: d.inputs,
+                outputs: d.outputs,
+                weights: w,
+                bias: d.bias.clone(),
+            });
             prev = d.outputs;
         }
         if dense.len() != depth - 1 || prev != 10 {
@@ -218,7 +230,8 @@ impl Network {
         let mut n = self.clone();
         let l = n.dense.len();
         if l > 3 {
-            n.dense = vec![self.dense[0].clone(), self.dense[l - 2].clone(), self.dense[l - 1].clone()];
+            n.dense =
+                vec![self.dense[0].clone(), self.dense[l - 2].clone(), self.dense[l - 1].clone()];
         }
         n.name = format!("{}-quick", self.name);
         n
@@ -258,8 +271,8 @@ impl Network {
         for layer in self.relu_layers() {
             a = (0..layer.outputs)
                 .map(|o| {
-                    let z: i64 =
-                        layer.row(o).iter().zip(&a).map(|(w, x)| w * x).sum::<i64>() + layer.bias[o];
+                    let z: i64 = layer.row(o).iter().zip(&a).map(|(w, x)| w * x).sum::<i64>()
+                        + layer.bias[o];
                     self.lut_mod(z)
                 })
                 .collect();
@@ -292,7 +305,8 @@ impl TestSet {
         let text = std::fs::read_to_string(&path).map_err(|e| {
             format!("{}: {e} (generate it with scripts/train_tfhe_nn.py)", path.display())
         })?;
-        let j: TestJson = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        let j: TestJson =
+            serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
         let px = IMAGE * IMAGE;
         if j.pixels.len() != j.count * px || j.labels.len() != j.count {
             return Err(format!("{}: {} images of {px} pixels expected", path.display(), j.count));
@@ -327,8 +341,11 @@ pub fn encrypted_logits(
     rng: &mut Csprng,
 ) -> Result<(Vec<i64>, Vec<f64>), String> {
     let e = |x: basalt_tfhe::TfheError| x.to_string();
-    let mut a: Vec<Ciphertext<u64>> =
-        image.iter().map(|&v| ck.encrypt_with(v as u64, rng)).collect::<Result<_, _>>().map_err(e)?;
+    let mut a: Vec<Ciphertext<u64>> = image
+        .iter()
+        .map(|&v| ck.encrypt_with(v as u64, rng))
+        .collect::<Result<_, _>>()
+        .map_err(e)?;
     let half = (net.p / 2) as i64;
     let mut times = Vec::new();
     let linear = |layer: &Dense, a: &[Ciphertext<u64>], offset: i64| {
@@ -461,7 +478,8 @@ pub fn run_with(name: &str, o: &NnOptions) -> Result<Value, String> {
     let net = if o.quick { full.truncated() } else { full.clone() };
     let test = TestSet::load()?;
     let images = o.images.unwrap_or(if o.quick { 2 } else { 20 }).min(test.images.len());
-    let sizes = o.sizes.clone().unwrap_or(if o.quick { vec![1024] } else { vec![1024, 2048, 4096] });
+    let sizes =
+        o.sizes.clone().unwrap_or(if o.quick { vec![1024] } else { vec![1024, 2048, 4096] });
     let threads = o.threads.unwrap_or(2).max(1);
     // Plaintext twin on the whole split, checked against numpy's predictions.
     let plain: Vec<usize> = test.images.iter().map(|im| argmax(&net.plain_logits(im))).collect();
@@ -473,7 +491,10 @@ pub fn run_with(name: &str, o: &NnOptions) -> Result<Value, String> {
         plain.clone()
     };
     if full_plain != full.reference_predictions {
-        return Err(format!("{}: the plaintext program disagrees with the training script's", full.name));
+        return Err(format!(
+            "{}: the plaintext program disagrees with the training script's",
+            full.name
+        ));
     }
     let mut per_size = Vec::new();
     for &n in &sizes {
@@ -506,9 +527,8 @@ pub fn run_with(name: &str, o: &NnOptions) -> Result<Value, String> {
             let im = &test.images[0];
             for th in [1usize, 2] {
                 for sched in [Schedule::Unbatched, Schedule::Batched] {
-                    let (_, times) = pool(th)?.install(|| {
-                        encrypted_logits(&net, &ck, &sk, &lut, im, sched, &mut rng)
-                    })?;
+                    let (_, times) = pool(th)?
+                        .install(|| encrypted_logits(&net, &ck, &sk, &lut, im, sched, &mut rng))?;
                     timing.push(json!({
                         "threads": th,
                         "schedule": if sched == Schedule::Batched { "batched" } else { "unbatched" },
