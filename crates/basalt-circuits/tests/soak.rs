@@ -34,7 +34,9 @@ fn a_thousand_chained_bootstraps_keep_their_precision() {
         let pt = enc.encode(v, slots, level, params.default_scale()).unwrap();
         encrypt_sk(&params, &pt, &sk).unwrap()
     };
-    let dec = |ct| enc.decode(&decrypt(&params, ct, &sk).unwrap()).unwrap();
+    let dec = |ct: &basalt_ckks::Ciphertext| -> Vec<Complex64> {
+        enc.decode(&decrypt(&params, ct, &sk).unwrap()).unwrap()
+    };
     // Unit-magnitude values: products by i keep them on the unit circle.
     let start: Vec<Complex64> =
         random_values(slots, 5, false).iter().map(|z| z / z.norm().max(1e-3)).collect();
