@@ -150,15 +150,12 @@ impl ReproReport {
 fn fits(data_dir: &Path) -> Result<Vec<(String, String, String, String)>, SimError> {
     let mut out = Vec::new();
     for dir in [data_dir.join("machines"), data_dir.join("machines").join("gpu")] {
-        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
-        let mut files: Vec<_> = entries
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "toml"))
-            .collect();
-        files.sort();
+        // Built-in machines or a folder on disk (`--data`, `BASALT_DATA`).
+        let Ok(entries) = crate::source::list_dir(&dir) else { continue };
+        let files: Vec<_> =
+            entries.into_iter().filter(|p| p.extension().is_some_and(|x| x == "toml")).collect();
         for path in files {
-            let text = std::fs::read_to_string(&path)
-                .map_err(|source| SimError::Io { path: path.clone(), source })?;
+            let text = crate::source::read_to_string(&path)?;
             let v: toml::Table = toml::from_str(&text)
                 .map_err(|e| SimError::Parse { path: path.clone(), message: e.to_string() })?;
             let Some(list) = v.get("fitted").and_then(|f| f.as_array()) else { continue };
