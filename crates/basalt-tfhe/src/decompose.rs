@@ -41,7 +41,7 @@ pub fn recompose<T: Torus>(digits: &[i64], base_log: u32) -> T {
     })
 }
 
-/// Strix's streaming decomposer (digest §2.5, paper Fig. 6): no multiplier, only masks, shifts
+/// Strix's streaming decomposer (Strix §V-B, Fig. 6): no multiplier, only masks, shifts
 /// and a one-bit carry.
 ///
 /// # Algorithm

@@ -10,8 +10,9 @@
 //! accumulation); the result is the same up to FFT rounding (claim T5).
 //!
 //! # Source
-//! Strix Alg. 1 lines 7–10 (with the erratum of digest §2.3: `otv[j] = tv[j] + Σ_r
-//! IFFT(FFT(etv[r])·bsk[i][r][j])`) and §IV-B (VMA + Accumulator split accumulation).
+//! Strix Alg. 1 lines 7–10 (line 10 corrected, as printed it reads `etv[j] + …`:
+//! `otv[j] = tv[j] + Σ_r IFFT(FFT(etv[r])·bsk[i][r][j])`) and §IV-B (VMA + Accumulator split
+//! accumulation).
 
 use dyn_stack::{PodBuffer, PodStack};
 use pulp::{Simd, WithSimd};

@@ -15,7 +15,7 @@
 //!    with `k = s/m'` chunks; slot `r` then holds `y_r`.
 //! 4. Rows beyond `s` form further row blocks, each an output ciphertext.
 //!
-//! Rotate-and-sum is linear, so it runs once after accumulation (the digest's option (a)):
+//! Rotate-and-sum is linear, so it runs once after accumulation:
 //! `m' + log2 k` rotations in the paper's terms instead of `m'·(1 + log2 k)`.
 //!
 //! # Source
