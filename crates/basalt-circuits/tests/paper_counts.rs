@@ -71,7 +71,7 @@ fn hoisting_levels_order_the_modmults() {
     assert!(nh as f64 / full as f64 > 1.68);
 }
 
-/// HE-MxV (seed 002 §1.2): a SEAL-style rotation (dnum = l, one special prime) costs
+/// HE-MxV (§II-C, Alg. 2): a SEAL-style rotation (dnum = l, one special prime) costs
 /// `(l+1)(l+2)` NTT-class transforms — 20 / 72 / 240 for Set-A/B/C — and a rescale `2l`.
 #[test]
 fn mxv_rotation_and_rescale_transforms_match_the_paper() {

@@ -20,7 +20,7 @@
 //!
 //! # Source
 //! Juvekar, Vaikuntanathan, Chandrakasan, "Gazelle", USENIX Security 2018 (hybrid packing);
-//! the HE-MxV FPGA paper (seed 002) §III-A.
+//! the HE-MxV FPGA paper §III-A.
 //!
 //! # Cost
 //! Per row block: `Σ_b` (cost of one `m'`-diagonal transform) + `log2(s/m')` rotations;
