@@ -32,9 +32,9 @@ pub const STRIX_SETS: [(&str, PbsParams); 4] = [
 
 /// One epoch of `batch` LWE ciphertexts through PBS then key switching.
 ///
-/// # Algorithm (Strix Alg. 1, with its errata corrected: exclusive loop bounds, the
-/// line-9 index read as r, line 10 read as `ACC + BSK_i ⊡ (X^{ā_i}·ACC − ACC)`)
-/// ModSwitch the n+1 elements; rotate the test vector by b̄; then n blind-rotation iterations,
+/// # Algorithm (Strix Alg. 1, errata corrected)
+/// Loop bounds exclusive, line 9's index read as r, line 10 read as
+/// `ACC + BSK_i ⊡ (X^{ā_i}·ACC − ACC)`. ModSwitch the n+1 elements; rotate the test vector by b̄; then n blind-rotation iterations,
 /// each: rotate-and-subtract the (k+1) accumulator polynomials, decompose them into (k+1)·l_b
 /// polynomials, FFT those, multiply-add with the Fourier-domain bsk\[i\] ((k+1)·l_b·(k+1)
 /// products), IFFT and accumulate. Frequency-domain accumulation covers `accum_depth` products
