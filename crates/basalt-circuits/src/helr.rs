@@ -54,8 +54,8 @@ pub struct Helr {
 impl Helr {
     /// FAB's task: 196 features → 256, 2^15 slots → 128 samples per ciphertext. The step
     /// constants are our choice (FAB gives none): `γ = 10 / batch` and the NAG weight
-    /// `η = (1 − α0)/α1` with α0 = 0.01, `α1 = (1 + √(1 + 4α0²))/2` of the public HELR port the
-    /// FAB digest quotes; they change no kernel of the trace.
+    /// `η = (1 − α0)/α1` with α0 = 0.01, `α1 = (1 + √(1 + 4α0²))/2` of a public port of HELR's
+    /// reference code (Han et al., ePrint 2018/662); they change no kernel of the trace.
     pub fn fab() -> Helr {
         let alpha0: f64 = 0.01;
         let alpha1 = (1.0 + (1.0 + 4.0 * alpha0 * alpha0).sqrt()) / 2.0;

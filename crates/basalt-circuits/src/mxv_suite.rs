@@ -1,5 +1,5 @@
-//! The HE-MxV benchmark suite: the seven fully connected layers of the HE-MxV paper (seed 002,
-//! Table IV) on its parameter sets A/B/C, encrypted for real, checked against a plain f64
+//! The HE-MxV benchmark suite: the seven fully connected layers of the HE-MxV paper
+//! (Table IV) on its parameter sets A/B/C, encrypted for real, checked against a plain f64
 //! matrix-vector product, timed and counted.
 //!
 //! Each record runs: key generation for the rotations the plan needs, encryption of the

@@ -1,8 +1,9 @@
 //! Closed-form counts against the papers: Osiris (BSGS ratio, hoisting) and HE-MxV (transforms
 //! per rotation and rescale).
 //!
-//! Closed-form modular-multiplication counts against Osiris' statements (seed 000 digest §7.5
-//! and §9 item 10), at its bootstrapping-level key-switching shape (`α = 14`, `ℓ = 12`,
+//! Closed-form modular-multiplication counts against Osiris' statements (§VII, the
+//! Fig. 11 sensitivity study, and the 1.68× DH-vs-NH modmult reduction), at its
+//! bootstrapping-level key-switching shape (`α = 14`, `ℓ = 12`,
 //! `N = 2^16`) for a 64-diagonal transform; NTT butterflies count 2 modmults (butterfly +
 //! on-the-fly twiddle), as in Osiris' hardware.
 
@@ -70,7 +71,7 @@ fn hoisting_levels_order_the_modmults() {
     assert!(nh as f64 / full as f64 > 1.68);
 }
 
-/// HE-MxV (seed 002 §1.2): a SEAL-style rotation (dnum = l, one special prime) costs
+/// HE-MxV (§II-C, Alg. 2): a SEAL-style rotation (dnum = l, one special prime) costs
 /// `(l+1)(l+2)` NTT-class transforms — 20 / 72 / 240 for Set-A/B/C — and a rescale `2l`.
 #[test]
 fn mxv_rotation_and_rescale_transforms_match_the_paper() {
@@ -92,7 +93,7 @@ fn mxv_rotation_and_rescale_transforms_match_the_paper() {
 /// hybrid product with the paper's one-rotation-per-diagonal strategy reads exactly that,
 /// minus the identity rotation (diagonal 0 needs no key switch): `m − 1 + log2 k` switches,
 /// and the `log2 k` rotate-and-sum switches run one level lower (after the rescale), where a
-/// key read is `(l−1)·l·N·8` per half — the paper uses `l` throughout (digest §1.3 (d)).
+/// key read is `(l−1)·l·N·8` per half — the HE-MxV paper uses `l` throughout (its eqs. (7)–(12)).
 #[test]
 fn mxv_key_traffic_matches_equation_12() {
     use basalt_circuits::lintrans::Strategy;

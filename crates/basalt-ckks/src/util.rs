@@ -1,4 +1,4 @@
-//! Small helpers shared by the key and evaluator modules: views of a polynomial on fewer limbs,
+//! Small functions shared by the key and evaluator modules: views of a polynomial on fewer limbs,
 //! lifting a Q polynomial to `Q ∪ P`, and the CSPRNG.
 
 use basalt_math::{RingContext, RnsPoly};

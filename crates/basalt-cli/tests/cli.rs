@@ -435,7 +435,7 @@ fn compare_times_one_trace_on_variants_and_reports_a_machine_that_cannot_run_it(
     std::fs::remove_file(&file).ok();
 }
 
-/// The GSC schedule as a switch whose effect is measurable (issue 5): the loop order alone
+/// The GSC schedule as a switch whose effect is measurable: the loop order alone
 /// (`--stored-diagonals`) against Osiris' GSC with OF-Limb and against Lattigo's order.
 #[test]
 fn the_gsc_order_and_of_limb_are_separate_switches() {

@@ -1,4 +1,4 @@
-//! Two helpers the layers above share: the calling thread's CPU clock (the bootstrapping
+//! Two functions the layers above share: the calling thread's CPU clock (the bootstrapping
 //! stages report CPU beside wall time) and a reproducible pseudo-random polynomial for tests
 //! and examples. The benchmarks themselves live in the `basalt-bench` crate.
 

@@ -43,7 +43,7 @@ fn strix_table7_is_validation_and_its_memory_bound_rows_are_reported() {
     let t7: Vec<_> = r.rows.iter().filter(|x| x.table == "VII").collect();
     assert!(t7.iter().all(|x| x.role == Role::Validation));
     // The compute-bound design points agree; the memory-bound ones are 12 % fast, inside
-    // issue 5's ±20 % for this validation table but reported as they are (ratio 1.12).
+    // the ±20 % tolerance of this validation table but reported as they are (ratio 1.12).
     assert_within(&r, "strix", "VII", "TvLP8 CLP4", "throughput");
     let mb = r.get("strix", "VII", "TvLP1 CLP32", "throughput").unwrap();
     assert!((mb.tolerance - 0.20).abs() < 1e-12 && mb.within == Some(true));
@@ -124,7 +124,8 @@ fn mxv_primitives_and_traffic_model() {
     ] {
         assert_within(&r, "mxv", t, row, metric);
     }
-    // Table V is modelled and misses by ~3x (digest §5.3 reports the gap too): keep it visible.
+    // Table V is modelled and misses by ~3x (a Table VI cycle-count model gives about half the
+    // paper's figure too): keep it visible.
     assert_eq!(
         r.get("mxv", "V", "Our Design", "key switch throughput").unwrap().within,
         Some(false)

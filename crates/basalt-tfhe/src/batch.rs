@@ -10,8 +10,8 @@
 //!   key (spatial reuse in the shared L3).
 //!
 //! Scheduling only: every accumulator sees exactly the same operations as in sequential PBS, so
-//! results are bit-identical (claim T2). Key switching of a batch is the tiled matrix–matrix
-//! product of [`KeySwitchKey::keyswitch_batch`] (claim T6).
+//! results are bit-identical. Key switching of a batch is the tiled matrix–matrix
+//! product of [`KeySwitchKey::keyswitch_batch`].
 //!
 //! # Source
 //! Strix §III (two-level batching, Fig. 3), §IV-A (epochs = device × core batch).

@@ -2,7 +2,8 @@
 //! `X^{−φ̄}·TV` with `φ̄ = b̄ − Σ ā_i s_i` the mod-switched phase.
 //!
 //! # Algorithm
-//! Strix Alg. 1 lines 4–12, in the standard sign convention of digest §2.3:
+//! Strix Alg. 1 lines 4–12, with the paper's line-6 sign and line-10 typo corrected to
+//! the standard form:
 //! `ACC ← ACC + BSK_i ⊡ (X^{ā_i}·ACC − ACC)`. Every iteration is executed, including `ā_i = 0`
 //! (whose CMux input is zero): the work per PBS is then data-independent, like Strix's pipeline,
 //! and the trace matches the closed form exactly.

@@ -16,7 +16,8 @@
 //! an error here ([`TfheError::LutValueOutOfRange`]) rather than a silent wrap.
 //!
 //! # Source
-//! Issue 6, item 10 (Python-facing API); TFHE-rs shortint's `ClientKey`/`ServerKey` split.
+//! The client/server split of the Python-facing API; TFHE-rs shortint's
+//! `ClientKey`/`ServerKey` split.
 
 use crate::batch::BatchConfig;
 use crate::dynamic::{DynCiphertext, DynClientKey, DynServerKey};

@@ -1,7 +1,7 @@
 //! Signed gadget decomposition with rounding: `a ≈ Σ_{i=1..l} d_i · q/B^i`, `d_i ∈ [-B/2, B/2)`,
 //! `|a - Σ d_i q/B^i| ≤ q/(2B^l)`.
 //!
-//! Two implementations that must agree bit for bit (claim T3):
+//! Two implementations that must agree bit for bit:
 //! * [`decompose_reference`]: the TFHE-library "offset" method (add the rounding half-step and
 //!   `Σ (B/2)·q/B^i`, read unsigned digits, subtract `B/2`);
 //! * [`StreamingDecomposer`]: Strix's multiplier-free streaming decomposer.
@@ -41,7 +41,7 @@ pub fn recompose<T: Torus>(digits: &[i64], base_log: u32) -> T {
     })
 }
 
-/// Strix's streaming decomposer (digest §2.5, paper Fig. 6): no multiplier, only masks, shifts
+/// Strix's streaming decomposer (Strix §V-B, Fig. 6): no multiplier, only masks, shifts
 /// and a one-bit carry.
 ///
 /// # Algorithm

@@ -7,11 +7,12 @@
 //! domain. With `group = (k+1)·l` (the default) every output column takes exactly one IFFT:
 //! `(k+1)·l` FFTs and `k+1` IFFTs per product, the CPU optimum. Smaller groups reproduce Strix's
 //! PLP-wide VMA adder tree (partial sums over `group` products, one IFFT each, then time-domain
-//! accumulation); the result is the same up to FFT rounding (claim T5).
+//! accumulation); the result is the same up to FFT rounding.
 //!
 //! # Source
-//! Strix Alg. 1 lines 7–10 (with the erratum of digest §2.3: `otv[j] = tv[j] + Σ_r
-//! IFFT(FFT(etv[r])·bsk[i][r][j])`) and §IV-B (VMA + Accumulator split accumulation).
+//! Strix Alg. 1 lines 7–10 (line 10 corrected, as printed it reads `etv[j] + …`:
+//! `otv[j] = tv[j] + Σ_r IFFT(FFT(etv[r])·bsk[i][r][j])`) and §IV-B (VMA + Accumulator split
+//! accumulation).
 
 use dyn_stack::{PodBuffer, PodStack};
 use pulp::{Simd, WithSimd};

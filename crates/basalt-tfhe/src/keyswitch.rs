@@ -3,7 +3,7 @@
 //!
 //! # Algorithm
 //! `KSK_{i,j} = LWE_s(s'_i · q/B^j)`; `KS(a', b') = (0, b') − Σ_{i,j} d_{i,j}·KSK_{i,j}` with
-//! `d_{i,j}` the signed gadget digits of `a'_i`. Batched (claim T6), the loop order is swapped so
+//! `d_{i,j}` the signed gadget digits of `a'_i`. Batched, the loop order is swapped so
 //! that each KSK row is read once per tile of ciphertexts (the ksk × LWE-batch product of Strix's
 //! KS cluster); integer arithmetic is exact, so the result is bit-identical.
 //!

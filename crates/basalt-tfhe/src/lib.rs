@@ -13,8 +13,7 @@
 //! selection (CLI, Python).
 //!
 //! Paper: Putra et al., "Strix: An End-to-End Streaming Architecture with Two-Level Ciphertext
-//! Batching for Fully Homomorphic Encryption with Programmable Bootstrapping" (digest
-//! `shared/digests/seed-004-strix.md`).
+//! Batching for Fully Homomorphic Encryption with Programmable Bootstrapping" (MICRO 2023).
 
 pub mod arith;
 pub mod batch;

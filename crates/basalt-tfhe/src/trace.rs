@@ -11,7 +11,8 @@
 //! count emits nothing. `size` (a dimension, validated ≤ 2^16·8 by [`crate::params`]) saturates.
 //!
 //! # Source
-//! Review note on issue 6 (keyswitch_batch trace counts).
+//! `Kernel::Tfhe`'s `u32` fields; `keyswitch_batch`'s counts at set IV (Strix Table IV) are
+//! the ones that exceed them.
 
 use basalt_trace::{Kernel, TfheStep, emit};
 

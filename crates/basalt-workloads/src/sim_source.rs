@@ -498,7 +498,7 @@ mod tests {
         // One slot is cheaper than 2^15 on the same machine.
         let t = |row: &str| r.get("craterlake", "3", row, "CraterLake time").unwrap().ours.unwrap();
         assert!(t("Unpacked bootstrapping") < t("Packed Bootstrapping"));
-        // Issue 5's targets: the packed bootstrap within the row's tolerance. The unpacked one
+        // The targets: the packed bootstrap within the row's tolerance. The unpacked one
         // was too (0.87x) only while its chain switched keys over all 22 special residues at
         // every level; with CraterLake's level-dependent P (key_switch_bands, §3.1) it is 0.78x,
         // a documented miss (docs/reproduction-notes.md "Level-dependent key switching"), not a target.

@@ -31,7 +31,8 @@
 //! (`basalt_ckks::keyswitch::hoisted`), not the `β` extended digits before it.
 //!
 //! # Source
-//! Key-switching closed forms from `basalt_ckks::keyswitch::cost`; Osiris digest §8 item 8.
+//! Key-switching closed forms from `basalt_ckks::keyswitch::cost`; the double-hoisted
+//! BSGS of Osiris §III (Bossuat et al.'s double hoisting), counted kernel by kernel.
 
 use basalt_ckks::Parameters;
 use basalt_ckks::keyswitch;
@@ -244,8 +245,8 @@ fn full_double(
 
 /// Closed form of Bossuat et al.'s full double hoisting (baby steps kept in `Q∪P`, products
 /// with `Q∪P` diagonals, per giant step a ModDown of `c_1` only, a key switch left in `Q∪P`,
-/// one final ModDown), baby-step-centric — what `Hoisting::Double` runs (Osiris digest §8
-/// item 8). `of_limb`: count the `L+k` NTTs regenerating each `Q∪P` diagonal.
+/// one final ModDown), baby-step-centric — what `Hoisting::Double` runs (Osiris
+/// §III). `of_limb`: count the `L+k` NTTs regenerating each `Q∪P` diagonal.
 pub fn predict_full_double_hoisting(
     params: &Parameters,
     split: &Split,

@@ -16,7 +16,7 @@
 //! decomposition, so the result is bit-identical to the baby-step-centric order (tested).
 //!
 //! # Source
-//! Osiris (seed 000) §IV-D and Fig. 8; ARK for OF-Limb.
+//! Osiris §IV-D and Fig. 8; ARK for OF-Limb.
 //!
 //! # Cost
 //! As [`super::bsgs`], except that the baby-step rotations are recomputed once per group

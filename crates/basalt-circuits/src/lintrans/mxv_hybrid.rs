@@ -15,12 +15,12 @@
 //!    with `k = s/m'` chunks; slot `r` then holds `y_r`.
 //! 4. Rows beyond `s` form further row blocks, each an output ciphertext.
 //!
-//! Rotate-and-sum is linear, so it runs once after accumulation (the digest's option (a)):
+//! Rotate-and-sum is linear, so it runs once after accumulation:
 //! `m' + log2 k` rotations in the paper's terms instead of `m'·(1 + log2 k)`.
 //!
 //! # Source
 //! Juvekar, Vaikuntanathan, Chandrakasan, "Gazelle", USENIX Security 2018 (hybrid packing);
-//! the HE-MxV FPGA paper (seed 002) §III-A.
+//! the HE-MxV FPGA paper §III-A.
 //!
 //! # Cost
 //! Per row block: `Σ_b` (cost of one `m'`-diagonal transform) + `log2(s/m')` rotations;

@@ -15,9 +15,9 @@
 //! Cheon, Kim, Kim, "Efficient homomorphic comparison methods with optimal complexity",
 //! ASIACRYPT 2020 (the `f_n` family); Lee, Lee, Kim, No, "Minimax approximation of sign
 //! function by composite polynomial", EUROCRYPT 2021 (composites of low-degree odd
-//! polynomials); HELR (Han et al., ePrint 2018/662) and the FAB digest for
-//! `σ3(x) ≈ 0.5 − 0.0843·x + 0.0002·x³` on `[−8, 8]` (the coefficients of the public port the
-//! digest quotes; unverified against the paper).
+//! polynomials); HELR (Han et al., ePrint 2018/662) for
+//! `σ3(x) ≈ 0.5 − 0.0843·x + 0.0002·x³` on `[−8, 8]` (the coefficients of a public port of
+//! HELR's reference code; unverified against the HELR paper, and FAB gives none).
 //!
 //! # Cost
 //! Sign: `3r` levels (composed) or `Σ ⌈log2(d_i+1)⌉` (minimax); ReLU: one more; sigmoid: 2.

@@ -106,8 +106,8 @@ pub fn cost(params: &Parameters, level: usize) -> KsCost {
 /// The BConv mode of every ModUp (fused, step-by-step, reordered and hoisted alike, so the
 /// variants stay bit-identical to each other).
 ///
-/// [`BConvMode::Centered`](basalt_math::rns::BConvMode::Centered) (the default since
-/// 2026-11-22) extends each digit's centred representative (no `u·Q_j` overshoot of the fast
+/// [`BConvMode::Centered`](basalt_math::rns::BConvMode::Centered) (the default)
+/// extends each digit's centred representative (no `u·Q_j` overshoot of the fast
 /// conversion): the key-switching noise `Σ_j d_j·e_j / P` then has digits of magnitude
 /// `Q_j/2` instead of up to `α·Q_j`, which matters when a digit is nearly as large as `P`
 /// (the top levels of `N16QP1546H192H32`, CraterLake's one-digit sets). Measured: a top-level

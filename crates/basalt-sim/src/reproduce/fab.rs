@@ -81,7 +81,8 @@ fn multiplier_seconds(m: &Machine, r: &crate::Report) -> f64 {
     busy / m.hz()
 }
 
-/// Levels left after FAB's bootstrap: L − L_boot = 23 − (2·fftIter + 9) = 6 (digest §1.5; the
+/// Levels left after FAB's bootstrap: L − L_boot = 23 − (2·fftIter + 9) = 6 (FAB §2.1 gives
+/// L_boot = 2·fftIter + 9, Table 2 L = 23 and fftIter = 4; the paper does not state the 6; the
 /// `FAB` circuit of `bootstrap::config::for_preset` has exactly this budget).
 const LEVELS_LEFT: u32 = 6;
 /// Slots of FAB's fully packed bootstrap.

@@ -44,7 +44,7 @@ pub fn compute(paper: &str, data: &Path, traces: &Traces) -> Result<Vec<Computed
 /// Table III(a): each network on its parameter set with the column's hoisting in the
 /// giant-step-centric order (at most four giant-step partials, as the bootstrap rows) and
 /// seeded keys, on osiris.toml at 1 TB/s. The improvement rows divide the quoted CPU time by
-/// our NH latency: the paper's improvements match its NH column (digest §7.1).
+/// our NH latency: the paper's improvements match its NH column (Osiris Table III(a)).
 fn osiris(data: &Path, traces: &Traces) -> Result<Vec<Computed>, SimError> {
     let m = Machine::load(data.join("machines").join("osiris.toml"))?;
     let cols =

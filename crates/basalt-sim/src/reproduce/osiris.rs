@@ -49,7 +49,8 @@ struct Point {
 pub fn compute(data: &Path, traces: &Traces) -> Result<Vec<Computed>, SimError> {
     let m = machine(data, "osiris")?;
     let gsc = m.switches.gsc_order.unwrap_or(false);
-    // Set IV at ℓ = 12: 13 Q limbs; α = 14 P limbs at the bootstrapping levels (digest §2.1).
+    // Set IV at ℓ = 12: 13 Q limbs; α = 14 P limbs at the bootstrapping levels (Osiris §VI, the
+    // text under Table II: "separately set α = 14", read as the bootstrapping-level α).
     // The library's product where the source records programs: level 12 of the Set IV chain
     // (13 Q limbs, α = 14 P limbs), 64 diagonals, n2 = max_partials giant steps (so n1 = 64/n2).
     let point = |n1: u32, n2: u32| -> Result<(Point, &'static str), SimError> {

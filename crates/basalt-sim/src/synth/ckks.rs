@@ -33,7 +33,7 @@ impl KsShape {
 
 /// Hybrid ("boosted", Han–Ki) key switching of one polynomial, producing two.
 ///
-/// # Algorithm (CraterLake Listing 1, generalised to t digits as in the digest §1.4)
+/// # Algorithm (CraterLake Listing 1, generalised to the t digits of its §3.1)
 /// 1. ModUp: INTT the ℓ+1 limbs; per digit j, BConv α_j → (L + k − α_j) limbs and NTT them.
 /// 2. Inner product with the key (`KeyLoad`, plus `KeyGen` of the uniform half when seeded):
 ///    digit 0 multiplies, later digits multiply-accumulate, over 2·(L + k) limbs.

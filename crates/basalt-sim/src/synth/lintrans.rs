@@ -1,5 +1,5 @@
 //! Double-hoisted BSGS matrix–vector product in closed form (Osiris §III, §IV-E; Bossuat et al.
-//! double hoisting as implemented in Lattigo, digest seed-000 §1.5 and §8.8).
+//! double hoisting as implemented in Lattigo).
 
 use basalt_trace::{ElemOp, Kernel, Trace};
 

@@ -112,7 +112,7 @@ pub struct DftPlan {
 }
 
 /// A whole program the *library* must record: there is deliberately no closed form for these
-/// (a bootstrap written down by hand would be exactly the hard-coded model issue 5 forbids), so a
+/// (a bootstrap written down by hand would be exactly a hard-coded model), so a
 /// row that needs one is "not yet modelled" unless the [`TraceSource`] records it.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Program {

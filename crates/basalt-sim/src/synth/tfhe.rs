@@ -22,7 +22,7 @@ pub struct PbsParams {
 
 /// Strix Table IV parameter sets I–IV (n, k, N, l_b as printed). l_k is not in the paper: sets
 /// I/II use the TFHE library's `ks_length = 8`, set IV concrete-shortint's `ks_level = 5`, set
-/// III is unknown and takes 8 (digest §3.2, tag GAP).
+/// III is unknown and takes 8 (a gap: no public set matches it).
 pub const STRIX_SETS: [(&str, PbsParams); 4] = [
     ("I", PbsParams { n: 500, k: 1, big_n: 1024, l_b: 2, l_k: 8 }),
     ("II", PbsParams { n: 630, k: 1, big_n: 1024, l_b: 3, l_k: 8 }),
@@ -32,8 +32,9 @@ pub const STRIX_SETS: [(&str, PbsParams); 4] = [
 
 /// One epoch of `batch` LWE ciphertexts through PBS then key switching.
 ///
-/// # Algorithm (Strix Alg. 1, with the digest §2.3 errata applied)
-/// ModSwitch the n+1 elements; rotate the test vector by b̄; then n blind-rotation iterations,
+/// # Algorithm (Strix Alg. 1, errata corrected)
+/// Loop bounds exclusive, line 9's index read as r, line 10 read as
+/// `ACC + BSK_i ⊡ (X^{ā_i}·ACC − ACC)`. ModSwitch the n+1 elements; rotate the test vector by b̄; then n blind-rotation iterations,
 /// each: rotate-and-subtract the (k+1) accumulator polynomials, decompose them into (k+1)·l_b
 /// polynomials, FFT those, multiply-add with the Fourier-domain bsk\[i\] ((k+1)·l_b·(k+1)
 /// products), IFFT and accumulate. Frequency-domain accumulation covers `accum_depth` products

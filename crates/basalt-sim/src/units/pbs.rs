@@ -59,7 +59,8 @@ mod tests {
     #[test]
     fn strix_fft_iteration_set_i() {
         // Set I (N = 1024, l_b = 2): one core's 2 FFT units take (k+1)·l_b = 4 polys, folded
-        // N/8 = 128 cycles each → 256 cycles = l_b·N/8 (digest §4.7).
+        // N/8 = 128 cycles each → 256 cycles = l_b·N/8 (Strix §IV-A's parallelism, with FFT
+        // folding, §V-A).
         let u = unit(UnitClass::TfheFft, 2, 4);
         assert_eq!(cycles(&folded(true), &u, TfheStep::Fft, 1024, 4), Some(256.0));
         assert_eq!(cycles(&folded(false), &u, TfheStep::Fft, 1024, 4), Some(512.0));
