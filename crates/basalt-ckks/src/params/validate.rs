@@ -237,7 +237,7 @@ impl Parameters {
         Self::build(lit, true)
     }
 
-    fn build(lit: ParametersLiteral, force_insecure: bool) -> Result<Parameters, ParamError> {
+    fn build(mut lit: ParametersLiteral, force_insecure: bool) -> Result<Parameters, ParamError> {
         let log_n = lit.log_n;
         if !(4..=17).contains(&log_n) {
             return Err(ParamError::LogNOutOfRange(log_n));
@@ -347,6 +347,9 @@ impl Parameters {
                 log_n,
             });
         }
+        // The opt-in is recorded in the literal, so sets derived from this one (a bootstrap's
+        // encapsulation ring) inherit it; it is not part of the id.
+        lit.allow_insecure |= force_insecure;
         let ring = RingContext::new(log_n, &q, &p).map_err(|e| ParamError::Ring(e.to_string()))?;
         let id = Self::hash(&lit, &q, &p, alpha, base, per_level);
         Ok(Parameters {
