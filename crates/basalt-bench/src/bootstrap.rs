@@ -136,8 +136,7 @@ fn run_keys(
     let kg = KeyGenerator::new(params);
     let sk = kg.gen_secret_key();
     let t = Instant::now();
-    let (keys, encaps) =
-        pools
+    let (keys, encaps) = pools
         .largest()
         .install(|| bt.generate_keys_with(&sk, seeded, cfg.force, progress))
         .map_err(|e| err(&e))?;

@@ -33,12 +33,11 @@ pub fn run(
     let mut err = None;
     // A bar on a terminal (nothing when stderr is redirected): keys, then the stages.
     let bar = crate::progress_bar::TermProgress::new();
-    let r = basalt_bench::bootstrap::run(&cfg, pools, &bar, &mut |r| {
-        match serde_json::to_value(r) {
+    let r =
+        basalt_bench::bootstrap::run(&cfg, pools, &bar, &mut |r| match serde_json::to_value(r) {
             Ok(v) => emit(v),
             Err(e) => err = Some(e.to_string()),
-        }
-    });
+        });
     bar.finish();
     r?;
     err.map_or(Ok(()), Err)
@@ -53,7 +52,8 @@ pub fn run_amortised(
     seeded: bool,
     allow_insecure: bool,
 ) -> Result<Value, String> {
-    let params = basalt_ckks::Parameters::preset_with(preset, allow_insecure).map_err(|e| e.to_string())?;
+    let params =
+        basalt_ckks::Parameters::preset_with(preset, allow_insecure).map_err(|e| e.to_string())?;
     let config = for_preset(preset, log_slots, params.log_n()).ok_or(format!(
         "preset {preset:?} has no bootstrapping circuit (see docs/bootstrapping.md, Presets)"
     ))?;

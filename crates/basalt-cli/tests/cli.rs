@@ -538,7 +538,14 @@ fn bad_numbers_are_refused_naming_the_option() {
 #[test]
 fn a_trace_beyond_memory_is_refused_before_it_is_recorded() {
     let out = basalt()
-        .args(["trace", "--program", "logreg", "--preset", "CRATERLAKE_80_BOOT", "--allow-insecure"])
+        .args([
+            "trace",
+            "--program",
+            "logreg",
+            "--preset",
+            "CRATERLAKE_80_BOOT",
+            "--allow-insecure",
+        ])
         .args(["--steps", "1000000"])
         .output()
         .unwrap();

@@ -109,7 +109,12 @@ impl<T: Torus> Block<T> {
     pub(crate) fn trivial(like: &Ciphertext<T>, v: u64, delta: T) -> Self {
         let lwe = LweCiphertext::trivial(like.lwe.dimension(), T::from_u64(v).wmul(delta));
         Block {
-            ct: Ciphertext { params_id: like.params_id, key_id: like.key_id, encoding: Encoding::Integer, lwe },
+            ct: Ciphertext {
+                params_id: like.params_id,
+                key_id: like.key_id,
+                encoding: Encoding::Integer,
+                lwe,
+            },
             degree: v,
             noise_level: 0,
         }

@@ -269,7 +269,12 @@ impl<T: Torus> IntegerServer<T> {
         jobs.iter()
             .zip(out)
             .map(|(j, v)| Block {
-                ct: Ciphertext { params_id, key_id, encoding: Encoding::Integer, lwe: LweCiphertext::from_vec(v) },
+                ct: Ciphertext {
+                    params_id,
+                    key_id,
+                    encoding: Encoding::Integer,
+                    lwe: LweCiphertext::from_vec(v),
+                },
                 degree: j.degree,
                 noise_level: 1,
             })
