@@ -19,7 +19,7 @@ fn quick_tour_checks_every_step() {
     assert!(err.contains("Tour complete."), "{err}");
     assert!(!err.contains("TOO LOW") && !err.contains("WRONG"), "{err}");
     assert!(err.contains("strix"), "the TFHE trace should reach the Strix model:\n{err}");
-    assert!(err.contains("strix       target      71 rows,"), "the papers' step:\n{err}");
+    assert!(err.contains("strix       target      12 rows,"), "the papers' step:\n{err}");
 }
 
 #[test]
