@@ -452,6 +452,7 @@ class Context(_Engine):
         return self._c.decrypt(ct._live())
 
     def _own(self, cts):
+        cts = list(cts)
         for c in cts:
             if not isinstance(c, Ciphertext) or c._ctx is not self:
                 raise BasaltError("this ciphertext belongs to another context")

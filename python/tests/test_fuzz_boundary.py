@@ -31,9 +31,9 @@ def _mutations(blob: bytes, rng, count: int):
             yield rng.integers(0, 256, size=int(rng.integers(0, 4096)), dtype=np.uint8).tobytes()
 
 
-def _survives(f, *args):
+def _survives(f, *args, **kwargs):
     try:
-        f(*args)
+        f(*args, **kwargs)
     except Exception:  # a clear Python error is the expected outcome for bad input
         pass
 

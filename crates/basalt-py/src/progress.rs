@@ -77,7 +77,7 @@ fn ckks_estimate<'py>(
     bootstrapping: bool,
     seeded: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let params = Parameters::preset(preset).map_err(err)?;
+    let params = Parameters::preset_insecure(preset).map_err(err)?;
     let m = KeyMemory::estimate(&params, rotations, conjugate, seeded);
     let boot = if bootstrapping {
         let cfg = basalt_circuits::bootstrap::config::for_preset(preset, None, params.log_n())

@@ -157,8 +157,9 @@ fn sim_grid(
         .map(|(field, values)| basalt_sim::grid::GridAxis { field, values })
         .collect();
     let name = Path::new(path).file_stem().map_or_else(String::new, |s| s.to_string_lossy().into());
-    let pts = py
-        .allow_threads(|| basalt_sim::grid::grid(Path::new(path), &trace.trace, &axes))
+    // A built-in machine's name or a file of the user's.
+    let file = basalt_sim::source::resolve_machine(path).map_err(err)?;
+    let pts = py.allow_threads(|| basalt_sim::grid::grid(&file, &trace.trace, &axes))
         .map_err(err)?;
     Ok((
         serde_json::to_string(&pts).map_err(err)?,
