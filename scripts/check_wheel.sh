@@ -23,7 +23,8 @@ py="$tmp/venv/bin/python"
 import basalt, pathlib
 here = pathlib.Path(basalt.__file__).resolve()
 assert "site-packages" in str(here), f"basalt imported from {here}, not the installed wheel"
-s = basalt.ckks.Context.preset("CRATERLAKE_80_1DIGIT", rotations=[1], symbolic=True)
+s = basalt.ckks.Context.preset("CRATERLAKE_80_1DIGIT", rotations=[1], symbolic=True,
+                               allow_insecure=True)  # the paper's 80-bit set
 with basalt.sim.record() as rec:
     (s.encrypt_symbolic(s.slots) * s.encrypt_symbolic(s.slots)).rescale().rotate(1)
 r = basalt.sim.run(rec.trace, "craterlake")

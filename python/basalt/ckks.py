@@ -293,10 +293,11 @@ class EvaluationKeys:
 
     @classmethod
     def from_bytes(cls, params: Parameters, data: bytes, *, rotations=None,
-                   conjugate=False) -> "EvaluationKeys":
+                   conjugate=True) -> "EvaluationKeys":
         """Validated keys for ``params``; with ``rotations`` (a program's list, e.g.
         ``LinearTransform.rotations``) only those rotation keys are kept (plus the
-        bootstrapping circuit's when the parameters bootstrap)."""
+        bootstrapping circuit's when the parameters bootstrap). The conjugation key, when the
+        bytes hold one, is kept unless ``conjugate=False`` (bootstrapping needs it)."""
         rot = None if rotations is None else [int(k) for k in rotations]
         return cls(_basalt.CkksEvaluationKeys.from_bytes(params._p, bytes(data), rot,
                                                          bool(conjugate)))
