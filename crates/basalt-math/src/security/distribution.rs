@@ -19,7 +19,7 @@ pub enum Distribution {
     /// Uniform over {0, 1} (TFHE keys).
     Binary,
     /// Uniform modulo `q` (plain LWE secret; attacks use the normal form, see
-    /// [`Distribution::std_dev`]).
+    /// [`Distribution::log2_std_dev`]).
     UniformModQ,
     /// Rounded Gaussian of standard deviation `sigma`, in units of 1 (CKKS: σ = 3.2).
     Gaussian { sigma: f64 },

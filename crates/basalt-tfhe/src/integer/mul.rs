@@ -5,7 +5,7 @@
 //! digits `a_i·m + b_j` gives the low digit of `a_i·b_j` (to column `i + j`) and another its high
 //! digit (to column `i + j + 1`, skipped past the top or when `deg a_i · deg b_j < m`). All
 //! partial products form one layer; the columns are then summed
-//! ([`sum_columns`](IntegerServer::sum_columns)) and the carries resolved by the scan.
+//! (`sum_columns`) and the carries resolved by the scan.
 //! A clear factor `c` uses its digits `c_j` the same way with univariate tables on `a_i`
 //! (a digit 1 costs nothing, a digit 0 is skipped).
 //!

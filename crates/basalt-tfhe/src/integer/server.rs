@@ -3,7 +3,7 @@
 //!
 //! # Why one engine
 //! Radix operations are layers of independent block bootstraps (all carries of a layer, all
-//! partial products, all block comparisons). [`IntegerServer::bootstrap_many`] key-switches a
+//! partial products, all block comparisons). `IntegerServer::bootstrap_many` key-switches a
 //! whole layer as one tiled batch and runs the blind rotations through the two-level batched PBS
 //! ([`pbs_batch`]), one batch per distinct lookup table, the batches themselves spread over the
 //! rayon pool: a layer costs about `⌈jobs / threads⌉` bootstraps of latency.
