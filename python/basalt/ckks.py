@@ -293,14 +293,22 @@ class EvaluationKeys:
 
     @classmethod
     def from_bytes(cls, params: Parameters, data: bytes, *, rotations=None,
-                   conjugate=True) -> "EvaluationKeys":
+                   conjugate=None) -> "EvaluationKeys":
         """Validated keys for ``params``; with ``rotations`` (a program's list, e.g.
         ``LinearTransform.rotations``) only those rotation keys are kept (plus the
         bootstrapping circuit's when the parameters bootstrap). The conjugation key, when the
-        bytes hold one, is kept unless ``conjugate=False`` (bootstrapping needs it)."""
+        bytes hold one, is kept unless ``conjugate=False`` (bootstrapping needs it);
+        ``conjugate=True`` requires it."""
         rot = None if rotations is None else [int(k) for k in rotations]
-        return cls(_basalt.CkksEvaluationKeys.from_bytes(params._p, bytes(data), rot,
-                                                         bool(conjugate)))
+        data = bytes(data)
+        if conjugate is None:
+            try:
+                return cls(_basalt.CkksEvaluationKeys.from_bytes(params._p, data, rot, True))
+            except BasaltError as e:
+                if "missing conjugation key" not in str(e):
+                    raise
+            conjugate = False
+        return cls(_basalt.CkksEvaluationKeys.from_bytes(params._p, data, rot, bool(conjugate)))
 
     def save(self, path) -> None:
         with open(path, "wb") as f:
