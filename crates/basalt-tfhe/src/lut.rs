@@ -7,7 +7,7 @@
 //! in `m·Δ ± Δ/2` selects box `m`. Blind rotation by `−φ̄` brings coefficient `φ̄` to position 0.
 //!
 //! # Source
-//! Digest §2.2 (PBS test vector); TFHE-rs shortint's box/half-box layout (re-derived here).
+//! Strix §II (the PBS test vector); TFHE-rs shortint's box/half-box layout (re-derived here).
 
 use serde::{Deserialize, Serialize};
 

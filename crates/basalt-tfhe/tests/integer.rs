@@ -350,9 +350,10 @@ fn bad_input_is_a_named_error() {
     assert!(matches!(fx.sk.shift(&w, &a, ShiftKind::Left), Err(IntegerError::Unsupported(_))));
 }
 
-/// Every pair of 8-bit values on the real set: hours (65,536 pairs × ~130 bootstraps).
+/// Every pair of 8-bit values on the real set: hours (65,536 pairs × ~130 bootstraps), so
+/// outside CI; run by `make test-full` (`--include-ignored`). CI covers every 4-bit pair.
 #[test]
-#[ignore]
+#[ignore = "hours of PBS: run by `make test-full`"]
 fn exhaustive_8bit_tfhers_2_2() {
     let mut fx = Fx::new(&real(), 10);
     for ty in [IntegerType::unsigned(8), IntegerType::signed(8)] {

@@ -345,7 +345,7 @@ fn kshgen_ablation_doubles_key_traffic() {
     assert_eq!(off.traffic.keys, 2.0 * on.traffic.keys);
     assert_eq!(off.skipped_keygen, 1);
     assert!(off.cycles > on.cycles);
-    // Digest §3.7: the streamed half-KSH at L = 60 is 26.25 MiB ≈ 27.5 µs at 1 TB/s, so the
+    // CraterLake §3 (a 1 TB/s HBM streaming KSHs; 3 × 60 × 32 cycles of compute): the streamed half-KSH at L = 60 is 26.25 MiB ≈ 27.5 µs at 1 TB/s, so the
     // key switch is memory-bound (compute is 5.76k cycles per CRB/NTT).
     assert!(on.stall_cycles > 0.0);
     assert_eq!(on.unit("crb").unwrap().busy_cycles, 3.0 * 60.0 * 32.0);
