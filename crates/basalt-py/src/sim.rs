@@ -159,8 +159,8 @@ fn sim_grid(
     let name = Path::new(path).file_stem().map_or_else(String::new, |s| s.to_string_lossy().into());
     // A built-in machine's name or a file of the user's.
     let file = basalt_sim::source::resolve_machine(path).map_err(err)?;
-    let pts = py.allow_threads(|| basalt_sim::grid::grid(&file, &trace.trace, &axes))
-        .map_err(err)?;
+    let pts =
+        py.allow_threads(|| basalt_sim::grid::grid(&file, &trace.trace, &axes)).map_err(err)?;
     Ok((
         serde_json::to_string(&pts).map_err(err)?,
         basalt_sim::grid::csv(&pts),
