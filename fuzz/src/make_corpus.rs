@@ -1,6 +1,7 @@
 //! Writes the seed corpus under `fuzz/corpus/TARGET/`: valid objects of the toy sets the
-//! targets decode into (large ones cut to their first 4 KiB: header and first limbs), so that
-//! fuzzing starts from the real formats. `cargo run --release --manifest-path fuzz/Cargo.toml
+//! targets decode into, so that fuzzing starts from the real formats (the evaluation-key set
+//! and the TFHE server key, too large to mutate well, are cut to their first 4 KiB: header and
+//! first limbs). `cargo run --release --manifest-path fuzz/Cargo.toml
 //! --bin make_corpus` (run from the repository root).
 
 include!("../harness.rs");
@@ -44,10 +45,10 @@ fn main() {
     write("ckks_ciphertext", "plaintext", &pt.to_bytes().unwrap());
     write("ckks_keys", "evaluation_keys_head", &tagged(0, &keys.to_bytes().unwrap(), true));
     if let Some(r) = &keys.relin {
-        write("ckks_keys", "relin_head", &tagged(4, &r.to_bytes().unwrap(), true));
+        write("ckks_keys", "relin", &tagged(4, &r.to_bytes().unwrap(), false));
     }
-    write("ckks_keys", "public_key_head", &tagged(6, &pk.to_bytes().unwrap(), true));
-    write("ckks_keys", "secret_key_head", &tagged(7, &sk.to_bytes().unwrap(), true));
+    write("ckks_keys", "public_key", &tagged(6, &pk.to_bytes().unwrap(), false));
+    write("ckks_keys", "secret_key", &tagged(7, &sk.export_bytes().unwrap(), false));
 
     // TFHE.
     let (params, ck, server) = harness::tfhe_keys_pair();
