@@ -58,6 +58,18 @@ def test_every_key_is_an_object_that_round_trips(ctx, tmp_path):
     other = Context.toy_insecure(log_n=11, levels=3)
     with pytest.raises(basalt.BasaltError):
         RotationKey.from_bytes(other.parameters, objs["rot5"].to_bytes())  # other parameters
+    # Seeded keys stay seeded as objects and in bytes (about half), and still compute.
+    seeded = ctx.evaluation_keys(rotations=[5], seeded=True).rotation(5)
+    assert seeded.seeded and not objs["rot5"].seeded
+    data = seeded.to_bytes()
+    assert len(data) < 0.6 * len(objs["rot5"].to_bytes())
+    back = RotationKey.from_bytes(p, data)
+    assert back.seeded and back.to_bytes() == data
+    server = Server(p, EvaluationKeys.assemble(p, [keys.relinearization, back]))
+    x = np.linspace(-1, 1, 8)
+    out = server.ciphertext_from_bytes(ctx.encrypt(x).to_bytes()).rotate(5)
+    assert np.allclose(ctx.decrypt(ctx.ciphertext_from_bytes(out.to_bytes())).real,
+                       np.roll(x, -5), atol=1e-4)
 
 
 def test_a_server_built_from_single_keys_computes(ctx):

@@ -208,7 +208,7 @@ impl PyEvalKeys {
     /// The bootstrapping circuit's encapsulation keys (the switches to the sparse ephemeral
     /// secret and back), if held. The circuit's rotation keys are ordinary rotation keys.
     fn bootstrapping(&self) -> Option<PyKey> {
-        self.encaps.clone().map(|e| PyKey::new(&self.params, KeyObj::Encapsulation(e)))
+        self.encaps.clone().map(|e| PyKey::new(&self.params, KeyObj::Encapsulation(Box::new(e))))
     }
 
     /// An evaluation-key set from single keys (e.g. loaded one file each): at most one
@@ -237,7 +237,7 @@ impl PyEvalKeys {
                     if params.boot.is_none() {
                         return Err(err("bootstrapping keys, but the parameters do not bootstrap"));
                     }
-                    if encaps.replace(e.clone()).is_some() {
+                    if encaps.replace(e.as_ref().clone()).is_some() {
                         return Err(err("two sets of bootstrapping keys"));
                     }
                 }
@@ -258,7 +258,7 @@ pub(crate) enum KeyObj {
     Relin(RelinKey),
     /// A rotation key or the conjugation key (both are Galois keys).
     Galois(GaloisKey),
-    Encapsulation(Encapsulation),
+    Encapsulation(Box<Encapsulation>),
 }
 
 /// A single key of a key set: serializes to bytes, validates on load (checksum, shape, kind
@@ -365,7 +365,7 @@ impl PyKey {
                     let cfg = params.boot.as_ref().ok_or_else(|| {
                         err("bootstrapping keys, but the parameters do not bootstrap")
                     })?;
-                    KeyObj::Encapsulation(encaps_from_bytes(params, cfg, data)?)
+                    KeyObj::Encapsulation(Box::new(encaps_from_bytes(params, cfg, data)?))
                 }
                 other => return Err(err(format!("unknown key kind {other:?}"))),
             })
