@@ -10,7 +10,11 @@
 //! seven 35-bit levels, conjugate-invariant ring). Batch norms are folded into the layer
 //! before them: \[GAP\] with no trained model offline, each folded layer is scaled so that its
 //! outputs peak at 1 on the test image (the activations stay in the range trained batch norms
-//! give). Weights are seeded pseudo-random; the time does not depend on them.
+//! give). [`lenet`] builds it with seeded pseudo-random weights (the trace and the time do
+//! not depend on them); [`trained`] with the weights `scripts/train_weights.py` trains on the
+//! digits (28×28, square activations; no batch norm is trained: a data-dependent
+//! initialisation keeps the squares in range, and each layer is scaled to peak at 1 on the
+//! training split, compensated exactly by the next layer, `(k·a)² = k²·a²`).
 //!
 //! # Packing (Orion's "advanced" packing and "hybrid" embedding)
 //! The image is one ciphertext, row-major. A stride-2 convolution doubles the multiplexing gap
@@ -23,6 +27,9 @@
 //! LoLa rows do. Basalt packs `N/2 = 8192` complex slots where Orion and Osiris use `N` real
 //! ones; every layer still fits, with the same diagonals.
 
+use basalt_circuits::CircuitError;
+
+use crate::digits::{self, DataError};
 use crate::mnist;
 use crate::network::{Layer, Network};
 use crate::resnet::{Conv, ConvShape, Layout};
@@ -65,17 +72,41 @@ impl Shape {
 /// The network with weights from `seed`, batch norms folded on `image` (`side²` pixels).
 pub fn lenet(shape: Shape, seed: u64, image: &[f64]) -> Network {
     let l = shape.layouts();
-    let conv = |k: usize| {
-        let (lin, lout) = (l[k], l[k + 1]);
-        let s = ConvShape {
-            cin: lin.channels,
-            cout: lout.channels,
-            k: shape.kernel,
-            stride: 2,
-            lin,
-            lout,
+    let conv = |k: usize| Conv::random(conv_shape(&shape, k), seed + k as u64);
+    let dense = |rows, cols, seed| {
+        let Layer::Dense { w, b } = mnist::dense(rows, cols, seed) else {
+            unreachable!("mnist::dense builds a dense layer")
         };
-        let c = Conv::random(s, seed + k as u64);
+        (w, b)
+    };
+    let r = l[2].res();
+    let mut net = assemble(
+        shape,
+        [conv(0), conv(1)],
+        dense(shape.hidden, l[2].channels * r * r, seed + 2),
+        dense(shape.classes, shape.hidden, seed + 3),
+    );
+    fold_batch_norms(&mut net, image);
+    net
+}
+
+/// The shape of convolution `k` (0 or 1) in the multiplexed layouts.
+fn conv_shape(shape: &Shape, k: usize) -> ConvShape {
+    let l = shape.layouts();
+    let (lin, lout) = (l[k], l[k + 1]);
+    ConvShape { cin: lin.channels, cout: lout.channels, k: shape.kernel, stride: 2, lin, lout }
+}
+
+/// The network from its two convolutions and two dense layers (`(rows, bias)`, the first
+/// reading PyTorch's flatten order `c, i, j` of the second convolution's maps).
+fn assemble(
+    shape: Shape,
+    convs: [Conv; 2],
+    fc1: (Vec<Vec<f64>>, Vec<f64>),
+    fc2: (Vec<Vec<f64>>, Vec<f64>),
+) -> Network {
+    let l = shape.layouts();
+    let sparse = |c: Conv, lout: Layout| {
         let mut b = vec![0.0; lout.footprint()];
         let r = lout.res();
         for co in 0..lout.channels {
@@ -85,35 +116,29 @@ pub fn lenet(shape: Shape, seed: u64, image: &[f64]) -> Network {
         }
         Layer::Sparse { a: c.entries().collect(), b }
     };
-    // The first dense layer reads the multiplexed 7×7 maps in place (PyTorch's flatten order
-    // `c, i, j` mapped to the slots).
+    // The first dense layer reads the multiplexed 7×7 maps in place.
     let l2 = l[2];
     let r = l2.res();
     let column = |q: usize| l2.slot(q / (r * r), (q % (r * r)) / r, q % r);
-    let fc1 = fully_connected(shape.hidden, l2.channels * r * r, column, seed + 2);
-    let mut net = Network {
+    let [c0, c1] = convs;
+    Network {
         name: "LeNet (Orion)",
         input_slots: shape.input_slots(),
         layers: vec![
-            conv(0),
+            sparse(c0, l[1]),
             Layer::Square,
-            conv(1),
+            sparse(c1, l[2]),
             Layer::Square,
-            fc1,
+            fully_connected(fc1, column),
             Layer::Square,
-            fully_connected(shape.classes, shape.hidden, |q| q, seed + 3),
+            fully_connected(fc2, |q| q),
         ],
-    };
-    fold_batch_norms(&mut net, image);
-    net
+    }
 }
 
-/// A `rows × cols` fully connected layer ([`mnist`]'s weights) whose input `q` sits at slot
-/// `column(q)`, as a sparse layer: every LeNet layer is split by the same rule.
-fn fully_connected(rows: usize, cols: usize, column: impl Fn(usize) -> usize, seed: u64) -> Layer {
-    let Layer::Dense { w, b } = mnist::dense(rows, cols, seed) else {
-        unreachable!("mnist::dense builds a dense layer")
-    };
+/// A fully connected layer (`rows`, bias) whose input `q` sits at slot `column(q)`, as a
+/// sparse layer: every LeNet layer is split by the same rule.
+fn fully_connected((w, b): (Vec<Vec<f64>>, Vec<f64>), column: impl Fn(usize) -> usize) -> Layer {
     let a = w
         .iter()
         .enumerate()
@@ -121,6 +146,82 @@ fn fully_connected(rows: usize, cols: usize, column: impl Fn(usize) -> usize, se
         .map(|(o, q, v)| (o, column(q), v))
         .collect();
     Layer::Sparse { a, b }
+}
+
+const ORION_WEIGHTS: &[u8] = include_bytes!("../../../data/weights/lenet.bin");
+const TOY_WEIGHTS: &[u8] = include_bytes!("../../../data/weights/lenet_toy.bin");
+
+impl Shape {
+    /// The toy LeNet of the `--quick` runs and tests: the raw 8×8 digits, 8 and 16 channels,
+    /// 3×3 kernels, 16 hidden units.
+    pub const TOY: Shape = Shape { side: 8, channels: [8, 16], kernel: 3, hidden: 16, classes: 10 };
+}
+
+/// The network with the weights `scripts/train_weights.py` trained on the digits (square
+/// activations, each layer scaled to peak at 1 on the training split, the logits bounded by
+/// 16): [`Shape::ORION`] on 28×28 images, or [`Shape::TOY`] on the raw 8×8 ones.
+///
+/// # Errors
+/// Another shape (no weights are trained for it), or a malformed weight file.
+pub fn trained(shape: Shape) -> Result<Network, DataError> {
+    let (file, bytes) = match shape {
+        Shape::ORION => ("data/weights/lenet.bin", ORION_WEIGHTS),
+        Shape::TOY => ("data/weights/lenet_toy.bin", TOY_WEIGHTS),
+        other => {
+            return Err(DataError {
+                file: "data/weights",
+                reason: format!("no trained LeNet of shape {other:?}"),
+            });
+        }
+    };
+    let a = digits::parse_weights(file, bytes)?;
+    let [c1, c2] = shape.channels;
+    let k = shape.kernel;
+    let r = shape.side / 4;
+    let want: [&[usize]; 8] = [
+        &[c1, 1, k, k],
+        &[c1],
+        &[c2, c1, k, k],
+        &[c2],
+        &[shape.hidden, c2 * r * r],
+        &[shape.hidden],
+        &[shape.classes, shape.hidden],
+        &[shape.classes],
+    ];
+    let have: Vec<&[usize]> = a.iter().map(|x| x.shape.as_slice()).collect();
+    if have != want {
+        return Err(DataError { file, reason: format!("shapes {have:?}, expected {want:?}") });
+    }
+    let bad = |e: CircuitError| DataError { file, reason: e.to_string() };
+    let conv = |i: usize| {
+        Conv::from_weights(
+            conv_shape(&shape, i),
+            a[2 * i].values.clone(),
+            a[2 * i + 1].values.clone(),
+        )
+        .map_err(bad)
+    };
+    let dense = |i: usize| {
+        let rows = a[i].values.chunks(a[i].shape[1]).map(<[f64]>::to_vec).collect();
+        (rows, a[i + 1].values.clone())
+    };
+    let mut net = assemble(shape, [conv(0)?, conv(1)?], dense(4), dense(6));
+    net.name = if shape == Shape::ORION {
+        "LeNet (Orion), trained on digits"
+    } else {
+        "LeNet (toy), trained on digits"
+    };
+    Ok(net)
+}
+
+/// The image a trained [`Shape`] reads: 28×28 ([`digits::to28`]) or the raw 8×8 grey levels,
+/// in `[0, 1]`.
+pub fn image(shape: Shape, d: &digits::Digit) -> Vec<f64> {
+    if shape.side == 28 {
+        digits::to28(d)
+    } else {
+        d.pixels.iter().map(|&p| f64::from(p) / 16.0).collect()
+    }
 }
 
 /// Scale every linear layer (weights and bias: a batch norm's affine map folded in) so that

@@ -29,6 +29,8 @@
 //! - [`helr_digits`]: HELR training under encryption on digits 3-vs-8, with bootstraps.
 //! - [`sort_run`]: the bitonic sort run for real against an exact sort.
 //! - [`resnet_run`]: ResNet-20 run for real on digits images against its twin.
+//! - [`lenet_run`], [`lstm_run`]: LeNet and the LSTM, trained on the digits, run for real
+//!   against their twins.
 //! - [`registry`]: every runnable workload by name (`basalt workload`, `basalt.workloads`).
 //! - [`trace`]: record one inference at a preset in trace mode.
 //! - [`sim_source`]: every library program as a `basalt_sim::TraceSource`, for the
@@ -42,8 +44,10 @@ pub mod digits;
 pub mod encrypted_weights;
 pub mod helr_digits;
 pub mod lenet;
+pub mod lenet_run;
 pub mod logreg;
 pub mod lstm;
+pub mod lstm_run;
 pub mod mnist;
 pub mod network;
 pub mod registry;

@@ -28,8 +28,12 @@
 //!   the inference ends refreshed for the classifier layer (not modelled: a 128-wide dot
 //!   product, against 150 steps).
 //!
-//! Weights are seeded pseudo-random (uniform in `±1/√128`), as in [`crate::mnist`]: neither
-//! the kernel stream nor the time depends on them.
+//! [`Lstm::new`] draws seeded pseudo-random weights (uniform in `±1/√128`), as in
+//! [`crate::mnist`]: neither the kernel stream nor the time depends on them. [`trained`] loads
+//! the weights `scripts/train_weights.py` trains on the digits read row by row (a sequence
+//! task: one image row per step, a constant 1 after the pixels carrying the bias the formula
+//! lacks, a dense 128→10 classifier on the last state), by backpropagation through time
+//! through the same degree-3 σ; `crate::lstm_run` runs it encrypted with that classifier.
 
 use basalt_circuits::bootstrap::{Bootstrapper, Encapsulation};
 use basalt_circuits::lintrans::LinearTransform;
@@ -75,6 +79,26 @@ impl Lstm {
             .expect("degree 3 on [-1, 1]")
             .into_odd();
         Lstm { w0: random_matrix(n, n, a, seed), w1: random_matrix(n, n, a, seed + 1), sigma }
+    }
+
+    /// Trained `n × n` weights `w0` (state) and `w1` (input); the same σ as [`Lstm::new`].
+    ///
+    /// # Errors
+    /// A width that is not a power of two, or matrices that are not both `n × n`.
+    pub fn from_weights(w0: Vec<Vec<f64>>, w1: Vec<Vec<f64>>) -> Result<Lstm> {
+        let n = w0.len();
+        let square = |w: &[Vec<f64>]| w.len() == n && w.iter().all(|r| r.len() == n);
+        if !n.is_power_of_two() || !square(&w0) || !square(&w1) {
+            return Err(CircuitError::Invalid(format!(
+                "the recurrence needs two n x n matrices with n a power of two; got {} x {} and \
+                 {} x {}",
+                w0.len(),
+                w0.first().map_or(0, Vec::len),
+                w1.len(),
+                w1.first().map_or(0, Vec::len)
+            )));
+        }
+        Ok(Lstm { sigma: Lstm::new(1, 0).sigma, w0, w1 })
     }
 
     /// Width of the state.
@@ -226,4 +250,77 @@ impl LstmModel {
         }
         Ok(h)
     }
+}
+
+const WEIGHTS_128: &[u8] = include_bytes!("../../../data/weights/lstm.bin");
+const WEIGHTS_16: &[u8] = include_bytes!("../../../data/weights/lstm_toy.bin");
+
+/// A trained recurrence and its classifier (`rows × width` weights and `rows` biases).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Trained {
+    pub lstm: Lstm,
+    pub readout: Vec<Vec<f64>>,
+    pub readout_bias: Vec<f64>,
+    /// Steps of a sequence: the image rows.
+    pub steps: usize,
+}
+
+impl Trained {
+    /// The input sequence of a digit: one row per step (its pixels in `[0, 1]`, then a
+    /// constant 1, then zeros up to the width), on 28×28 images at width 128 or on the raw
+    /// 8×8 ones at width 16.
+    pub fn sequence(&self, d: &crate::digits::Digit) -> Vec<Vec<f64>> {
+        let img = if self.steps == 28 {
+            crate::digits::to28(d)
+        } else {
+            d.pixels.iter().map(|&p| f64::from(p) / 16.0).collect()
+        };
+        img.chunks(self.steps)
+            .map(|row| {
+                let mut x = row.to_vec();
+                x.push(1.0);
+                x.resize(self.lstm.width(), 0.0);
+                x
+            })
+            .collect()
+    }
+
+    /// The cleartext twin: the class scores of a sequence from a zero state.
+    pub fn scores_plain(&self, xs: &[Vec<f64>]) -> Vec<f64> {
+        let h = self.lstm.evaluate_plain(&vec![0.0; self.lstm.width()], xs);
+        self.readout
+            .iter()
+            .zip(&self.readout_bias)
+            .map(|(row, b)| b + row.iter().zip(&h).map(|(w, v)| w * v).sum::<f64>())
+            .collect()
+    }
+}
+
+/// The recurrence trained on the digits' rows: width 128 (the paper's, 28 steps of 28×28
+/// rows) or 16 (the `--quick` runs', 8 steps of the raw 8×8 rows).
+///
+/// # Errors
+/// Another width, or a malformed weight file.
+pub fn trained(width: usize) -> std::result::Result<Trained, crate::digits::DataError> {
+    use crate::digits::{DataError, parse_weights};
+    let (file, bytes, steps) = match width {
+        128 => ("data/weights/lstm.bin", WEIGHTS_128, 28),
+        16 => ("data/weights/lstm_toy.bin", WEIGHTS_16, 8),
+        w => {
+            return Err(DataError {
+                file: "data/weights",
+                reason: format!("no trained recurrence of width {w} (128 or 16)"),
+            });
+        }
+    };
+    let a = parse_weights(file, bytes)?;
+    let want: [&[usize]; 4] = [&[width, width], &[width, width], &[10, width], &[10]];
+    let have: Vec<&[usize]> = a.iter().map(|x| x.shape.as_slice()).collect();
+    if have != want {
+        return Err(DataError { file, reason: format!("shapes {have:?}, expected {want:?}") });
+    }
+    let rows = |k: usize| a[k].values.chunks(width).map(<[f64]>::to_vec).collect::<Vec<_>>();
+    let lstm = Lstm::from_weights(rows(0), rows(1))
+        .map_err(|e| DataError { file, reason: e.to_string() })?;
+    Ok(Trained { lstm, readout: rows(2), readout_bias: a[3].values.clone(), steps })
 }

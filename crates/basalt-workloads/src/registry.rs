@@ -101,6 +101,27 @@ const TABLE: &[(WorkloadInfo, Runner)] = &[
     ),
     (
         WorkloadInfo {
+            name: "lenet",
+            paper: "Osiris Table III(a) Set II (Orion's LeNet)",
+            description: "Orion's LeNet (conv 5x5 1->32 s2, square, conv 5x5 32->64 s2, square, \
+                          3136-512, square, 512-10) on digits at 28x28, trained weights",
+            preset: "OSIRIS_SET_II",
+        },
+        run_lenet,
+    ),
+    (
+        WorkloadInfo {
+            name: "lstm",
+            paper: "CraterLake Table 3 (LSTM, Podschwadt & Takabi)",
+            description: "the recurrence h <- sigma(W0 h + W1 x), 128 wide, degree-3 sigma, \
+                          bootstraps, trained on digits read row by row (28 steps), dense \
+                          128->10 on the last state",
+            preset: "CRATERLAKE_80_BOOT",
+        },
+        run_lstm,
+    ),
+    (
+        WorkloadInfo {
             name: "sort",
             paper: "Osiris Table III(b) Set IV (bitonic sort of 2^14 values)",
             description: "bitonic sort of encrypted values in (0, 1) with composite-polynomial \
@@ -375,6 +396,14 @@ fn run_helr(opts: &RunOptions, bar: &ProgressBar) -> Result<Value, WorkloadError
         "setup_s": setup_s,
         "per_iteration_s": train_s / task.iterations as f64,
     }))
+}
+
+fn run_lenet(opts: &RunOptions, bar: &ProgressBar) -> Result<Value, WorkloadError> {
+    crate::lenet_run::run(opts, bar)
+}
+
+fn run_lstm(opts: &RunOptions, bar: &ProgressBar) -> Result<Value, WorkloadError> {
+    crate::lstm_run::run(opts, bar)
 }
 
 fn run_resnet20(opts: &RunOptions, bar: &ProgressBar) -> Result<Value, WorkloadError> {

@@ -222,6 +222,21 @@ impl Conv {
         Conv { shape, w, b }
     }
 
+    /// Trained weights `[cout][cin][k][k]` (row-major) and biases `[cout]`.
+    ///
+    /// # Errors
+    /// [`CircuitError::VectorLength`] if a length does not match the shape.
+    pub(crate) fn from_weights(shape: ConvShape, w: Vec<f64>, b: Vec<f64>) -> Result<Conv> {
+        let n = shape.cout * shape.cin * shape.k * shape.k;
+        if w.len() != n {
+            return Err(CircuitError::VectorLength { len: w.len(), cols: n });
+        }
+        if b.len() != shape.cout {
+            return Err(CircuitError::VectorLength { len: b.len(), cols: shape.cout });
+        }
+        Ok(Conv { shape, w, b })
+    }
+
     /// Every non-zero matrix entry `(output slot, input slot, weight)`; zero padding of `k/2`.
     pub(crate) fn entries(&self) -> impl Iterator<Item = (usize, usize, f64)> + '_ {
         let ConvShape { cin, cout, k, stride, lin, lout } = self.shape;
