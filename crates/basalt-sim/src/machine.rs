@@ -107,6 +107,13 @@ pub struct Memory {
     /// level. Off: each (key, limbs, digits) is its own object.
     #[serde(default)]
     pub key_subsets: bool,
+    /// Warm start: the program's input ciphertexts (each object's first `CtLoad`, when the
+    /// trace did not store it before) are already on chip when timing starts, as in a
+    /// micro-benchmark run in a loop whose operands stay resident. They take their room in the
+    /// on-chip store but move no HBM bytes on that first load. Keys and plaintexts still stream.
+    /// Off in every machine file: a what-if (`basalt sim run --set memory.warm=true`).
+    #[serde(default)]
+    pub warm: bool,
     pub source: String,
 }
 
@@ -200,6 +207,13 @@ pub struct Switches {
     pub kshgen: Option<bool>,
     /// CraterLake §5.1/§5.4: CRB unit with vector chaining.
     pub crb_chaining: Option<bool>,
+    /// Plaintext operands generated on chip from one stored residue (ARK's and Osiris' OF-Limb,
+    /// applied by the simulator): every `PlainLoad` of `l` residues loads one and runs an
+    /// `l`-residue NTT. No paper modelled here states it for a machine whose traces store full
+    /// plaintexts (CraterLake's are "half the size of a ciphertext", §8), so it is an architect's
+    /// what-if and absent from every machine file; traces that already regenerate diagonals
+    /// (Osiris' OF-Limb) must not be timed with it.
+    pub plaintext_generation: Option<bool>,
     /// CraterLake §4.2: fixed permutation network vs F1+ crossbar.
     pub network: Option<Network>,
     /// Strix §IV-B: fold an N-point negacyclic FFT into an N/2-point complex FFT.

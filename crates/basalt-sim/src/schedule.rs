@@ -63,6 +63,13 @@ pub fn simulate(machine: &Machine, trace: &Trace) -> Result<Report, SimError> {
 
 /// [`simulate`] without the marker check: the segments [`crate::refresh`] cut out.
 pub(crate) fn simulate_unmarked(machine: &Machine, trace: &Trace) -> Result<Report, SimError> {
+    let generated;
+    let trace = if machine.switches.plaintext_generation == Some(true) {
+        generated = generate_plaintexts(trace);
+        &generated
+    } else {
+        trace
+    };
     let mut s = State::new(machine);
     s.plan = plan_store(machine, trace)?;
     let barrier = machine.switches.limb_interleaving == Some(false);
@@ -96,6 +103,24 @@ pub(crate) fn simulate_unmarked(machine: &Machine, trace: &Trace) -> Result<Repo
         return Err(SimError::BadTrace(format!("unclosed region `{}`", s.stack.join(";"))));
     }
     Ok(s.finish(trace))
+}
+
+/// `trace` with every plaintext generated on chip (`switches.plaintext_generation`): a
+/// `PlainLoad` of `l` residues becomes the load of the one stored residue (in coefficient form)
+/// and an `l`-residue forward NTT after reducing it modulo each prime (the reductions are
+/// folded into the NTT's first stage, as OF-Limb does).
+fn generate_plaintexts(trace: &Trace) -> Trace {
+    let mut events = Vec::with_capacity(trace.events.len());
+    for ev in &trace.events {
+        match *ev {
+            Event::Kernel(Kernel::PlainLoad { n, limbs }) => {
+                events.push(Event::Kernel(Kernel::PlainLoad { n, limbs: 1 }));
+                events.push(Event::Kernel(Kernel::Ntt { n, limbs }));
+            }
+            _ => events.push(ev.clone()),
+        }
+    }
+    Trace { events }
 }
 
 /// What the on-chip store did with each kernel of the trace (by kernel index): `None` for
@@ -168,7 +193,33 @@ fn plan_store(m: &Machine, trace: &Trace) -> Result<Plan, SimError> {
     for (i, o) in Store::new(m.memory.eviction, capacity).run(&accesses).into_iter().enumerate() {
         outcomes[at[i]] = Some(o);
     }
+    if m.memory.warm {
+        // Each input's first load finds it resident: no HBM bytes, a hit.
+        for i in trace_input_loads(trace) {
+            if let Some(Some(o)) = outcomes.get_mut(i) {
+                o.loaded = 0;
+                o.hit = true;
+            }
+        }
+    }
     Ok(Plan { outcomes, reloads })
+}
+
+/// Kernel indices of the program's input loads: the first `CtLoad` of each object the trace
+/// neither stored nor loaded before (as [`Trace::input_loads`]).
+fn trace_input_loads(trace: &Trace) -> Vec<usize> {
+    let mut seen = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    for (i, k) in trace.kernels().enumerate() {
+        match *k {
+            Kernel::CtLoad { id, .. } if seen.insert(id) => out.push(i),
+            Kernel::CtStore { id, .. } => {
+                seen.insert(id);
+            }
+            _ => {}
+        }
+    }
+    out
 }
 
 /// Refuse a program that no memory of the machine can hold: every identified object (key,

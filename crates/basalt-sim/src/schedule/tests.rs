@@ -471,3 +471,46 @@ fn a_crossbar_bounds_conversions_and_a_small_cluster_rf_streams_operands() {
     b.k(Kernel::Elem { n: 1 << 14, limbs: 1, op: ElemOp::Add });
     assert_eq!(simulate(&m, &b.build()).unwrap().cycles, 8.0);
 }
+
+#[test]
+fn generated_plaintexts_load_one_residue_and_run_the_ntts() {
+    let mut b = Builder::new();
+    b.k(Kernel::PlainLoad { n: N, limbs: 4 });
+    b.k(Kernel::Elem { n: N, limbs: 4, op: ElemOp::Mul });
+    let t = b.build();
+    let mut m = toy(Overlap::Chained);
+    let stored = simulate(&m, &t).unwrap();
+    assert_eq!(stored.traffic.plaintexts, 4.0 * 262_144.0);
+    assert_eq!(stored.unit("ntt").unwrap().busy_cycles, 0.0);
+    m.switches.plaintext_generation = Some(true);
+    let generated = simulate(&m, &t).unwrap();
+    assert_eq!(generated.traffic.plaintexts, 262_144.0);
+    // Four residues through the NTT unit at 32 cycles each (as `three`'s 2 residues take 64).
+    assert_eq!(generated.unit("ntt").unwrap().busy_cycles, 4.0 * 32.0);
+    assert!(generated.cycles < stored.cycles);
+}
+
+#[test]
+fn a_warm_start_finds_the_inputs_on_chip_and_still_streams_keys() {
+    // An input ciphertext (512 KiB), a result stored and reloaded, one named key.
+    let k = |k: Kernel| Event::Kernel(k);
+    let events = vec![
+        k(Kernel::CtLoad { n: N, limbs: 1, polys: 2, id: 1 }),
+        Event::Key { key: basalt_trace::KeyId::Relin },
+        k(Kernel::KeyLoad { n: N, limbs: 1, digits: 1, seeded: false }),
+        k(Kernel::CtStore { n: N, limbs: 1, polys: 2, id: 2 }),
+        k(Kernel::CtLoad { n: N, limbs: 1, polys: 2, id: 2 }),
+        k(Kernel::CtLoad { n: N, limbs: 1, polys: 2, id: 1 }),
+    ];
+    let t = Trace { events };
+    let mut m = toy(Overlap::Chained);
+    m.memory.onchip_mib = 64.0;
+    let cold = simulate(&m, &t).unwrap();
+    assert_eq!(cold.traffic.ciphertexts, 512.0 * 1024.0);
+    m.memory.warm = true;
+    let warm = simulate(&m, &t).unwrap();
+    assert_eq!(warm.traffic.ciphertexts, 0.0);
+    assert_eq!(warm.traffic.keys, cold.traffic.keys);
+    assert_eq!(warm.onchip_hits, cold.onchip_hits + 1);
+    assert!(warm.cycles < cold.cycles);
+}
