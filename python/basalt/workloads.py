@@ -40,12 +40,14 @@ def run(
     quick: bool = False,
     threads: "int | None" = None,
     progress: bool = False,
+    allow_insecure: bool = False,
 ) -> dict:
     """Run workload ``name`` and return its record (a dict).
 
     ``preset``: a CKKS preset name or alias (default: the paper's; the toy ring with
     ``quick``). ``quick``: insecure toy ring and a few inputs, seconds. ``threads``: worker
-    threads (default: all cores). ``progress``: a progress bar on stderr.
+    threads (default: all cores). ``progress``: a progress bar on stderr. ``allow_insecure``:
+    accept a preset estimated below 128-bit security (some papers' own sets are).
 
     Raises :class:`BasaltError` naming an unknown workload or preset, a preset without enough
     levels or slots for the workload, or a missing key.
@@ -54,4 +56,5 @@ def run(
         raise TypeError(f"name must be a str, not {type(name).__name__}")
     if threads is not None and (not isinstance(threads, int) or threads < 1):
         raise BasaltError(f"threads must be a positive int, not {threads!r}")
-    return json.loads(_basalt.workloads_run(name, preset, bool(quick), threads, bool(progress)))
+    return json.loads(_basalt.workloads_run(name, preset, bool(quick), threads, bool(progress),
+                                            bool(allow_insecure)))

@@ -41,6 +41,9 @@ enum WorkloadCmd {
         /// Print the JSON record (one line) instead of a summary.
         #[arg(long)]
         json: bool,
+        /// Accept a preset estimated below 128-bit security (`basalt security` lists them).
+        #[arg(long)]
+        allow_insecure: bool,
     },
 }
 
@@ -56,7 +59,7 @@ pub fn run(a: &WorkloadArgs) -> Result<(), String> {
             }
             Ok(())
         }
-        WorkloadCmd::Run { name, preset, quick, threads, json } => {
+        WorkloadCmd::Run { name, preset, quick, threads, json, allow_insecure } => {
             if *threads == Some(0) {
                 return Err("--threads must be at least 1".into());
             }
@@ -65,6 +68,7 @@ pub fn run(a: &WorkloadArgs) -> Result<(), String> {
                 quick: *quick,
                 threads: *threads,
                 progress: !*json || std::io::IsTerminal::is_terminal(&std::io::stderr()),
+                allow_insecure: *allow_insecure,
             };
             let record = registry::run(name, &opts).map_err(|e| e.to_string())?;
             if *json {

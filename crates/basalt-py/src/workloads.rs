@@ -16,7 +16,7 @@ fn workloads_list() -> PyResult<String> {
 /// Run workload `name`; its record as JSON. Unknown names, presets and bad options raise
 /// `BasaltError` naming them.
 #[pyfunction]
-#[pyo3(signature = (name, preset=None, quick=false, threads=None, progress=false))]
+#[pyo3(signature = (name, preset=None, quick=false, threads=None, progress=false, allow_insecure=false))]
 fn workloads_run(
     py: Python<'_>,
     name: &str,
@@ -24,11 +24,12 @@ fn workloads_run(
     quick: bool,
     threads: Option<usize>,
     progress: bool,
+    allow_insecure: bool,
 ) -> PyResult<String> {
     if threads == Some(0) {
         return Err(err("threads must be at least 1"));
     }
-    let opts = RunOptions { preset, quick, threads, progress };
+    let opts = RunOptions { preset, quick, threads, progress, allow_insecure };
     let record = py.allow_threads(|| registry::run(name, &opts)).map_err(err)?;
     Ok(record.to_string())
 }

@@ -9,7 +9,6 @@
 use std::time::Instant;
 
 use basalt_circuits::testing::toy_params;
-use basalt_ckks::Parameters;
 use indicatif::ProgressBar;
 use serde_json::{Value, json};
 
@@ -24,29 +23,6 @@ pub const PRESET: &str = "OSIRIS_SET_II";
 
 /// Images of a `--quick` run.
 const QUICK_IMAGES: usize = 8;
-
-/// The parameters of a run: `--preset`, else the seven-level test ring with `--quick`, else
-/// [`PRESET`].
-pub(crate) fn params_for(
-    opts: &RunOptions,
-    full: &str,
-    toy: impl FnOnce() -> Parameters,
-) -> Result<(Parameters, String), WorkloadError> {
-    let named = |name: &str| {
-        Parameters::preset(name)
-            .map(|p| (p, name.to_string()))
-            .map_err(|e| WorkloadError::Preset { preset: name.to_string(), reason: e.to_string() })
-    };
-    match (&opts.preset, opts.quick) {
-        (Some(p), _) => named(p),
-        (None, true) => {
-            let p = toy();
-            let name = p.literal().name.clone();
-            Ok((p, name))
-        }
-        (None, false) => named(full),
-    }
-}
 
 /// A circuit error about levels names the preset (the user chose it).
 pub(crate) fn at_preset(preset: &str, e: CircuitError) -> WorkloadError {
@@ -65,7 +41,7 @@ pub(crate) fn at_preset(preset: &str, e: CircuitError) -> WorkloadError {
 /// multiplexed layers, scheme errors.
 pub fn run(opts: &RunOptions, bar: &ProgressBar) -> Result<Value, WorkloadError> {
     let shape = if opts.quick { Shape::TOY } else { Shape::ORION };
-    let (params, name) = params_for(opts, PRESET, || toy_params(11, 7, 40, 2))?;
+    let (params, name) = crate::registry::params(opts, PRESET, || toy_params(11, 7, 40, 2))?;
     let net = lenet::trained(shape)?;
     let t_setup = Instant::now();
     let clf = Classifier::new(&params, &net, RULE).map_err(|e| at_preset(&name, e))?;

@@ -94,10 +94,7 @@ pub fn run(opts: &RunOptions, bar: &ProgressBar) -> std::result::Result<Value, W
         }
         p => {
             let name = p.clone().unwrap_or_else(|| PRESET.to_string());
-            let params = Parameters::preset(&name).map_err(|e| WorkloadError::Preset {
-                preset: name.clone(),
-                reason: e.to_string(),
-            })?;
+            let params = crate::registry::preset(&name, opts.allow_insecure)?;
             let cfg = basalt_circuits::bootstrap::config::for_preset(
                 &name,
                 Some(log_slots),

@@ -35,6 +35,9 @@ pub struct RunOptions {
     pub threads: Option<usize>,
     /// A progress bar on stderr.
     pub progress: bool,
+    /// Accept a preset estimated below 128-bit security (`basalt security` lists them): some
+    /// papers' own sets are (Osiris's set II for LeNet, CraterLake's 80-bit chains).
+    pub allow_insecure: bool,
 }
 
 /// One registry entry as `list` shows it.
@@ -212,24 +215,26 @@ pub fn run(name: &str, opts: &RunOptions) -> Result<Value, WorkloadError> {
 }
 
 /// The parameters of a run: `opts.preset`, else the toy ring with `quick`, else `full`.
-fn params(
+pub(crate) fn params(
     opts: &RunOptions,
     full: &str,
     toy: impl FnOnce() -> Parameters,
 ) -> Result<(Parameters, String), WorkloadError> {
     match (&opts.preset, opts.quick) {
-        (Some(p), _) => Ok((preset(p)?, p.clone())),
+        (Some(p), _) => Ok((preset(p, opts.allow_insecure)?, p.clone())),
         (None, true) => {
             let p = toy();
             let name = p.literal().name.clone();
             Ok((p, name))
         }
-        (None, false) => Ok((preset(full)?, full.to_string())),
+        (None, false) => Ok((preset(full, opts.allow_insecure)?, full.to_string())),
     }
 }
 
-fn preset(name: &str) -> Result<Parameters, WorkloadError> {
-    Parameters::preset(name)
+/// A named preset, with the explicit opt-in for one below 128 bits.
+pub(crate) fn preset(name: &str, allow_insecure: bool) -> Result<Parameters, WorkloadError> {
+    let open = if allow_insecure { Parameters::preset_insecure } else { Parameters::preset };
+    open(name)
         .map_err(|e| WorkloadError::Preset { preset: name.to_string(), reason: e.to_string() })
 }
 
@@ -342,7 +347,7 @@ fn run_helr(opts: &RunOptions, bar: &ProgressBar) -> Result<Value, WorkloadError
         }
         (p, _) => {
             let name = p.clone().unwrap_or_else(|| "FAB".to_string());
-            let params = preset(&name)?;
+            let params = preset(&name, opts.allow_insecure)?;
             let cfg = preset_bootstrapping(&name, &params, log_slots)?;
             (params, cfg, name)
         }

@@ -72,8 +72,7 @@ pub fn run(opts: &RunOptions, bar: &ProgressBar) -> Result<Value, WorkloadError>
         (params, cfg, name, TINY, minimax::sign(&[7, 7], 0.05)?)
     } else {
         let name = opts.preset.clone().unwrap_or_else(|| "CRATERLAKE_80_BOOT".into());
-        let params = basalt_ckks::Parameters::preset(&name)
-            .map_err(|e| WorkloadError::Preset { preset: name.clone(), reason: e.to_string() })?;
+        let params = crate::registry::preset(&name, opts.allow_insecure)?;
         let cfg = basalt_circuits::bootstrap::config::for_preset(&name, Some(15), params.log_n())
             .ok_or_else(|| WorkloadError::Preset {
             preset: name.clone(),

@@ -66,8 +66,7 @@ pub fn run(opts: &RunOptions, bar: &ProgressBar) -> Result<Value, WorkloadError>
         (params, cfg, name)
     } else {
         let name = opts.preset.clone().unwrap_or_else(|| "LATTIGO_N16QP1546H192H32".into());
-        let params = basalt_ckks::Parameters::preset(&name)
-            .map_err(|e| WorkloadError::Preset { preset: name.clone(), reason: e.to_string() })?;
+        let params = crate::registry::preset(&name, opts.allow_insecure)?;
         let cfg =
             basalt_circuits::bootstrap::config::for_preset(&name, Some(log_len), params.log_n())
                 .ok_or_else(|| WorkloadError::Preset {
