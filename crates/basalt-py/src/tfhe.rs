@@ -10,7 +10,7 @@ use crate::err;
 /// Keys and parameters of one TFHE instance.
 #[pyclass(module = "basalt._basalt", name = "TfheContext", frozen)]
 pub struct PyTfhe {
-    ctx: TfheContext,
+    pub(crate) ctx: TfheContext,
 }
 
 /// An encrypted small integer (opaque; decrypt it with its context).

@@ -48,7 +48,11 @@ impl TfheContext {
         Ok(TfheContext { client, server, batch: BatchConfig::default() })
     }
 
-    /// The parameter set.
+    /// The server key (no secret): what a server, or each worker of a cluster, computes with.
+    pub fn server_key(&self) -> &DynServerKey {
+        &self.server
+    }
+
     /// The client key's identity, carried by every ciphertext and the server key.
     pub fn key_id(&self) -> u64 {
         self.client.key_id()
