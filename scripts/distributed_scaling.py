@@ -6,13 +6,17 @@
   worker, the new weights broadcast) and of the client's mini-batch; then FAB's Table 8 rows
   (the paper's figures, and the simulator's FAB-1/FAB-2 model) for comparison.
 - ``pbs``: a batch of programmable bootstraps split over k workers: PBS per second.
+- ``nn``: one layer of a deep network of Strix Fig. 7 (``--nn nn-20``, ``--nn-layer``: 0 is
+  the convolution, 840 ReLU bootstraps) with its neurons split over k workers: seconds and PBS
+  per second.
 
 Run on a machine with as many cores as workers (one core per worker, ``--cpus-per-worker``):
 
     .venv/bin/python scripts/distributed_scaling.py --workers 1,2,4,8 --helr quick --pbs 256
 
 ``--helr fab`` trains FAB's shape (N = 2^16 bootstrapping preset, 8 data ciphertexts of 128
-images per mini-batch: FAB-2's 1,024): tens of GB of keys and memory per worker.
+images per mini-batch: FAB-2's 1,024): about 15 GB of evaluation keys, held by the client and
+by every worker (``--keys-path`` on a shared disk keeps them out of the object store).
 ``--address auto`` joins an existing Ray cluster instead of starting a local one.
 """
 
@@ -47,6 +51,9 @@ def helr_client(kind, cts, iterations):
 def run_helr(args, workers):
     task, client = helr_client(args.helr, args.cts, args.iterations)
     keys = client.evaluation_keys()
+    if args.keys_path:  # gigabyte-sized keys: a file every worker reads, not the object store
+        keys.save(args.keys_path)
+        keys = args.keys_path
     for k in workers:
         with bd.CkksCluster(client.ctx.parameters, keys, workers=k,
                             cpus_per_worker=args.cpus_per_worker) as cluster:
@@ -95,6 +102,29 @@ def run_pbs(args, workers):
               "pbs_per_second": len(cts) / dt, "correct": ok})
 
 
+def run_nn(args, workers):
+    name, layer = args.nn, args.nn_layer
+    ctx = basalt.tfhe.Context(args.nn_set)
+    image, _ = basalt._basalt.tfhe_nn_test_image(0)
+    acts = [image] + basalt._basalt.tfhe_nn_plain(name, image)
+    p = ctx.plaintext_modulus
+    inputs = [ctx.encrypt(v % p).to_bytes() for v in acts[layer]]
+    outputs = bd.nn_layers(name)[layer][1]
+    for k in workers:
+        with bd.TfheCluster(ctx, workers=k, cpus_per_worker=args.cpus_per_worker) as cluster:
+            cluster.apply_batch(inputs[:k], list(range(p)))  # warm-up
+            t0 = time.perf_counter()
+            out = cluster.nn_layer(name, layer, inputs)
+            dt = time.perf_counter() - t0
+        relu = layer + 1 < len(bd.nn_layers(name))
+        ok = not relu or [ctx.decrypt(ctx.ciphertext_from_bytes(b)) for b in out] == \
+            [v % p for v in acts[layer + 1]]
+        emit({"bench": "nn", "network": name, "layer": layer, "set": args.nn_set,
+              "workers": k, "threads_per_worker": args.cpus_per_worker, "neurons": outputs,
+              "seconds": dt, "pbs_per_second": outputs / dt if relu else None,
+              "agrees_with_plaintext": ok})
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--workers", default="1,2", help="comma-separated worker counts")
@@ -102,9 +132,14 @@ def main():
     ap.add_argument("--helr", choices=["quick", "fab", "none"], default="quick")
     ap.add_argument("--cts", type=int, default=8, help="data ciphertexts per mini-batch")
     ap.add_argument("--iterations", type=int, default=3)
+    ap.add_argument("--keys-path", default=None,
+                    help="save the HELR evaluation keys here; workers load them from this path")
     ap.add_argument("--pbs", type=int, default=128, help="PBS in the batch (0: skip)")
     ap.add_argument("--tfhe-set", default="TFHERS_2_2_KS_PBS")
     ap.add_argument("--allow-insecure", action="store_true")
+    ap.add_argument("--nn", default=None, help="a network (nn-20, nn-50, nn-100) to split")
+    ap.add_argument("--nn-layer", type=int, default=0)
+    ap.add_argument("--nn-set", default="NN_N1024")
     ap.add_argument("--address", default=None, help="an existing Ray cluster ('auto')")
     args = ap.parse_args()
     workers = [int(k) for k in args.workers.split(",")]
@@ -116,6 +151,8 @@ def main():
         run_helr(args, workers)
     if args.pbs:
         run_pbs(args, workers)
+    if args.nn:
+        run_nn(args, workers)
     return 0
 
 

@@ -19,8 +19,9 @@ What runs on the cluster:
   worker computes the encrypted partial gradient of its share of the mini-batch, one worker
   sums the partials, updates the weights and bootstraps, and the new weights are broadcast.
   The result is bit-identical to :func:`basalt.helr.train` in one process.
-- :class:`TfheCluster`: a batch of ciphertexts through one lookup table, split over the
-  workers, each running Strix's two-level batched PBS on its threads.
+- :class:`TfheCluster`: a batch of ciphertexts through one lookup table, or a layer of the
+  deep networks NN-20/50/100 (Strix Fig. 7), split over the workers, each running Strix's
+  two-level batched PBS on its threads.
 - :func:`grid`: a `basalt.sim.grid` whose points are timed as Ray tasks; the result is the
   local grid's, Pareto front included.
 
@@ -37,7 +38,8 @@ from . import _basalt
 from . import helr as _helr
 from .ckks import BasaltError, EvaluationKeys, Parameters
 
-__all__ = ["WorkerFailed", "init", "CkksCluster", "TfheCluster", "train_helr", "grid"]
+__all__ = ["WorkerFailed", "init", "CkksCluster", "TfheCluster", "train_helr", "grid",
+           "nn_layers", "tfhe_server_key"]
 
 
 class WorkerFailed(RuntimeError):
@@ -267,6 +269,9 @@ class _TfheWorker:
     def apply(self, cts, table):
         return self.server.apply_table_batch(list(cts), list(table))
 
+    def nn_layer(self, network, layer, start, end, inputs):
+        return self.server.nn_layer(network, int(layer), int(start), int(end), list(inputs))
+
 
 def tfhe_server_key(ctx) -> bytes:
     """The server key of a `basalt.tfhe.Context` as bytes (no secret inside)."""
@@ -309,6 +314,41 @@ class TfheCluster(_Cluster):
         refs = [self.actors[j].apply.remote(data[s:e], table)
                 for j, (s, e) in enumerate(_helr.shares(len(data), self.workers))]
         return [b for part in _get(refs, "PBS batch") for b in part]
+
+    def nn_layer(self, network: str, layer: int, inputs, *, rows=None) -> list:
+        """Layer ``layer`` of ``network`` (see :func:`nn_layers`) on the encrypted activations
+        ``inputs`` (bytes or ciphertexts): the inputs put once into the object store, the
+        layer's neurons cut into one contiguous share per worker, each worker computing its
+        neurons' pre-activations and their ReLU bootstraps (two-level batched). The outputs as
+        bytes, in neuron order: those of the whole layer on one worker. The set must be the
+        network's (``NN_N1024``, ``NN_N2048``, ``NN_N4096``). ``rows=(start, end)``: only
+        those neurons."""
+        shape = nn_layers(network)
+        if not 0 <= int(layer) < len(shape):
+            raise BasaltError(f"{network} has layers 0..{len(shape) - 1}, not {layer}")
+        start, end = (0, shape[int(layer)][1]) if rows is None else map(int, rows)
+        if not 0 <= start < end <= shape[int(layer)][1]:
+            raise BasaltError(f"rows {rows} outside layer {layer}'s 0..{shape[int(layer)][1]}")
+        data = [c if isinstance(c, (bytes, bytearray)) else c.to_bytes() for c in inputs]
+        ref = _ray_put(data)
+        refs = [self.actors[j].nn_layer.remote(network, layer, start + s, start + e, ref)
+                for j, (s, e) in enumerate(_helr.shares(end - start, self.workers))]
+        return [b for part in _get(refs, f"{network} layer {layer}") for b in part]
+
+    def nn_forward(self, network: str, inputs) -> list:
+        """Every layer of ``network`` in turn (:meth:`nn_layer`): the encrypted logits, as
+        bytes (modulo 2p, read signed by the client)."""
+        a = list(inputs)
+        for layer in range(len(nn_layers(network))):
+            a = self.nn_layer(network, layer, a)
+        return a
+
+
+def nn_layers(network: str) -> list:
+    """The weight layers of ``network`` (``"nn-20"``, ``"nn-50"``, ``"nn-100"``: the deep
+    networks of Strix Fig. 7) as ``(inputs, outputs)``; all but the last end in a ReLU
+    bootstrap."""
+    return _basalt.tfhe_nn_layers(str(network))
 
 
 def _grid_points(trace_json, machine, points):

@@ -8,8 +8,10 @@ use basalt_sim::grid::{self, GridPoint};
 use basalt_tfhe::TfheParams;
 use basalt_tfhe::batch::BatchConfig;
 use basalt_tfhe::dynamic::{DynCiphertext, DynServerKey};
+use basalt_workloads::tfhe_nn::{Network, TestSet};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
+use std::sync::{Arc, Mutex};
 
 use crate::err;
 use crate::tfhe::PyTfhe;
@@ -20,6 +22,12 @@ use crate::tfhe::PyTfhe;
 pub struct PyTfheWorker {
     key: DynServerKey,
     plaintext_modulus: u64,
+    /// Networks loaded so far (a worker runs many layers of few networks).
+    networks: Mutex<Vec<Arc<Network>>>,
+}
+
+fn network(name: &str) -> PyResult<Network> {
+    Network::load(name).map_err(err)
 }
 
 #[pymethods]
@@ -32,7 +40,11 @@ impl PyTfheWorker {
         let data = data.to_vec();
         py.allow_threads(|| {
             let key = DynServerKey::from_bytes(&data, &params).map_err(err)?;
-            Ok(PyTfheWorker { key, plaintext_modulus: params.plaintext_modulus() })
+            Ok(PyTfheWorker {
+                key,
+                plaintext_modulus: params.plaintext_modulus(),
+                networks: Mutex::new(Vec::new()),
+            })
         })
     }
     #[getter]
@@ -76,6 +88,79 @@ impl PyTfheWorker {
         })?;
         Ok(out.iter().map(|b| PyBytes::new(py, b)).collect())
     }
+
+    /// Rows `start..end` of weight layer `layer` of the network `name` (`nn-20`, `nn-50`,
+    /// `nn-100`) on the encrypted activations `inputs` (serialized): pre-activations and, but
+    /// for the output layer, the ReLU bootstrap (two-level batched). The outputs serialized.
+    fn nn_layer<'py>(
+        &self,
+        py: Python<'py>,
+        name: &str,
+        layer: usize,
+        start: usize,
+        end: usize,
+        inputs: Vec<Vec<u8>>,
+    ) -> PyResult<Vec<Bound<'py, PyBytes>>> {
+        let DynServerKey::U64(sk) = &self.key else {
+            return Err(err("the networks run on a 64-bit torus set (NN_N1024 …)"));
+        };
+        let net = {
+            let mut nets = self.networks.lock().map_err(|_| err("network cache poisoned"))?;
+            let want = network(name)?.name;
+            match nets.iter().find(|n| n.name == want) {
+                Some(n) => n.clone(),
+                None => {
+                    let n = Arc::new(network(name)?);
+                    nets.push(n.clone());
+                    n
+                }
+            }
+        };
+        let out = py.allow_threads(|| {
+            let a = inputs
+                .iter()
+                .enumerate()
+                .map(|(i, b)| match self.key.ciphertext_from_bytes(b) {
+                    Ok(DynCiphertext::U64(c)) => Ok(c),
+                    Ok(_) => Err(err(format!("input {i}: a 32-bit-torus ciphertext"))),
+                    Err(e) => Err(err(format!("input {i}: {e}"))),
+                })
+                .collect::<PyResult<Vec<_>>>()?;
+            let lut = net.relu_lut(sk).map_err(err)?;
+            let out = net.encrypted_layer(sk, &lut, layer, start..end, &a).map_err(err)?;
+            Ok::<_, PyErr>(
+                out.iter().map(basalt_tfhe::serialize::serialize_ciphertext).collect::<Vec<_>>(),
+            )
+        })?;
+        Ok(out.iter().map(|b| PyBytes::new(py, b)).collect())
+    }
+}
+
+/// The weight layers of network `name` as (inputs, outputs); all but the last end in a ReLU
+/// bootstrap.
+#[pyfunction]
+fn tfhe_nn_layers(name: &str) -> PyResult<Vec<(usize, usize)>> {
+    Ok(network(name)?.layers().iter().map(|d| (d.inputs, d.outputs)).collect())
+}
+
+/// The network's integer program in the clear on `image`: the activations after each ReLU
+/// layer (modulo 2p), then the signed logits.
+#[pyfunction]
+fn tfhe_nn_plain(name: &str, image: Vec<i64>) -> PyResult<Vec<Vec<i64>>> {
+    let net = network(name)?;
+    if image.len() != net.conv.inputs {
+        return Err(err(format!("an image has {} pixels, {} given", net.conv.inputs, image.len())));
+    }
+    Ok(net.plain_activations(&image))
+}
+
+/// Test image `i` of the networks' split (2-bit pixels, 28×28) and its label.
+#[pyfunction]
+fn tfhe_nn_test_image(i: usize) -> PyResult<(Vec<i64>, usize)> {
+    let t = TestSet::load().map_err(err)?;
+    let n = t.images.len();
+    let img = t.images.get(i).ok_or_else(|| err(format!("test image {i} of {n}")))?;
+    Ok((img.clone(), t.labels[i]))
 }
 
 /// The server key of a TFHE client context as bytes (no secret inside): what a worker loads.
@@ -118,5 +203,8 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyTfheWorker>()?;
     m.add_function(wrap_pyfunction!(tfhe_server_key_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(sim_grid_merge, m)?)?;
+    m.add_function(wrap_pyfunction!(tfhe_nn_layers, m)?)?;
+    m.add_function(wrap_pyfunction!(tfhe_nn_plain, m)?)?;
+    m.add_function(wrap_pyfunction!(tfhe_nn_test_image, m)?)?;
     Ok(())
 }
