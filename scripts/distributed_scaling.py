@@ -78,6 +78,7 @@ def run_helr(args, workers):
                   "metric": r["metric"], "seconds": float(r["value"])})
     for r in basalt.sim.reproduce("fab")["rows"]:
         if str(r.get("table")) == "8" and r.get("row") in ("FAB-1", "FAB-2") \
+                and r.get("metric") in ("time per iteration", "communication per iteration") \
                 and r.get("ours") is not None:
             emit({"bench": "helr", "source": "basalt sim (FAB model)", "row": r["row"],
                   "metric": r["metric"], "seconds": r["ours"]})
