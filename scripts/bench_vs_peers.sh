@@ -16,7 +16,8 @@
 # them). For checking the script, not for figures.
 #
 # The peer programs are our own small bench programs that call the libraries from their
-# registries (PEERS, default ../shared/peers); they are built outside the repository in
+# registries, in the folder PEERS names (it holds lattigo/, tfhe-rs/ and poulpy/; required);
+# they are built outside the repository in
 # $PEER_BUILD. Results: bench-out/<UTC date>/*.jsonl, summary.md, and BENCHMARKS.md.
 # Run nothing else meanwhile: these are wall-clock times.
 set -euo pipefail
@@ -25,7 +26,10 @@ quick=0
 if [[ ${1:-} == --quick ]]; then quick=1; shift; fi
 what=${1:-all}
 case $what in ckks|tfhe|poulpy|btp|all) ;; *) echo "usage: $0 [--quick] [ckks|tfhe|poulpy|btp|all]" >&2; exit 2 ;; esac
-PEERS=${PEERS:-../shared/peers}
+if [[ -z ${PEERS:-} ]]; then
+    echo "$0: set PEERS to the folder holding the peer harnesses (lattigo/, tfhe-rs/, poulpy/)" >&2
+    exit 2
+fi
 PEER_BUILD=${PEER_BUILD:-$HOME/.cache/basalt-peers}
 OUT=${OUT:-bench-out/$(date -u +%F)$([[ $quick == 1 ]] && echo -quick)}
 mkdir -p "$OUT" "$PEER_BUILD"

@@ -53,6 +53,8 @@ class Ciphertext:
     True
     >>> bool(np.allclose(ctx.decrypt((ct * x).rescale() + x).real, x * x + x, atol=1e-4))
     True
+    >>> bool(np.allclose(ctx.decrypt(ct - x), 0, atol=1e-4))
+    True
     >>> bool(abs(ctx.decrypt(ct.sum())[0].real - x.sum()) < 1e-3)
     True
     >>> bool(abs(ctx.decrypt(ct.dot(x))[0].real - x @ x) < 1e-3)
@@ -92,17 +94,17 @@ class Ciphertext:
                 raise BasaltError(f"the operands pack {self.slots} and {other.slots} slots: "
                                   f"encrypt them with the same length")
             a, b = self._ctx._align(self, other)
-            return self._ctx._c, a._live(), b._live()
-        return self._ctx._c, self._live(), None
+            return self._ctx._e, a._live(), b._live()
+        return self._ctx._e, self._live(), None
 
     def __add__(self, other):
         if isinstance(other, Ciphertext):
             c, a, b = self._engine(other)
             return self._wrap(c.add(a, b))
         if isinstance(other, (np.ndarray, list, tuple)):
-            return self._wrap(self._ctx._c.plain_op(self._live(), _vector(other, self.slots),
+            return self._wrap(self._ctx._e.plain_op(self._live(), _vector(other, self.slots),
                                                     "add"))
-        return self._wrap(self._ctx._c.add_const(self._live(), _scalar(other)))
+        return self._wrap(self._ctx._e.add_const(self._live(), _scalar(other)))
 
     __radd__ = __add__
 
@@ -112,13 +114,13 @@ class Ciphertext:
             return self._wrap(c.sub(a, b))
         if isinstance(other, (np.ndarray, list, tuple)):
             return self + (-_vector(other, self.slots))
-        return self._wrap(self._ctx._c.add_const(self._live(), -_scalar(other)))
+        return self._wrap(self._ctx._e.add_const(self._live(), -_scalar(other)))
 
     def __rsub__(self, other):
         return (-self) + other
 
     def __neg__(self):
-        return self._wrap(self._ctx._c.neg(self._live()))
+        return self._wrap(self._ctx._e.neg(self._live()))
 
     def __mul__(self, other):
         """× ciphertext (relinearised), × number (real or complex) or × numpy vector (slot by
@@ -127,34 +129,34 @@ class Ciphertext:
             c, a, b = self._engine(other)
             out = self._wrap(c.mul(a, b))
         elif isinstance(other, (np.ndarray, list, tuple)):
-            out = self._wrap(self._ctx._c.plain_op(self._live(), _vector(other, self.slots),
+            out = self._wrap(self._ctx._e.plain_op(self._live(), _vector(other, self.slots),
                                                    "mul"))
         else:
             z = _scalar(other)
             if z.imag == 0:
-                out = self._wrap(self._ctx._c.mul_const(self._live(), z.real))
+                out = self._wrap(self._ctx._e.mul_const(self._live(), z.real))
             else:
-                out = self._wrap(self._ctx._c.mul_const_complex(self._live(), z))
+                out = self._wrap(self._ctx._e.mul_const_complex(self._live(), z))
         return out.rescale() if getattr(self._ctx, "auto_rescale", False) and out.level > 0 \
             else out
 
     __rmul__ = __mul__
 
     def rescale(self) -> "Ciphertext":
-        return self._wrap(self._ctx._c.rescale(self._live()))
+        return self._wrap(self._ctx._e.rescale(self._live()))
 
     def rotate(self, k: int) -> "Ciphertext":
         """Rotate slots left by k (needs a rotation key for k; 0 returns the input)."""
-        return self._wrap(self._ctx._c.rotate(self._live(), int(k)))
+        return self._wrap(self._ctx._e.rotate(self._live(), int(k)))
 
     def conjugate(self) -> "Ciphertext":
-        return self._wrap(self._ctx._c.conjugate(self._live()))
+        return self._wrap(self._ctx._e.conjugate(self._live()))
 
     def drop_to(self, level: int) -> "Ciphertext":
         """Drop to a lower level without rescaling (exact)."""
         if int(level) < 0:
             raise BasaltError(f"level={level} must be at least 0")
-        return self._wrap(self._ctx._c.drop_to_level(self._live(), int(level)))
+        return self._wrap(self._ctx._e.drop_to_level(self._live(), int(level)))
 
     def sum(self) -> "Ciphertext":
         """Every slot holds the sum over all slots (rotations by 1, 2, 4, …: the context needs
@@ -171,9 +173,11 @@ class Ciphertext:
         return (self * _vector(v, self.slots)).rescale().sum() \
             if not getattr(self._ctx, "auto_rescale", False) else (self * v).sum()
 
-    def bootstrap(self) -> "Ciphertext":
-        """Refresh to the bootstrapping output level (the context must bootstrap)."""
-        return self._wrap(self._ctx._c.bootstrap(self._live()))
+    def bootstrap(self, *, progress=None) -> "Ciphertext":
+        """Refresh to the bootstrapping output level (the context must bootstrap).
+        ``progress(stage, done, total)`` is called after each of its five stages; Ctrl-C, or an
+        exception the callback raises, stops it there."""
+        return self._wrap(self._ctx._e.bootstrap(self._live(), progress))
 
     def to_bytes(self) -> bytes:
         """Serialized, checksummed, with its key id (load it with ``ciphertext_from_bytes``)."""
@@ -193,11 +197,26 @@ def _unpickle_ciphertext(data):
 
 
 class _Engine:
-    """What a client context and a server share: operations on their ciphertexts."""
+    """What a client context and a server share: operations on their ciphertexts.
+
+    ``auto_rescale`` (opt-in, off by default): rescale after every product and align the
+    levels of two operands by dropping the higher one (their scales are then equal by
+    construction of the chain).
+
+    >>> import numpy as np, basalt
+    >>> ctx = basalt.ckks.Context.toy_insecure(log_n=10, levels=3)
+    >>> ctx.auto_rescale = True
+    >>> x = np.linspace(-1, 1, 8)
+    >>> a = ctx.encrypt(x)
+    >>> b = a * a                    # rescaled: one level down
+    >>> a.level, b.level
+    (3, 2)
+    >>> c = a + b                    # a is dropped to b's level first
+    >>> bool(np.allclose(ctx.decrypt(c).real, x + x * x, atol=1e-3))
+    True
+    """
 
     auto_rescale = False
-    """Opt-in: rescale after every product and align levels and scales of two operands
-    (dropping the higher one; scales are then equal by construction of the chain)."""
 
     def attach(self, ct: Ciphertext) -> Ciphertext:
         """A ciphertext (e.g. unpickled) bound to this context or server, after validation."""
@@ -212,28 +231,92 @@ class _Engine:
     def _align(self, a: Ciphertext, b: Ciphertext):
         if not self.auto_rescale or a.level == b.level:
             return a, b
-        lo = min(a.level, b.level)
-        return (a.drop_to(lo) if a.level > lo else a), (b.drop_to(lo) if b.level > lo else b)
+        hi, lo = (a, b) if a.level > b.level else (b, a)
+        if abs(hi.scale / lo.scale - 1.0) <= 1e-9:
+            hi2 = hi.drop_to(lo.level)
+        else:
+            # Scales differ (a rescale divides by a prime, not by the scale): bring the higher
+            # operand to the lower one's level and scale exactly, one rescale on the way.
+            hi2 = hi._wrap(self._e.match_level_and_scale(hi._live(), lo.level, lo.scale))
+        return (hi2, lo) if a is hi else (lo, hi2)
 
-    def bootstrap(self, ct: Ciphertext) -> Ciphertext:
+    def bootstrap(self, ct: Ciphertext, *, progress=None) -> Ciphertext:
         """Refresh ``ct`` to ``bootstrap_output_level`` (same slots and scale): an ordinary
-        ciphertext on which every operation works."""
-        return ct.bootstrap()
+        ciphertext on which every operation works. ``progress(stage, done, total)`` is called
+        after each of its five stages; Ctrl-C, or an exception the callback raises, stops it."""
+        if not isinstance(ct, Ciphertext):
+            raise BasaltError("expected a basalt.ckks.Ciphertext")
+        return Ciphertext(self, self._e.bootstrap(ct._live(), progress))
 
     key_id = property(lambda self: self._c.key_id,
                       doc="Identity of the key set (32 hex digits).")
-    slots = property(lambda self: self._c.slots, doc="Maximum slot count, N/2.")
-    max_level = property(lambda self: self._c.max_level)
-    default_scale = property(lambda self: self._c.default_scale)
-    can_bootstrap = property(lambda self: self._c.can_bootstrap)
-    bootstrap_output_level = property(lambda self: self._c.bootstrap_output_level)
+    slots = property(lambda self: self._e.slots, doc="Maximum slot count, N/2.")
+    max_level = property(lambda self: self._e.max_level)
+    default_scale = property(lambda self: self._e.default_scale)
+    can_bootstrap = property(lambda self: self._e.can_bootstrap)
+    bootstrap_output_level = property(lambda self: self._e.bootstrap_output_level)
+
+    bootstrap_input_scale = property(lambda self: self._e.bootstrap_input_scale,
+                                     doc="Largest scale a ciphertext may have when it is "
+                                         "bootstrapped.")
+    bootstrap_rotations = property(lambda self: self._e.bootstrap_rotations,
+                                   doc="Rotation steps the bootstrapping circuit needs keys for.")
+
+    def _own(self, cts):
+        cts = list(cts)
+        for c in cts:
+            if not isinstance(c, Ciphertext) or c._ctx is not self:
+                raise BasaltError("this ciphertext belongs to another context")
+        return [c._live() for c in cts]
+
+    def mul_batch(self, pairs, *, progress=None) -> list:
+        """Throughput mode: ``a * b`` (relinearised; rescale after) for every ``(a, b)`` in
+        ``pairs``, one pair per core (``RAYON_NUM_THREADS``), without the GIL. Bit for bit the
+        results of ``a * b`` one at a time. One context may also be used from many Python
+        threads at once: every operation releases the GIL. ``progress(stage, done, total)`` is
+        called as the batch advances; Ctrl-C, or an exception the callback raises, stops it.
+
+        >>> import numpy as np, basalt
+        >>> ctx = basalt.ckks.Context.toy_insecure(log_n=10, levels=2)
+        >>> cts = [ctx.encrypt(np.full(4, float(i))) for i in range(3)]
+        >>> seen = []
+        >>> out = ctx.mul_batch([(c, c) for c in cts], progress=lambda *a: seen.append(a))
+        >>> [int(round(float(ctx.decrypt(c.rescale())[0].real))) for c in out]
+        [0, 1, 4]
+        >>> seen[-1]
+        ('mul_batch', 3, 3)
+        """
+        pairs = list(pairs)
+        a = self._own(p[0] for p in pairs)
+        b = self._own(p[1] for p in pairs)
+        return [Ciphertext(self, r) for r in self._e.mul_batch(list(zip(a, b)), progress)]
+
+    def rotate_batch(self, cts, k: int, *, progress=None) -> list:
+        """Throughput mode: every ciphertext rotated left by ``k``, one per core, without the
+        GIL (``progress`` as in `mul_batch`)."""
+        return [Ciphertext(self, r)
+                for r in self._e.rotate_batch(self._own(cts), int(k), progress)]
+
+    def rescale_batch(self, cts, *, progress=None) -> list:
+        """Throughput mode: every ciphertext rescaled, one per core, without the GIL
+        (``progress`` as in `mul_batch`)."""
+        return [Ciphertext(self, r) for r in self._e.rescale_batch(self._own(cts), progress)]
 
     def evaluate(self, ct: Ciphertext, f, interval=(-1.0, 1.0), degree=15) -> Ciphertext:
         """``f`` (a Python function) on every slot of ``ct``, for inputs in ``interval``:
         its Chebyshev interpolant of ``degree`` evaluated by the library's polynomial
-        evaluator (baby-step giant-step, Paterson–Stockmeyer)."""
-        return ct._wrap(self._c.evaluate_chebyshev(ct._live(), f, float(interval[0]),
-                                                   float(interval[1]), int(degree)))
+        evaluator (baby-step giant-step, Paterson–Stockmeyer).
+
+        >>> import numpy as np, basalt
+        >>> ctx = basalt.ckks.Context.toy_insecure(log_n=10, levels=6)
+        >>> x = np.linspace(-1, 1, 8)
+        >>> y = ctx.evaluate(ctx.encrypt(x), np.tanh, interval=(-1, 1), degree=7)
+        >>> bool(np.abs(ctx.decrypt(y).real - np.tanh(x)).max() < 1e-3)
+        True
+        """
+        raw = self._e.evaluate_chebyshev(ct._live(), f, float(interval[0]), float(interval[1]),
+                                         int(degree))
+        return Ciphertext(self, raw)
 
 
 class Parameters:
@@ -260,6 +343,86 @@ class Parameters:
 
     def __repr__(self):
         return repr(self._p)
+
+
+class _Key:
+    """One key of a key set: serializes to bytes and to a file, validates on load (checksum,
+    shape, kind, parameter set) and carries the identity of its key set."""
+
+    __slots__ = ("_k",)
+    KIND = ""
+
+    def __init__(self, raw):
+        if raw.kind != self.KIND:
+            raise BasaltError(f"a {raw.kind} key is not a {self.KIND} key")
+        self._k = raw
+
+    key_id = property(lambda self: self._k.key_id, doc="Identity of the key set (32 hex digits).")
+    seeded = property(lambda self: self._k.seeded,
+                      doc="Stored in seeded form (half the bytes; expanded on load).")
+
+    def to_bytes(self) -> bytes:
+        return self._k.to_bytes()
+
+    @classmethod
+    def from_bytes(cls, params: "Parameters", data: bytes):
+        """The key in ``data``, validated for ``params``; bytes of another kind of key, of
+        another parameter set, or corrupted raise `BasaltError` naming the problem."""
+        if not isinstance(params, Parameters):
+            raise BasaltError("from_bytes(params, data) takes a basalt.ckks.Parameters")
+        return cls(_basalt.CkksKey.from_bytes(params._p, cls.KIND, bytes(data)))
+
+    def save(self, path) -> None:
+        with open(path, "wb") as f:
+            f.write(self.to_bytes())
+
+    @classmethod
+    def load(cls, params: "Parameters", path):
+        with open(path, "rb") as f:
+            return cls.from_bytes(params, f.read())
+
+    def __repr__(self):
+        return repr(self._k)
+
+
+class PublicKey(_Key):
+    """The public key: encrypts, no secret (``Context.public_key()``)."""
+
+    __slots__ = ()
+    KIND = "public"
+
+
+class RelinearizationKey(_Key):
+    """Switches ``s²`` back to ``s`` after a ciphertext product (``EvaluationKeys.relinearization``)."""
+
+    __slots__ = ()
+    KIND = "relinearization"
+
+
+class RotationKey(_Key):
+    """The key of one rotation step (``EvaluationKeys.rotation(step)``)."""
+
+    __slots__ = ()
+    KIND = "rotation"
+    step = property(lambda self: self._k.step, doc="Left rotation step it serves.")
+    galois_element = property(lambda self: self._k.galois_element)
+
+
+class ConjugationKey(_Key):
+    """The key of complex conjugation of the slots (``EvaluationKeys.conjugation``)."""
+
+    __slots__ = ()
+    KIND = "conjugation"
+    galois_element = property(lambda self: self._k.galois_element)
+
+
+class BootstrappingKeys(_Key):
+    """The bootstrapping circuit's encapsulation keys (the switches to the sparse ephemeral
+    secret and back; ``EvaluationKeys.bootstrapping``). The circuit's rotation keys are
+    ordinary `RotationKey` s (``Context.bootstrap_rotations`` lists their steps)."""
+
+    __slots__ = ()
+    KIND = "bootstrapping"
 
 
 class EvaluationKeys:
@@ -324,6 +487,55 @@ class EvaluationKeys:
         """Only the relinearisation key and the rotation keys for ``steps``."""
         return EvaluationKeys(self._k.select([int(k) for k in steps], bool(conjugate)))
 
+    @property
+    def relinearization(self) -> RelinearizationKey:
+        """The relinearisation key."""
+        return RelinearizationKey(self._k.relinearization())
+
+    def rotation(self, step: int) -> RotationKey:
+        """The key of the left rotation by ``step`` (`BasaltError` if not held)."""
+        return RotationKey(self._k.rotation(int(step)))
+
+    @property
+    def conjugation(self):
+        """The `ConjugationKey`, or ``None`` if not held."""
+        raw = self._k.conjugation()
+        return None if raw is None else ConjugationKey(raw)
+
+    @property
+    def bootstrapping(self):
+        """The `BootstrappingKeys` (encapsulation keys), or ``None`` if not held."""
+        raw = self._k.bootstrapping()
+        return None if raw is None else BootstrappingKeys(raw)
+
+    def keys(self) -> list:
+        """Every key held, one object each (relinearisation, rotations, conjugation,
+        bootstrapping): what `assemble` takes back."""
+        out = [self.relinearization] + [self.rotation(k) for k in self.rotations]
+        out += [k for k in (self.conjugation, self.bootstrapping) if k is not None]
+        return out
+
+    @classmethod
+    def assemble(cls, params: Parameters, keys) -> "EvaluationKeys":
+        """A key set from single keys (e.g. one file each, loaded with ``RotationKey.load``):
+        all of ``params`` and of one key set, else `BasaltError` naming both identities.
+
+        >>> import basalt
+        >>> ctx = basalt.ckks.Context.toy_insecure(log_n=10, levels=2)
+        >>> keys = ctx.evaluation_keys(rotations=[1, 3])
+        >>> r3 = basalt.ckks.RotationKey.from_bytes(ctx.parameters, keys.rotation(3).to_bytes())
+        >>> r3.step, r3.key_id == ctx.key_id
+        (3, True)
+        >>> some = basalt.ckks.EvaluationKeys.assemble(ctx.parameters, [keys.relinearization, r3])
+        >>> some.rotations
+        [3]
+        """
+        keys = list(keys)
+        for k in keys:
+            if not isinstance(k, _Key) or isinstance(k, PublicKey):
+                raise BasaltError(f"assemble takes evaluation keys, not {type(k).__name__}")
+        return cls(_basalt.CkksEvaluationKeys.assemble(params._p, [k._k for k in keys]))
+
 
 class Server(_Engine):
     """The server role: parameters plus evaluation keys, no secret. Every homomorphic
@@ -348,6 +560,8 @@ class Server(_Engine):
                               "basalt.ckks.EvaluationKeys")
         self._c = _basalt.CkksServer(params._p, keys._k)
         self.auto_rescale = False
+
+    _e = property(lambda self: self._c, doc="The engine: every homomorphic operation.")
 
     rotations = property(lambda self: self._c.rotations,
                          doc="Rotation steps the keys cover.")
@@ -381,27 +595,38 @@ class Context(_Engine):
     @classmethod
     def preset(cls, name: str, *, rotations=(), conjugate=False, seeded_keys=False,
                symbolic=False, bootstrapping=False, log_slots=None,
-               allow_insecure=False) -> "Context":
+               allow_insecure=False, progress=None) -> "Context":
         """A named preset (``bootstrapping=True``: with the keys of its bootstrapping circuit).
         One estimated below 128-bit security (``basalt security`` lists them) raises unless
-        ``allow_insecure=True``."""
+        ``allow_insecure=True``. ``progress(stage, done, total)`` is called after every key
+        generated; Ctrl-C, or an exception the callback raises, stops the generation there."""
         return cls(_basalt.CkksContext.preset(name, [int(k) for k in rotations], conjugate,
                                               seeded_keys, symbolic, bootstrapping, log_slots,
-                                              allow_insecure=allow_insecure))
+                                              allow_insecure=allow_insecure, progress=progress))
 
     @classmethod
     def toy_insecure(cls, *, log_n=12, levels=4, log_q0=55, log_q=40, log_p=56, k=1, dnum=None,
-                     rotations=(), conjugate=False, symbolic=False) -> "Context":
+                     rotations=(), conjugate=False, symbolic=False, progress=None) -> "Context":
+        """A small, INSECURE context (``progress`` as in `preset`).
+
+        >>> import basalt
+        >>> seen = []
+        >>> ctx = basalt.ckks.Context.toy_insecure(log_n=10, levels=2, rotations=[1, 2],
+        ...                                        progress=lambda *a: seen.append(a))
+        >>> seen[-1][1:]
+        (3, 3)
+        """
         return cls(_basalt.CkksContext.toy_insecure(log_n, levels, log_q0, log_q, log_p, k, dnum,
                                                    [int(r) for r in rotations], conjugate,
-                                                   symbolic))
+                                                   symbolic, progress))
 
     @classmethod
     def toy_bootstrappable(cls, *, log_n=10, log_slots=None, residual_levels=2,
-                           rotations=()) -> "Context":
-        """A small, INSECURE context that bootstraps (Lattigo's chain shape)."""
+                           rotations=(), progress=None) -> "Context":
+        """A small, INSECURE context that bootstraps (Lattigo's chain shape); ``progress`` as
+        in `preset`."""
         return cls(_basalt.CkksContext.toy_bootstrappable(log_n, log_slots, residual_levels,
-                                                         [int(r) for r in rotations]))
+                                                         [int(r) for r in rotations], progress))
 
     name = property(lambda self: self._c.name)
     symbolic = property(lambda self: self._c.symbolic, doc="True in trace mode (no key pair).")
@@ -409,30 +634,37 @@ class Context(_Engine):
                          doc="Rotation steps the evaluation keys cover.")
     parameters = property(lambda self: Parameters(self._c.parameters()),
                           doc="The parameters a `Server` is built from (no keys).")
-    bootstrap_input_scale = property(lambda self: self._c.bootstrap_input_scale)
+    _e = property(lambda self: self._c.evaluator,
+                  doc="The engine on this context's evaluation keys (the same a Server runs).")
 
     def evaluation_keys(self, rotations=None, *, conjugate=False, seeded=False,
-                        bootstrapping=True) -> EvaluationKeys:
+                        bootstrapping=True, progress=None) -> EvaluationKeys:
         """Fresh evaluation keys for a server: relinearisation, ``rotations`` (default: this
         context's), conjugation if asked, and the bootstrapping keys (encapsulation keys
-        included) if this context bootstraps. ``seeded``: half the bytes, expanded on load."""
+        included) if this context bootstraps. ``seeded``: half the bytes, expanded on load.
+        ``progress`` as in `preset` (keys this context already holds are not made again)."""
         rot = None if rotations is None else [int(k) for k in rotations]
         return EvaluationKeys(self._c.evaluation_keys(rot, bool(conjugate), bool(seeded),
-                                                      bool(bootstrapping)))
+                                                      bool(bootstrapping), progress))
+
+    def public_key(self) -> "PublicKey":
+        """The public key (it encrypts; no secret inside)."""
+        return PublicKey(self._c.public_key())
 
     def export_secret_key(self) -> bytes:
         """The secret key as bytes: the only way it leaves this process."""
         return self._c.export_secret_key()
 
-    def add_rotations(self, rotations) -> None:
+    def add_rotations(self, rotations, *, progress=None) -> None:
         """Also hold evaluation keys for ``rotations`` (e.g. a `LinearTransform`'s). The key
         pair stays, so ciphertexts of this context stay valid; the evaluation keys are
-        generated anew (seconds at N = 2^16). Safe from several threads."""
+        generated anew (seconds at N = 2^16; ``progress`` as in `preset`). Safe from several
+        threads."""
         want = set(int(k) for k in rotations)
         with self._lock:
             missing = sorted(want - set(self._c.rotations))
             if missing:
-                self._c = self._c.with_rotations(missing)
+                self._c = self._c.with_rotations(missing, progress)
 
     def encrypt_symbolic(self, slots: int, *, level=None, scale=None) -> Ciphertext:
         """A shape-only ciphertext of ``slots`` slots (symbolic contexts only)."""
@@ -459,31 +691,6 @@ class Context(_Engine):
             raise BasaltError("this ciphertext belongs to another context: load it with "
                               "ctx.ciphertext_from_bytes(ct.to_bytes())")
         return self._c.decrypt(ct._live())
-
-    def _own(self, cts):
-        cts = list(cts)
-        for c in cts:
-            if not isinstance(c, Ciphertext) or c._ctx is not self:
-                raise BasaltError("this ciphertext belongs to another context")
-        return [c._live() for c in cts]
-
-    def mul_batch(self, pairs) -> list:
-        """Throughput mode: ``a * b`` (relinearised; rescale after) for every ``(a, b)`` in
-        ``pairs``, one pair per core (``RAYON_NUM_THREADS``), without the GIL. Bit for bit the
-        results of ``a * b`` one at a time. One context may also be used from many Python
-        threads at once: every operation releases the GIL."""
-        pairs = list(pairs)
-        a = self._own(p[0] for p in pairs)
-        b = self._own(p[1] for p in pairs)
-        return [Ciphertext(self, r) for r in self._c.mul_batch(list(zip(a, b)))]
-
-    def rotate_batch(self, cts, k: int) -> list:
-        """Throughput mode: every ciphertext rotated left by ``k``, one per core, without the GIL."""
-        return [Ciphertext(self, r) for r in self._c.rotate_batch(self._own(cts), int(k))]
-
-    def rescale_batch(self, cts) -> list:
-        """Throughput mode: every ciphertext rescaled, one per core, without the GIL."""
-        return [Ciphertext(self, r) for r in self._c.rescale_batch(self._own(cts))]
 
     def evaluation_keys_to_bytes(self) -> bytes:
         return self._c.evaluation_keys_to_bytes()
@@ -542,6 +749,17 @@ class LinearTransform:
     >>> x = np.linspace(-1, 1, 8)
     >>> bool(np.allclose(ctx.decrypt(lt(ctx.encrypt(x))).real, m @ x, atol=1e-4))
     True
+
+    A rectangular matrix (4 × 8 here: the first 4 output slots), applied on a server that
+    loaded only the transform's rotation keys:
+
+    >>> r = np.arange(32.0).reshape(4, 8) / 32
+    >>> rect = basalt.ckks.LinearTransform(ctx, r)
+    >>> server = basalt.ckks.Server(ctx.parameters, ctx.evaluation_keys(rotations=rect.rotations))
+    >>> ct = server.ciphertext_from_bytes(ctx.encrypt(x).to_bytes())
+    >>> out = ctx.ciphertext_from_bytes(rect(ct).to_bytes())
+    >>> bool(np.allclose(ctx.decrypt(out).real[:4], r @ x, atol=1e-4))
+    True
     """
 
     def __init__(self, ctx: Context, matrix=None, *, diagonals=None, level=None, n1=None,
@@ -583,7 +801,7 @@ class LinearTransform:
         diags = {int(k): np.ascontiguousarray(v, dtype=np.complex128)
                  for k, v in diagonals.items()}
         self._ctx = ctx
-        self._raw = _basalt.linear_transform(ctx._c, diags, int(slots), level,
+        self._raw = _basalt.linear_transform(ctx._e, diags, int(slots), level,
                                              None if n1 is None else int(n1), hoisting, order,
                                              int(max_partials), bool(of_limb))
         self.slots = int(slots)
@@ -600,11 +818,13 @@ class LinearTransform:
         return dict(self._raw.predicted_cost())
 
     def __call__(self, ct: Ciphertext) -> Ciphertext:
-        """``M·x``, rescaled (the context must hold keys for `rotations`)."""
+        """``M·x``, rescaled, computed by the context or server ``ct`` is bound to (it must
+        hold keys for `rotations`): a transform built on the client applies on a server of
+        the same parameters."""
         if not isinstance(ct, Ciphertext):
             raise BasaltError("expected a basalt.ckks.Ciphertext")
-        return Ciphertext(ct._ctx, _basalt.linear_transform_apply(self._ctx._c, self._raw,
-                                                                   ct._raw))
+        return Ciphertext(ct._ctx, _basalt.linear_transform_apply(ct._ctx._e, self._raw,
+                                                                   ct._live()))
 
     def __repr__(self):
         return repr(self._raw)

@@ -275,13 +275,14 @@ class _TfheWorker:
 
 def tfhe_server_key(ctx) -> bytes:
     """The server key of a `basalt.tfhe.Context` as bytes (no secret inside)."""
-    return _basalt.tfhe_server_key_bytes(ctx._c)
+    return ctx.server_key().to_bytes()
 
 
 class TfheCluster(_Cluster):
     """``workers`` TFHE server workers holding the server key of ``ctx`` (a
     `basalt.tfhe.Context`: only its server key is sent) or of ``server_key`` bytes for the set
-    ``name``. :meth:`apply_batch` splits a batch over them; each runs two-level batched PBS
+    ``name`` (bytes, a `basalt.tfhe.ServerKey`, or a path every node reads).
+    :meth:`apply_batch` splits a batch over them; each runs two-level batched PBS
     on its ``cpus_per_worker`` threads."""
 
     def __init__(self, ctx=None, *, server_key=None, name=None, allow_insecure=False,
@@ -291,6 +292,8 @@ class TfheCluster(_Cluster):
         if server_key is None or name is None:
             raise BasaltError("TfheCluster needs a basalt.tfhe.Context, or server_key bytes "
                               "(or a shared path) and the set's name")
+        if hasattr(server_key, "to_bytes"):  # a basalt.tfhe.ServerKey
+            server_key = server_key.to_bytes()
         if isinstance(server_key, (bytes, bytearray)):
             self.key_bytes = len(server_key)
             server_key = _ray_put(bytes(server_key))

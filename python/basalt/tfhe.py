@@ -10,6 +10,23 @@ False
 
 Booleans (`Bool`, gate encoding) and integers (`Ciphertext`) are distinct types: a gate on
 integers or a table on a boolean is refused.
+
+The `Context` is the client: it holds the secret key, encrypts and decrypts, and makes the
+`ServerKey` (bootstrapping and key-switching keys, no secret). A `Server` is built from the
+parameter set's name and that key alone: it runs tables, gates, batches and the radix integers
+(`Uint8` … `Int64`), and has no ``decrypt``. Ciphertexts travel as bytes; each carries the
+identity of its key, and a ciphertext of another key is refused naming both.
+
+>>> server = basalt.tfhe.Server(ctx.name, basalt.tfhe.ServerKey.from_bytes(
+...     ctx.name, ctx.server_key().to_bytes()))
+>>> ct = server.ciphertext_from_bytes(ctx.encrypt(2).to_bytes())
+>>> ctx.decrypt(ctx.ciphertext_from_bytes(server.apply(ct, lambda m: (m + 1) % 16).to_bytes()))
+3
+>>> x = basalt.tfhe.Uint8.encrypt(ctx, 200)
+>>> with server:
+...     y = x * 2 + 7
+>>> ctx.decrypt(y)
+151
 """
 
 from __future__ import annotations
@@ -18,6 +35,7 @@ import numpy as np
 
 from . import _basalt
 from .integer import *  # noqa: F401,F403  (Uint8 … Int64, IntegerClient, IntegerServer)
+from .integer import _Integer
 
 BasaltError = _basalt.BasaltError
 
@@ -30,43 +48,63 @@ def _integer(x, what):
 
 
 class Ciphertext:
-    """An encrypted integer bound to its context."""
+    """An encrypted integer of the message space (`Context.encrypt`), tagged with its key."""
 
-    __slots__ = ("_ctx", "_raw")
+    __slots__ = ("_raw",)
 
-    def __init__(self, ctx: "Context", raw):
-        self._ctx = ctx
+    def __init__(self, raw):
         self._raw = raw
 
+    key_id = property(lambda self: self._raw.key_id,
+                      doc="Identity of the key it was encrypted under (hex).")
+
     def to_bytes(self) -> bytes:
-        return self._ctx._c.ciphertext_to_bytes(self._raw)
+        """Serialized, checksummed, with its parameter set and key id (load it with
+        ``ciphertext_from_bytes`` of the client or the server)."""
+        return self._raw.to_bytes()
+
+    def __repr__(self):
+        return f"<encrypted {type(self).__name__} under key {self.key_id}>"
 
 
 class Bool(Ciphertext):
-    """An encrypted boolean (gate encoding): the operand of `Context.gate`."""
+    """An encrypted boolean (gate encoding): the operand of `gate`."""
 
     __slots__ = ()
 
 
-class Context:
-    """Client and server keys of one parameter set (`basalt.tfhe.presets()`)."""
+def _wrap(raw):
+    return (Bool if raw.is_boolean() else Ciphertext)(raw)
 
-    def __init__(self, name: str = "TFHERS_2_2_KS_PBS", *, allow_insecure: bool = False):
-        self._c = _basalt.TfheContext(name, allow_insecure)
+
+def _check_kind(ct, kind):
+    if not isinstance(ct, Ciphertext):
+        raise BasaltError(f"expected a basalt.tfhe ciphertext, got {type(ct).__name__}")
+    if kind is Bool and not isinstance(ct, Bool):
+        raise BasaltError("this operation takes an encrypted boolean (encrypt_bool), "
+                          "not an integer")
+    if kind is Ciphertext and isinstance(ct, Bool):
+        raise BasaltError("this operation takes an encrypted integer (encrypt), not a "
+                          "boolean")
+    return ct._raw
+
+
+def _params_name(params) -> str:
+    if not isinstance(params, str):
+        raise BasaltError(f"params must be the name of a TFHE parameter set "
+                          f"(basalt.tfhe.presets()), got {type(params).__name__}")
+    return params
+
+
+class _Evaluator:
+    """What the client and the server share: tables, gates and batches on ciphertexts of
+    their key (a ciphertext under another key is refused, naming both keys)."""
 
     plaintext_modulus = property(lambda self: self._c.plaintext_modulus,
                                  doc="Messages are integers in range(plaintext_modulus).")
     message_modulus = property(lambda self: self._c.message_modulus)
-    name = property(lambda self: self._c.name)
-
+    name = property(lambda self: self._c.name, doc="Name of the parameter set.")
     key_id = property(lambda self: self._c.key_id, doc="Identity of the key (hex).")
-
-    def encrypt(self, m: int) -> Ciphertext:
-        return Ciphertext(self, self._c.encrypt(_integer(m, "the message")))
-
-    def decrypt(self, ct: Ciphertext) -> int:
-        self._own(ct, Ciphertext)
-        return self._c.decrypt(ct._raw)
 
     def table(self, f) -> list:
         """`f` evaluated on every message: the lookup table a bootstrap applies."""
@@ -79,48 +117,142 @@ class Context:
 
     def apply(self, ct: Ciphertext, f) -> Ciphertext:
         """One programmable bootstrap computing f(m) (f is evaluated on all messages here)."""
-        self._own(ct, Ciphertext)
-        return Ciphertext(self, self._c.apply_table(ct._raw, self.table(f)))
+        return Ciphertext(self._c.apply_table(_check_kind(ct, Ciphertext), self.table(f)))
 
-    def apply_batch(self, cts, f) -> list:
-        """f on every ciphertext, batched (Strix's two-level batching) over the cores."""
+    def apply_batch(self, cts, f, *, progress=None) -> list:
+        """f on every ciphertext, batched (Strix's two-level batching) over the cores.
+        ``progress(stage, done, total)``, if given, is called as the batch advances (``done``
+        ciphertexts of ``total``); Ctrl-C, or an exception the callback raises, stops it there."""
         cts = list(cts)  # a generator is consumed once: read it here
-        for c in cts:
-            self._own(c, Ciphertext)
-        raws = self._c.apply_table_batch([c._raw for c in cts], self.table(f))
-        return [Ciphertext(self, r) for r in raws]
+        raws = [_check_kind(c, Ciphertext) for c in cts]
+        return [Ciphertext(r) for r in self._c.apply_table_batch(raws, self.table(f), progress)]
 
-    def gate(self, name: str, a: Ciphertext, b: Ciphertext) -> Ciphertext:
+    def gate(self, name: str, a: Bool, b: Bool) -> Bool:
         """Boolean gate ('nand', 'and', 'or', 'xor') on encrypted booleans."""
-        self._own(a, Bool)
-        self._own(b, Bool)
-        return Bool(self, self._c.gate(name, a._raw, b._raw))
+        return Bool(self._c.gate(name, _check_kind(a, Bool), _check_kind(b, Bool)))
+
+    def ciphertext_from_bytes(self, data: bytes) -> Ciphertext:
+        """Load a ciphertext of this key (a `Bool` or a `Ciphertext`, as it was written);
+        corrupted bytes, another parameter set or another key raise `BasaltError`."""
+        return _wrap(self._c.ciphertext_from_bytes(bytes(data)))
+
+
+class Context(_Evaluator):
+    """The client role: the secret key of one parameter set (`basalt.tfhe.presets()`); it
+    encrypts, decrypts (booleans, integers of the message space, and radix integers
+    ``Uint8`` … ``Int64``) and makes the `ServerKey`. It also evaluates, for single-process use."""
+
+    def __init__(self, name: str = "TFHERS_2_2_KS_PBS", *, allow_insecure: bool = False):
+        self._c = _basalt.TfheContext(name, allow_insecure)
+        self._ints = None
+        self._int_server = None
+
+    def server_key(self) -> "ServerKey":
+        """The server key (bootstrapping and key-switching keys; no secret): what a `Server`
+        is built from."""
+        return ServerKey(self._c.server_key())
+
+    def encrypt(self, m: int) -> Ciphertext:
+        return Ciphertext(self._c.encrypt(_integer(m, "the message")))
+
+    def decrypt(self, ct):
+        """The message of a `Ciphertext`; the value of a radix integer (``Uint8`` …) or of an
+        `EncryptedBool`."""
+        if isinstance(ct, EncryptedBool):
+            return self._integer_client().decrypt_bool(ct._raw)
+        if isinstance(ct, _Integer):
+            return self._integer_client().decrypt(ct._raw)
+        return self._c.decrypt(_check_kind(ct, Ciphertext))
 
     def encrypt_bool(self, b: bool) -> Bool:
         if not isinstance(b, (bool, np.bool_)):
             raise BasaltError(f"encrypt_bool takes a bool, got {b!r}")
-        return Bool(self, self._c.encrypt_bool(bool(b)))
+        return Bool(self._c.encrypt_bool(bool(b)))
 
     def decrypt_bool(self, ct: Bool) -> bool:
-        self._own(ct, Bool)
-        return self._c.decrypt_bool(ct._raw)
+        return self._c.decrypt_bool(_check_kind(ct, Bool))
 
-    def ciphertext_from_bytes(self, data: bytes) -> Ciphertext:
-        """Load a ciphertext of this key (a `Bool` or a `Ciphertext`, as it was written)."""
-        raw = self._c.ciphertext_from_bytes(bytes(data))
-        return (Bool if self._c.is_boolean(raw) else Ciphertext)(self, raw)
+    def load(self, cls, data: bytes):
+        """A radix integer of type ``cls`` (``Uint8`` …, or ``EncryptedBool``) from its bytes,
+        checked against this context's key; operators on it run with this context's server key."""
+        if self._int_server is None:
+            self._int_server = IntegerServer(self._c.integer_server())
+        return self._int_server.load(cls, data)
 
-    def _own(self, ct, kind):
-        if not isinstance(ct, Ciphertext) or ct._ctx is not self:
-            raise BasaltError("this ciphertext belongs to another context")
-        if kind is Bool and not isinstance(ct, Bool):
-            raise BasaltError("this operation takes an encrypted boolean (encrypt_bool), "
-                              "not an integer")
-        if kind is Ciphertext and isinstance(ct, Bool):
-            raise BasaltError("this operation takes an encrypted integer (encrypt), not a "
-                              "boolean")
+    def _integer_client(self):
+        # Radix integers encrypt with this context's secret key (64-bit sets only).
+        if self._ints is None:
+            self._ints = self._c.integer_client()
+        return self._ints
+
+
+class ServerKey:
+    """The bootstrapping and key-switching keys of one client key: no secret. Made by
+    ``Context.server_key()``; sent to a `Server` as bytes or a file, validated on load."""
+
+    __slots__ = ("_k",)
+
+    def __init__(self, raw):
+        self._k = raw
+
+    key_id = property(lambda self: self._k.key_id, doc="Identity of the client key (hex).")
+    name = property(lambda self: self._k.name, doc="Name of the parameter set.")
+
+    def to_bytes(self) -> bytes:
+        return self._k.to_bytes()
+
+    @classmethod
+    def from_bytes(cls, params: str, data: bytes, *, allow_insecure: bool = False) -> "ServerKey":
+        """A server key for the parameter set named ``params``: corrupted bytes, a key of
+        another set or dimensions that do not match raise `BasaltError`. A set below 128-bit
+        security needs ``allow_insecure=True`` here too."""
+        return cls(_basalt.TfheServerKey.from_bytes(_params_name(params), bytes(data),
+                                                    allow_insecure))
+
+    def save(self, path) -> None:
+        with open(path, "wb") as f:
+            f.write(self.to_bytes())
+
+    @classmethod
+    def load(cls, params: str, path, *, allow_insecure: bool = False) -> "ServerKey":
+        with open(path, "rb") as f:
+            return cls.from_bytes(params, f.read(), allow_insecure=allow_insecure)
+
+    def __repr__(self):
+        return f"<basalt.tfhe.ServerKey {self.name} key {self.key_id}>"
+
+
+class Server(_Evaluator):
+    """The server role: a parameter set and a `ServerKey`, no secret. Lookup tables, gates,
+    batches, and the radix integers (``with server:`` makes it the server of their operators);
+    no ``decrypt``."""
+
+    def __init__(self, params: str, server_key: ServerKey):
+        if not isinstance(server_key, ServerKey):
+            raise BasaltError("Server(params, server_key) takes a parameter-set name and a "
+                              "basalt.tfhe.ServerKey")
+        self._c = _basalt.TfheServer(_params_name(params), server_key._k)
+        self._ints = None
+
+    def server_key(self) -> ServerKey:
+        return ServerKey(self._c.server_key())
+
+    @property
+    def _s(self):
+        # The radix-integer engine on the same key (what integer operators call).
+        if self._ints is None:
+            self._ints = self._c.integer_server()
+        return self._ints
+
+    __enter__ = IntegerServer.__enter__
+    __exit__ = IntegerServer.__exit__
+    attach = IntegerServer.attach
+    load = IntegerServer.load
+
+    def __repr__(self):
+        return f"<basalt.tfhe.Server {self.name} key {self.key_id}>"
 
 
 def presets():
-    """Names of the TFHE parameter sets shipped in data/params/tfhe."""
+    """Names of the TFHE parameter sets shipped with the package."""
     return _basalt.tfhe_presets()

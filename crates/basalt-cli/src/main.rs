@@ -5,6 +5,7 @@ mod bench;
 mod bench_bootstrap;
 mod calibrate;
 mod compare;
+mod keys_cmd;
 mod progress_bar;
 mod security;
 mod sim;
@@ -39,6 +40,8 @@ enum Cmd {
     Security(security::SecurityArgs),
     /// The papers' workloads run for real on real data: accuracy, precision, time, keys.
     Workload(workload::WorkloadArgs),
+    /// Bytes of every key type of a CKKS preset, full and seeded, as serialized.
+    Keys(keys_cmd::KeysArgs),
 }
 
 /// Die quietly on a closed pipe (`basalt trace … | head`), as other command-line tools do,
@@ -66,6 +69,7 @@ fn main() {
         Cmd::Trace(a) => trace_cmd::run(&a),
         Cmd::Security(a) => security::run(&a),
         Cmd::Workload(a) => workload::run(&a),
+        Cmd::Keys(a) => keys_cmd::run(&a),
     };
     if let Err(e) = result {
         eprintln!("basalt: {e}");

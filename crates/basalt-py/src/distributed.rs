@@ -1,6 +1,6 @@
 //! What `basalt.distributed` needs from the compiled core beyond the client and server
 //! classes: a TFHE server built from server-key bytes alone (a worker loads it once and then
-//! sees only serialized ciphertexts), the server-key bytes of a client context, and the
+//! sees only serialized ciphertexts) and runs a deep network's layer by rows, and the
 //! assembly of grid points timed on several workers into the local grid's result (Pareto
 //! front, CSV, scatter plot). Only glue lives here.
 
@@ -14,7 +14,6 @@ use pyo3::types::PyBytes;
 use std::sync::{Arc, Mutex};
 
 use crate::err;
-use crate::tfhe::PyTfhe;
 
 /// The server side of TFHE for a worker: the server key of one parameter set (no secret),
 /// ciphertexts in and out as bytes.
@@ -163,12 +162,6 @@ fn tfhe_nn_test_image(i: usize) -> PyResult<(Vec<i64>, usize)> {
     Ok((img.clone(), t.labels[i]))
 }
 
-/// The server key of a TFHE client context as bytes (no secret inside): what a worker loads.
-#[pyfunction]
-fn tfhe_server_key_bytes<'py>(py: Python<'py>, ctx: &PyTfhe) -> Bound<'py, PyBytes> {
-    PyBytes::new(py, &ctx.ctx.server_key().to_bytes())
-}
-
 /// One grid point as the workers return it: settings, seconds, stall fraction, area, energy,
 /// EDP, power.
 type PointRow =
@@ -201,7 +194,6 @@ fn sim_grid_merge(machine: &str, rows: Vec<PointRow>) -> PyResult<(String, Strin
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyTfheWorker>()?;
-    m.add_function(wrap_pyfunction!(tfhe_server_key_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(sim_grid_merge, m)?)?;
     m.add_function(wrap_pyfunction!(tfhe_nn_layers, m)?)?;
     m.add_function(wrap_pyfunction!(tfhe_nn_plain, m)?)?;

@@ -26,18 +26,17 @@ fn cts(list: &[PyRef<'_, PyCiphertext>]) -> Vec<Ciphertext> {
     list.iter().map(|c| c.inner().clone()).collect()
 }
 
-/// `refresh` for the iteration: the server's own bootstrap (its method, so the keys and the
-/// circuit stay inside the server object), called with the GIL held.
+/// `refresh` for the iteration: the server's own bootstrapping circuit and keys.
 fn bootstrap_with(
-    server: &Py<PyServer>,
+    server: &PyServer,
 ) -> impl FnMut(&Ciphertext) -> basalt_circuits::Result<Ciphertext> + '_ {
     move |ct: &Ciphertext| {
-        Python::with_gil(|py| {
-            let out =
-                server.bind(py).call_method1("bootstrap", (PyCiphertext::from(ct.clone()),))?;
-            Ok::<_, PyErr>(out.extract::<PyRef<'_, PyCiphertext>>()?.inner().clone())
-        })
-        .map_err(|e| basalt_circuits::CircuitError::Invalid(format!("bootstrap: {e}")))
+        let b = server.boot.as_ref().ok_or_else(|| {
+            basalt_circuits::CircuitError::Invalid(
+                "this server cannot bootstrap: it needs bootstrapping parameters and keys".into(),
+            )
+        })?;
+        b.bt.bootstrap(&server.eval, b.encaps.as_ref(), ct)
     }
 }
 
@@ -147,7 +146,7 @@ fn helr_shares(n: usize, k: usize) -> PyResult<Vec<(usize, usize)>> {
 #[allow(clippy::too_many_arguments)]
 fn helr_step(
     py: Python<'_>,
-    server: Py<PyServer>,
+    server: &PyServer,
     task: &PyHelrTask,
     it: (usize, bool),
     batch: Vec<PyRef<'_, PyCiphertext>>,
@@ -160,8 +159,8 @@ fn helr_step(
     let it = Iteration { level: it.0, refresh: it.1 };
     let lr = task.task.lr;
     py.allow_threads(|| {
-        let mut boot = bootstrap_with(&server);
-        let eval = &server.get().eval;
+        let mut boot = bootstrap_with(server);
+        let eval = &server.eval;
         let (v, w) = lr
             .step_in_shares(eval, it, &batch, shares, (&v, &w), scales, &mut boot)
             .map_err(err)?;
@@ -189,7 +188,7 @@ fn helr_partial_gradient(
 #[pyfunction]
 fn helr_update(
     py: Python<'_>,
-    server: Py<PyServer>,
+    server: &PyServer,
     task: &PyHelrTask,
     it: (usize, bool),
     partials: Vec<PyRef<'_, PyCiphertext>>,
@@ -201,8 +200,8 @@ fn helr_update(
     let it = Iteration { level: it.0, refresh: it.1 };
     let lr = task.task.lr;
     py.allow_threads(|| {
-        let mut boot = bootstrap_with(&server);
-        let eval = &server.get().eval;
+        let mut boot = bootstrap_with(server);
+        let eval = &server.eval;
         let (v, w) = lr.update(eval, it, &partials, (&v, &w), scales, &mut boot).map_err(err)?;
         Ok((v.into(), w.into()))
     })

@@ -44,6 +44,18 @@ pub struct PyEncBool {
     b: BoolCiphertext<u64>,
 }
 
+impl From<IntegerClient<u64>> for PyIntegerClient {
+    fn from(ck: IntegerClient<u64>) -> Self {
+        PyIntegerClient { ck }
+    }
+}
+
+impl From<IntegerServer<u64>> for PyIntegerServer {
+    fn from(sk: IntegerServer<u64>) -> Self {
+        PyIntegerServer { sk: Arc::new(sk) }
+    }
+}
+
 fn params_u64(name: &str, allow_insecure: bool) -> PyResult<TfheParams> {
     let p = TfheParams::preset(name, allow_insecure).map_err(err)?;
     if p.torus_bits != 64 {

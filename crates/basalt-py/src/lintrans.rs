@@ -9,7 +9,7 @@ use num_complex::Complex64;
 use numpy::PyReadonlyArray1;
 use pyo3::prelude::*;
 
-use crate::ckks::{PyCiphertext, PyCkks};
+use crate::ckks::{PyCiphertext, PyServer};
 use crate::err;
 
 /// `M·x` for ciphertexts of one context: the diagonals encoded at one level, the plan
@@ -17,6 +17,8 @@ use crate::err;
 #[pyclass(module = "basalt._basalt", name = "LinearTransform", frozen)]
 pub struct PyLinearTransform {
     lt: LinearTransform,
+    /// The parameter set its diagonals are encoded for.
+    params_id: u64,
 }
 
 #[pymethods]
@@ -94,13 +96,14 @@ fn strategy(
 }
 
 /// Encode `diagonals` (`{k: d_k}`, `d_k[i] = M[i][(i + k) mod slots]`) over `slots` slots at
-/// `level` (default: the top) for `ctx`, with the plan the keywords name.
+/// `level` (default: the top) for the parameters of `ctx` (a client's evaluator or a server),
+/// with the plan the keywords name.
 #[pyfunction]
 #[pyo3(signature = (ctx, diagonals, slots, level=None, n1=None, hoisting="double", order="baby-step", max_partials=4, of_limb=true))]
 #[allow(clippy::too_many_arguments)]
 fn linear_transform(
     py: Python<'_>,
-    ctx: &PyCkks,
+    ctx: &PyServer,
     diagonals: BTreeMap<i64, PyReadonlyArray1<'_, Complex64>>,
     slots: usize,
     level: Option<usize>,
@@ -119,17 +122,21 @@ fn linear_transform(
     let level = level.unwrap_or(ctx.params.max_level());
     let params = &ctx.params;
     let lt = py.allow_threads(|| LinearTransform::new(params, diags, s, level)).map_err(err)?;
-    Ok(PyLinearTransform { lt })
+    Ok(PyLinearTransform { lt, params_id: params.id() })
 }
 
-/// `lt` applied to `ct` with `ctx`'s evaluator (and keys), rescaled.
+/// `lt` applied to `ct` with the evaluator (and keys) of `ctx`, a client's or a server's,
+/// rescaled; a transform encoded for another parameter set is refused.
 #[pyfunction]
 fn linear_transform_apply(
     py: Python<'_>,
-    ctx: &PyCkks,
+    ctx: &PyServer,
     lt: &PyLinearTransform,
     ct: &PyCiphertext,
 ) -> PyResult<PyCiphertext> {
+    if lt.params_id != ctx.params.id() {
+        return Err(err("this transform is encoded for another parameter set"));
+    }
     let out = py.allow_threads(|| lt.lt.evaluate(&ctx.eval, ct.inner())).map_err(err)?;
     Ok(out.into())
 }

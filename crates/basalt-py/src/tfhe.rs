@@ -1,23 +1,129 @@
-//! TFHE bindings: a context (client and server keys of one parameter set), ciphertexts as opaque
-//! handles, lookup tables given as the list of outputs on every message.
+//! TFHE bindings in two roles. The client (`TfheContext`) holds the secret key: it encrypts,
+//! decrypts and makes the server key. The server (`TfheServer`) is built from the parameter set
+//! and a `TfheServerKey` (bootstrapping and key-switching keys) alone: lookup tables, gates,
+//! batches and radix integers, no decryption. Ciphertexts are opaque handles carrying the
+//! identity of their key; lookup tables are given as the list of outputs on every message.
 
-use basalt_tfhe::{DynCiphertext, Gate, TfheContext};
+use std::sync::Arc;
+
+use basalt_tfhe::integer::{IntegerClient, IntegerServer};
+use basalt_tfhe::{
+    BatchConfig, DynCiphertext, DynClientKey, DynServerKey, Gate, TfheContext, TfheParams,
+};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
 use crate::err;
+use crate::integer::{PyIntegerClient, PyIntegerServer};
+use crate::progress::PyProgress;
 
-/// Keys and parameters of one TFHE instance.
+/// Keys and parameters of one TFHE instance: the client role.
 #[pyclass(module = "basalt._basalt", name = "TfheContext", frozen)]
 pub struct PyTfhe {
-    pub(crate) ctx: TfheContext,
+    ctx: TfheContext,
+    engine: Engine,
 }
 
-/// An encrypted small integer (opaque; decrypt it with its context).
+/// The server key of one client (no secret inside): what a client sends to a server.
+#[pyclass(module = "basalt._basalt", name = "TfheServerKey", frozen)]
+#[derive(Clone)]
+pub struct PyTfheServerKey {
+    key: DynServerKey,
+}
+
+/// The server role: every operation on ciphertexts of one key, no secret, no decryption.
+#[pyclass(module = "basalt._basalt", name = "TfheServer", frozen)]
+pub struct PyTfheServer {
+    engine: Engine,
+}
+
+/// An encrypted small integer or boolean (opaque).
 #[pyclass(module = "basalt._basalt", name = "TfheCiphertext", frozen)]
 #[derive(Clone)]
 pub struct PyTfheCt {
     ct: DynCiphertext,
+}
+
+/// What the client and the server share: the server key and the batch schedule. Every
+/// homomorphic operation of both roles goes through it, so the two cannot drift apart.
+struct Engine {
+    key: DynServerKey,
+    batch: BatchConfig,
+}
+
+/// Ciphertexts per step of a batch: progress is reported, and Ctrl-C checked, between steps.
+/// A step is many core-level batches per thread, so the two-level schedule keeps its
+/// throughput; the result is bit-identical to one call (batching is bit-identical to one by one).
+fn batch_step() -> usize {
+    64 * std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+impl Engine {
+    fn new(key: DynServerKey) -> Engine {
+        Engine { key, batch: BatchConfig::default() }
+    }
+
+    fn params(&self) -> &TfheParams {
+        self.key.params()
+    }
+
+    fn check_table(&self, table: &[u64]) -> PyResult<()> {
+        let p = self.params().plaintext_modulus();
+        if table.len() as u64 != p {
+            return Err(err(format!(
+                "the table has {} entries; the message space has {p}",
+                table.len()
+            )));
+        }
+        if let Some((m, v)) = table.iter().enumerate().find(|(_, v)| **v >= p) {
+            return Err(err(format!("table[{m}] = {v} is outside the message space 0..{p}")));
+        }
+        Ok(())
+    }
+
+    fn apply_table(&self, py: Python<'_>, ct: &PyTfheCt, table: Vec<u64>) -> PyResult<PyTfheCt> {
+        self.check_table(&table)?;
+        let ct = ct.ct.clone();
+        py.allow_threads(|| {
+            let out = self.key.apply_fn(&ct, &|m| table[m as usize]).map_err(err)?;
+            Ok(PyTfheCt { ct: out })
+        })
+    }
+
+    fn apply_table_batch(
+        &self,
+        py: Python<'_>,
+        cts: Vec<PyTfheCt>,
+        table: Vec<u64>,
+        progress: Option<Py<PyAny>>,
+    ) -> PyResult<Vec<PyTfheCt>> {
+        use basalt_ckks::progress::Progress;
+        self.check_table(&table)?;
+        let v: Vec<DynCiphertext> = cts.into_iter().map(|c| c.ct).collect();
+        let progress = PyProgress::new(progress);
+        progress.stage("apply_batch", v.len() as u64);
+        let mut out = Vec::with_capacity(v.len());
+        for chunk in v.chunks(batch_step()) {
+            let done = py.allow_threads(|| {
+                self.key.apply_fn_batch(chunk, &|m| table[m as usize], &self.batch).map_err(err)
+            })?;
+            out.extend(done.into_iter().map(|ct| PyTfheCt { ct }));
+            progress
+                .step(out.len() as u64)
+                .map_err(|c| progress.error(basalt_ckks::CkksError::from(c)))?;
+        }
+        Ok(out)
+    }
+
+    fn gate(&self, py: Python<'_>, name: &str, a: &PyTfheCt, b: &PyTfheCt) -> PyResult<PyTfheCt> {
+        let g = gate_of(name)?;
+        let (a, b) = (a.ct.clone(), b.ct.clone());
+        py.allow_threads(|| Ok(PyTfheCt { ct: self.key.gate(g, &a, &b).map_err(err)? }))
+    }
+
+    fn ciphertext_from_bytes(&self, data: &[u8]) -> PyResult<PyTfheCt> {
+        Ok(PyTfheCt { ct: self.key.ciphertext_from_bytes(data).map_err(err)? })
+    }
 }
 
 fn gate_of(name: &str) -> PyResult<Gate> {
@@ -30,6 +136,19 @@ fn gate_of(name: &str) -> PyResult<Gate> {
     }
 }
 
+fn hex(id: u64) -> String {
+    format!("{id:016x}")
+}
+
+/// The radix-integer server on a shared 64-bit key, or why the set has none.
+fn integer_server(key: &DynServerKey) -> PyResult<PyIntegerServer> {
+    let name = &key.params().name;
+    let k = key
+        .as_u64()
+        .ok_or_else(|| err(format!("radix integers use a 64-bit torus; set '{name}' is 32-bit")))?;
+    Ok(PyIntegerServer::from(IntegerServer::from_shared(Arc::clone(k)).map_err(err)?))
+}
+
 #[pymethods]
 impl PyTfhe {
     /// Keys for the parameter set `name` (`basalt.tfhe.presets()`); sets below 128-bit security
@@ -39,7 +158,9 @@ impl PyTfhe {
     fn new(py: Python<'_>, name: &str, allow_insecure: bool) -> PyResult<PyTfhe> {
         let name = name.to_string();
         py.allow_threads(|| {
-            Ok(PyTfhe { ctx: TfheContext::new(&name, allow_insecure).map_err(err)? })
+            let ctx = TfheContext::new(&name, allow_insecure).map_err(err)?;
+            let engine = Engine::new(ctx.server_key().clone());
+            Ok(PyTfhe { ctx, engine })
         })
     }
 
@@ -70,74 +191,204 @@ impl PyTfhe {
         self.ctx.decrypt_bool(&ct.ct).map_err(err)
     }
 
-    /// One programmable bootstrap evaluating the table `table[m]` (one output per message).
-    fn apply_table(&self, py: Python<'_>, ct: &PyTfheCt, table: Vec<u64>) -> PyResult<PyTfheCt> {
-        self.check_table(&table)?;
-        let ct = ct.ct.clone();
-        py.allow_threads(|| {
-            let out = self.ctx.apply_lut(&ct, &|m| table[m as usize]).map_err(err)?;
-            Ok(PyTfheCt { ct: out })
-        })
+    /// The server key (no secret): hand it to `TfheServer`, or send its bytes.
+    fn server_key(&self) -> PyTfheServerKey {
+        PyTfheServerKey { key: self.ctx.server_key().clone() }
     }
 
-    /// The table on many ciphertexts, with two-level batching over the cores.
+    /// The radix-integer client on this context's secret key (64-bit sets with 2-bit digits).
+    fn integer_client(&self) -> PyResult<PyIntegerClient> {
+        match self.ctx.client_key() {
+            DynClientKey::U64(k) => {
+                Ok(PyIntegerClient::from(IntegerClient::new(k.clone()).map_err(err)?))
+            }
+            DynClientKey::U32(_) => Err(err(format!(
+                "radix integers use a 64-bit torus; set '{}' is 32-bit",
+                self.ctx.set_name()
+            ))),
+        }
+    }
+
+    /// The radix-integer server on this context's server key (shared, not copied).
+    fn integer_server(&self) -> PyResult<PyIntegerServer> {
+        integer_server(self.ctx.server_key())
+    }
+
+    /// One programmable bootstrap evaluating the table `table[m]` (one output per message).
+    fn apply_table(&self, py: Python<'_>, ct: &PyTfheCt, table: Vec<u64>) -> PyResult<PyTfheCt> {
+        self.engine.apply_table(py, ct, table)
+    }
+
+    /// The table on many ciphertexts, with two-level batching over the cores; `progress(stage,
+    /// done, total)` is called between steps, and Ctrl-C stops the batch there.
+    #[pyo3(signature = (cts, table, progress=None))]
     fn apply_table_batch(
         &self,
         py: Python<'_>,
         cts: Vec<PyTfheCt>,
         table: Vec<u64>,
+        progress: Option<Py<PyAny>>,
     ) -> PyResult<Vec<PyTfheCt>> {
-        self.check_table(&table)?;
-        let v: Vec<DynCiphertext> = cts.into_iter().map(|c| c.ct).collect();
-        py.allow_threads(|| {
-            let out = self.ctx.apply_lut_batch(&v, &|m| table[m as usize]).map_err(err)?;
-            Ok(out.into_iter().map(|ct| PyTfheCt { ct }).collect())
-        })
+        self.engine.apply_table_batch(py, cts, table, progress)
     }
 
     /// A boolean gate (`nand`, `and`, `or`, `xor`) on two encrypted booleans.
     fn gate(&self, py: Python<'_>, name: &str, a: &PyTfheCt, b: &PyTfheCt) -> PyResult<PyTfheCt> {
-        let g = gate_of(name)?;
-        let (a, b) = (a.ct.clone(), b.ct.clone());
-        py.allow_threads(|| Ok(PyTfheCt { ct: self.ctx.gate(g, &a, &b).map_err(err)? }))
+        self.engine.gate(py, name, a, b)
     }
 
     /// The key's identity (hex): ciphertexts carry it, and every operation checks it.
     #[getter]
     fn key_id(&self) -> String {
-        format!("{:016x}", self.ctx.key_id())
+        hex(self.ctx.key_id())
     }
 
     /// Whether `ct` holds a boolean (gate encoding) rather than an integer.
     fn is_boolean(&self, ct: &PyTfheCt) -> bool {
-        match &ct.ct {
-            DynCiphertext::U32(c) => c.encoding() == basalt_tfhe::Encoding::Boolean,
-            DynCiphertext::U64(c) => c.encoding() == basalt_tfhe::Encoding::Boolean,
-        }
+        ct.is_boolean()
     }
 
     fn ciphertext_to_bytes<'py>(&self, py: Python<'py>, ct: &PyTfheCt) -> Bound<'py, PyBytes> {
-        PyBytes::new(py, &self.ctx.ciphertext_to_bytes(&ct.ct))
+        ct.to_bytes(py)
     }
     /// Load a ciphertext; corrupted bytes or another set/key raise `BasaltError`.
     fn ciphertext_from_bytes(&self, data: &[u8]) -> PyResult<PyTfheCt> {
-        Ok(PyTfheCt { ct: self.ctx.ciphertext_from_bytes(data).map_err(err)? })
+        self.engine.ciphertext_from_bytes(data)
     }
 }
 
-impl PyTfhe {
-    fn check_table(&self, table: &[u64]) -> PyResult<()> {
-        let p = self.ctx.plaintext_modulus();
-        if table.len() as u64 != p {
+#[pymethods]
+impl PyTfheServerKey {
+    /// Load a server key for the parameter set `name`: a corrupted blob, a key of another set,
+    /// or dimensions that do not match the set raise `BasaltError`. Sets below 128-bit security
+    /// need `allow_insecure=True` here too (the server consents separately).
+    #[staticmethod]
+    #[pyo3(signature = (name, data, allow_insecure=false))]
+    fn from_bytes(
+        py: Python<'_>,
+        name: &str,
+        data: &[u8],
+        allow_insecure: bool,
+    ) -> PyResult<PyTfheServerKey> {
+        let params = TfheParams::preset(name, allow_insecure).map_err(err)?;
+        py.allow_threads(|| {
+            Ok(PyTfheServerKey { key: DynServerKey::from_bytes(data, &params).map_err(err)? })
+        })
+    }
+
+    fn to_bytes<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        let bytes = py.allow_threads(|| self.key.to_bytes());
+        PyBytes::new(py, &bytes)
+    }
+
+    /// Identity of the client key it was made from (hex).
+    #[getter]
+    fn key_id(&self) -> String {
+        hex(self.key.key_id())
+    }
+
+    /// Name of the parameter set.
+    #[getter]
+    fn name(&self) -> String {
+        self.key.params().name.clone()
+    }
+}
+
+#[pymethods]
+impl PyTfheServer {
+    /// A server for the parameter set `name` holding `key`; a key of another set is refused.
+    /// No insecure opt-in here: the key exists, so whoever made or loaded it gave it.
+    #[new]
+    fn new(name: &str, key: &PyTfheServerKey) -> PyResult<PyTfheServer> {
+        let params = TfheParams::preset(name, true).map_err(err)?;
+        if params.id() != key.key.params().id() {
             return Err(err(format!(
-                "the table has {} entries; the message space has {p}",
-                table.len()
+                "parameter set mismatch: the server key was made for '{}', the server runs '{}'",
+                key.key.params().name,
+                params.name
             )));
         }
-        if let Some((m, v)) = table.iter().enumerate().find(|(_, v)| **v >= p) {
-            return Err(err(format!("table[{m}] = {v} is outside the message space 0..{p}")));
-        }
-        Ok(())
+        Ok(PyTfheServer { engine: Engine::new(key.key.clone()) })
+    }
+
+    #[getter]
+    fn plaintext_modulus(&self) -> u64 {
+        self.engine.params().plaintext_modulus()
+    }
+    #[getter]
+    fn message_modulus(&self) -> u64 {
+        self.engine.params().message_modulus
+    }
+    #[getter]
+    fn name(&self) -> String {
+        self.engine.params().name.clone()
+    }
+    #[getter]
+    fn key_id(&self) -> String {
+        hex(self.engine.key.key_id())
+    }
+
+    /// The server key it holds.
+    fn server_key(&self) -> PyTfheServerKey {
+        PyTfheServerKey { key: self.engine.key.clone() }
+    }
+
+    /// The radix-integer server on the same key (shared, not copied).
+    fn integer_server(&self) -> PyResult<PyIntegerServer> {
+        integer_server(&self.engine.key)
+    }
+
+    fn apply_table(&self, py: Python<'_>, ct: &PyTfheCt, table: Vec<u64>) -> PyResult<PyTfheCt> {
+        self.engine.apply_table(py, ct, table)
+    }
+
+    #[pyo3(signature = (cts, table, progress=None))]
+    fn apply_table_batch(
+        &self,
+        py: Python<'_>,
+        cts: Vec<PyTfheCt>,
+        table: Vec<u64>,
+        progress: Option<Py<PyAny>>,
+    ) -> PyResult<Vec<PyTfheCt>> {
+        self.engine.apply_table_batch(py, cts, table, progress)
+    }
+
+    fn gate(&self, py: Python<'_>, name: &str, a: &PyTfheCt, b: &PyTfheCt) -> PyResult<PyTfheCt> {
+        self.engine.gate(py, name, a, b)
+    }
+
+    fn ciphertext_from_bytes(&self, data: &[u8]) -> PyResult<PyTfheCt> {
+        self.engine.ciphertext_from_bytes(data)
+    }
+}
+
+#[pymethods]
+impl PyTfheCt {
+    /// Identity of the key it was encrypted under (hex).
+    #[getter]
+    fn key_id(&self) -> String {
+        hex(match &self.ct {
+            DynCiphertext::U32(c) => c.key_id(),
+            DynCiphertext::U64(c) => c.key_id(),
+        })
+    }
+
+    /// Whether it holds a boolean (gate encoding) rather than an integer.
+    fn is_boolean(&self) -> bool {
+        let enc = match &self.ct {
+            DynCiphertext::U32(c) => c.encoding(),
+            DynCiphertext::U64(c) => c.encoding(),
+        };
+        enc == basalt_tfhe::Encoding::Boolean
+    }
+
+    /// The ciphertext as bytes (tagged with its parameter set and key, checksummed).
+    fn to_bytes<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        let bytes = match &self.ct {
+            DynCiphertext::U32(c) => basalt_tfhe::serialize::serialize_ciphertext(c),
+            DynCiphertext::U64(c) => basalt_tfhe::serialize::serialize_ciphertext(c),
+        };
+        PyBytes::new(py, &bytes)
     }
 }
 
@@ -149,6 +400,8 @@ fn tfhe_presets() -> Vec<String> {
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyTfhe>()?;
+    m.add_class::<PyTfheServerKey>()?;
+    m.add_class::<PyTfheServer>()?;
     m.add_class::<PyTfheCt>()?;
     m.add_function(wrap_pyfunction!(tfhe_presets, m)?)?;
     Ok(())

@@ -61,6 +61,17 @@ pub fn grid(machine: &Path, trace: &Trace, axes: &[GridAxis]) -> Result<Vec<Grid
     if axes.is_empty() {
         return Err(SimError::Grid("a grid needs at least one axis (FIELD=V1,V2,…)".into()));
     }
+    let total = axes.iter().try_fold(1usize, |n, a| n.checked_mul(a.values.len()));
+    let total = match total {
+        Some(n) if n <= MAX_POINTS => n,
+        _ => {
+            let sizes: Vec<String> = axes.iter().map(|a| a.values.len().to_string()).collect();
+            return Err(SimError::Grid(format!(
+                "a grid of {} points is more than one grid may hold ({MAX_POINTS}): split the sweep",
+                sizes.join(" × ")
+            )));
+        }
+    };
     for a in axes {
         if a.values.is_empty() {
             return Err(SimError::Grid(format!("axis `{}` has no values", a.field)));
@@ -73,7 +84,6 @@ pub fn grid(machine: &Path, trace: &Trace, axes: &[GridAxis]) -> Result<Vec<Grid
             })?;
         }
     }
-    let total: usize = axes.iter().map(|a| a.values.len()).product();
     let mut out = Vec::with_capacity(total);
     for i in 0..total {
         let mut rest = i;
@@ -100,6 +110,11 @@ pub fn grid(machine: &Path, trace: &Trace, axes: &[GridAxis]) -> Result<Vec<Grid
     mark_pareto(&mut out);
     Ok(out)
 }
+
+/// The most points one grid evaluates. Each point is one simulation of the trace (milliseconds
+/// to seconds), and the Pareto marking compares every pair, so a grid of a million points would
+/// run for hours; above this bound the grid is refused before any point is timed.
+pub const MAX_POINTS: usize = 20_000;
 
 /// Mark the points no other point dominates on (latency, energy, area); a missing energy or
 /// area counts as equal everywhere (the comparison falls back to the figures that exist).
@@ -162,6 +177,20 @@ mod tests {
             power_w: Some(e / s),
             pareto: false,
         }
+    }
+
+    #[test]
+    fn a_grid_beyond_the_bound_is_refused_before_any_point_is_timed() {
+        let axis = |f: &str| GridAxis {
+            field: f.into(),
+            values: (0..200).map(|v| v.to_string()).collect(),
+        };
+        // No machine file is read: the size is checked first.
+        let trace = Trace::default();
+        let e = grid(Path::new("no-such-machine.toml"), &trace, &[axis("a"), axis("b")])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("200 × 200") && e.contains("20000"), "{e}");
     }
 
     #[test]

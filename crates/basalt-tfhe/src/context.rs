@@ -48,16 +48,23 @@ impl TfheContext {
         Ok(TfheContext { client, server, batch: BatchConfig::default() })
     }
 
-    /// The server key (no secret): what a server, or each worker of a cluster, computes with.
-    pub fn server_key(&self) -> &DynServerKey {
-        &self.server
-    }
-
     /// The client key's identity, carried by every ciphertext and the server key.
     pub fn key_id(&self) -> u64 {
         self.client.key_id()
     }
 
+    /// The secret key (stays with the client).
+    pub fn client_key(&self) -> &DynClientKey {
+        &self.client
+    }
+
+    /// The server key (bootstrapping and key-switching keys, no secret): what a client sends
+    /// to a server.
+    pub fn server_key(&self) -> &DynServerKey {
+        &self.server
+    }
+
+    /// The parameter set.
     pub fn params(&self) -> &TfheParams {
         self.client.params()
     }

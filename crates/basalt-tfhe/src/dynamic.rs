@@ -2,6 +2,8 @@
 //! the Python bindings): the set's `torus_bits` decides `u32` or `u64`, and mixing widths is a
 //! [`TfheError::TorusMismatch`], not a compile error.
 
+use std::sync::Arc;
+
 use crate::batch::BatchConfig;
 use crate::error::{Result, TfheError};
 use crate::gates::Gate;
@@ -24,11 +26,11 @@ pub enum DynClientKey {
     U64(ClientKey<u64>),
 }
 
-/// A server key on either torus.
+/// A server key on either torus, shared: cloning a handle does not copy the bootstrapping key.
 #[derive(Clone, Debug)]
 pub enum DynServerKey {
-    U32(ServerKey<u32>),
-    U64(ServerKey<u64>),
+    U32(Arc<ServerKey<u32>>),
+    U64(Arc<ServerKey<u64>>),
 }
 
 fn mismatch(expected: u32) -> TfheError {
@@ -60,8 +62,8 @@ impl DynClientKey {
 
     pub fn server_key(&self) -> DynServerKey {
         match self {
-            DynClientKey::U32(k) => DynServerKey::U32(k.server_key()),
-            DynClientKey::U64(k) => DynServerKey::U64(k.server_key()),
+            DynClientKey::U32(k) => DynServerKey::U32(Arc::new(k.server_key())),
+            DynClientKey::U64(k) => DynServerKey::U64(Arc::new(k.server_key())),
         }
     }
 
@@ -180,17 +182,33 @@ impl DynServerKey {
         }
     }
 
+    /// The key's identity (that of the client key it was made from).
+    pub fn key_id(&self) -> u64 {
+        match self {
+            DynServerKey::U32(k) => k.key_id,
+            DynServerKey::U64(k) => k.key_id,
+        }
+    }
+
+    /// The 64-bit-torus key, shared (radix integers run on it), if this is one.
+    pub fn as_u64(&self) -> Option<&Arc<ServerKey<u64>>> {
+        match self {
+            DynServerKey::U64(k) => Some(k),
+            DynServerKey::U32(_) => None,
+        }
+    }
+
     pub fn to_bytes(&self) -> Vec<u8> {
         match self {
-            DynServerKey::U32(k) => serialize::serialize_server_key(k),
-            DynServerKey::U64(k) => serialize::serialize_server_key(k),
+            DynServerKey::U32(k) => serialize::serialize_server_key(k.as_ref()),
+            DynServerKey::U64(k) => serialize::serialize_server_key(k.as_ref()),
         }
     }
 
     pub fn from_bytes(bytes: &[u8], params: &TfheParams) -> Result<Self> {
         Ok(match params.torus_bits {
-            32 => DynServerKey::U32(serialize::deserialize_server_key(bytes, params)?),
-            _ => DynServerKey::U64(serialize::deserialize_server_key(bytes, params)?),
+            32 => DynServerKey::U32(Arc::new(serialize::deserialize_server_key(bytes, params)?)),
+            _ => DynServerKey::U64(Arc::new(serialize::deserialize_server_key(bytes, params)?)),
         })
     }
 

@@ -8,6 +8,8 @@
 //! ([`pbs_batch`]), one batch per distinct lookup table, the batches themselves spread over the
 //! rayon pool: a layer costs about `⌈jobs / threads⌉` bootstraps of latency.
 
+use std::sync::Arc;
+
 use rayon::prelude::*;
 
 use crate::batch::{BatchConfig, keyswitch_batch, pbs_batch};
@@ -39,16 +41,22 @@ pub(crate) struct Job<'a, T: Torus> {
     pub degree: u64,
 }
 
-/// Integer operations with the server key only.
+/// Integer operations with the server key only. The key is shared (an [`Arc`]): a server that
+/// also runs shortint lookup tables and gates on the same key holds it once.
 #[derive(Clone, Debug)]
 pub struct IntegerServer<T: Torus> {
-    pub(crate) key: ServerKey<T>,
+    pub(crate) key: Arc<ServerKey<T>>,
     pub(crate) batch: BatchConfig,
 }
 
 impl<T: Torus> IntegerServer<T> {
     /// Wrap a server key; its set must satisfy the same conditions as the client's.
     pub fn new(key: ServerKey<T>) -> IntegerResult<Self> {
+        Self::from_shared(Arc::new(key))
+    }
+
+    /// Wrap a server key held elsewhere too (no copy of the bootstrapping key).
+    pub fn from_shared(key: Arc<ServerKey<T>>) -> IntegerResult<Self> {
         check_params(key.params())?;
         Ok(IntegerServer { key, batch: BatchConfig::default() })
     }

@@ -1,0 +1,199 @@
+"""CKKS keys as objects (public, relinearisation, one rotation step, conjugation, the
+bootstrapping encapsulation keys): bytes and files, validation on load, assembly into a server's
+key set; a LinearTransform on a server holding just its rotation keys; progress callbacks and
+cancellation of key generation, bootstrapping and batches."""
+
+import _thread
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import basalt
+from basalt.ckks import (BootstrappingKeys, ConjugationKey, Context, EvaluationKeys,
+                         LinearTransform, PublicKey, RelinearizationKey, RotationKey, Server)
+
+
+@pytest.fixture(scope="module")
+def ctx():
+    return Context.toy_insecure(log_n=10, levels=3, rotations=[1, 2, 5], conjugate=True)
+
+
+@pytest.fixture(scope="module")
+def boot_ctx():
+    return Context.toy_bootstrappable(log_n=10, log_slots=3)
+
+
+def test_every_key_is_an_object_that_round_trips(ctx, tmp_path):
+    p = ctx.parameters
+    keys = ctx.evaluation_keys(rotations=[1, 2, 5], conjugate=True)
+    objs = {"public": ctx.public_key(), "relin": keys.relinearization,
+            "rot5": keys.rotation(5), "conj": keys.conjugation}
+    assert isinstance(objs["public"], PublicKey)
+    assert isinstance(objs["relin"], RelinearizationKey)
+    assert isinstance(objs["rot5"], RotationKey) and objs["rot5"].step == 5
+    assert isinstance(objs["conj"], ConjugationKey)
+    for name, k in objs.items():
+        assert k.key_id == ctx.key_id, name
+        data = k.to_bytes()
+        back = type(k).from_bytes(p, data)
+        assert back.to_bytes() == data, name
+        k.save(tmp_path / f"{name}.key")
+        assert type(k).load(p, tmp_path / f"{name}.key").to_bytes() == data, name
+        # A flipped bit, a truncation, or the bytes of another kind of key: refused.
+        bad = bytearray(data)
+        bad[len(bad) // 2] ^= 4
+        for junk in (bytes(bad), data[:-7], b""):
+            with pytest.raises(basalt.BasaltError):
+                type(k).from_bytes(p, junk)
+    with pytest.raises(basalt.BasaltError, match="not a rotation key|Galois"):
+        RotationKey.from_bytes(p, objs["relin"].to_bytes())
+    with pytest.raises(basalt.BasaltError, match="not a conjugation key"):
+        ConjugationKey.from_bytes(p, objs["rot5"].to_bytes())
+    with pytest.raises(basalt.BasaltError, match="not a relinearization key"):
+        RelinearizationKey.from_bytes(p, objs["rot5"].to_bytes())
+    with pytest.raises(basalt.BasaltError, match="rotation"):
+        keys.rotation(3)  # not held
+    other = Context.toy_insecure(log_n=11, levels=3)
+    with pytest.raises(basalt.BasaltError):
+        RotationKey.from_bytes(other.parameters, objs["rot5"].to_bytes())  # other parameters
+    # Seeded keys stay seeded as objects and in bytes (about half), and still compute.
+    seeded = ctx.evaluation_keys(rotations=[5], seeded=True).rotation(5)
+    assert seeded.seeded and not objs["rot5"].seeded
+    data = seeded.to_bytes()
+    assert len(data) < 0.6 * len(objs["rot5"].to_bytes())
+    back = RotationKey.from_bytes(p, data)
+    assert back.seeded and back.to_bytes() == data
+    server = Server(p, EvaluationKeys.assemble(p, [keys.relinearization, back]))
+    x = np.linspace(-1, 1, 8)
+    out = server.ciphertext_from_bytes(ctx.encrypt(x).to_bytes()).rotate(5)
+    assert np.allclose(ctx.decrypt(ctx.ciphertext_from_bytes(out.to_bytes())).real,
+                       np.roll(x, -5), atol=1e-4)
+
+
+def test_a_server_built_from_single_keys_computes(ctx):
+    p = ctx.parameters
+    keys = ctx.evaluation_keys(rotations=[1, 2, 5], conjugate=True)
+    files = {getattr(k, "step", type(k).__name__): (type(k), k.to_bytes()) for k in keys.keys()}
+    # The server loads the relinearisation key and the rotation by 2 only.
+    chosen = [files["RelinearizationKey"], files[2]]
+    some = EvaluationKeys.assemble(p, [cls.from_bytes(p, b) for cls, b in chosen])
+    assert some.rotations == [2] and not some.has_conjugation
+    server = Server(p, some)
+    x = np.linspace(-1, 1, 8)
+    ct = server.ciphertext_from_bytes(ctx.encrypt(x).to_bytes())
+    out = ((ct * ct).rescale()).rotate(2)
+    got = ctx.decrypt(ctx.ciphertext_from_bytes(out.to_bytes())).real
+    assert np.allclose(got, np.roll(x * x, -2), atol=1e-3)
+    with pytest.raises(basalt.BasaltError, match="rotation"):
+        ct.rotate(1)  # its key was not loaded
+    # Keys of another key set do not mix.
+    stranger = Context.toy_insecure(log_n=10, levels=3, rotations=[1])
+    theirs = stranger.evaluation_keys(rotations=[1]).rotation(1)
+    with pytest.raises(basalt.BasaltError, match="key identity mismatch") as e:
+        EvaluationKeys.assemble(p, [keys.relinearization, theirs])
+    assert ctx.key_id in str(e.value) and stranger.key_id in str(e.value)
+    with pytest.raises(basalt.BasaltError, match="evaluation keys"):
+        EvaluationKeys.assemble(p, [ctx.public_key()])
+
+
+def test_bootstrapping_keys_are_an_object(boot_ctx, tmp_path):
+    p = boot_ctx.parameters
+    keys = boot_ctx.evaluation_keys()
+    bk = keys.bootstrapping
+    assert isinstance(bk, BootstrappingKeys) and bk.key_id == boot_ctx.key_id
+    data = bk.to_bytes()
+    assert BootstrappingKeys.from_bytes(p, data).to_bytes() == data
+    with pytest.raises(basalt.BasaltError):
+        BootstrappingKeys.from_bytes(p, data[:-3])
+    # The circuit's keys, one object each, give a server that bootstraps.
+    steps = boot_ctx.bootstrap_rotations
+    assert steps and set(steps) <= set(keys.rotations)
+    parts = [keys.relinearization, keys.conjugation, bk] + [keys.rotation(k) for k in steps]
+    for i, k in enumerate(parts):
+        k.save(tmp_path / f"{i}.key")
+    loaded = [type(k).load(p, tmp_path / f"{i}.key") for i, k in enumerate(parts)]
+    server = Server(p, EvaluationKeys.assemble(p, loaded))
+    assert server.can_bootstrap
+    x = np.linspace(-0.5, 0.5, 8)
+    ct = server.ciphertext_from_bytes(boot_ctx.encrypt(x, level=0).to_bytes())
+    out = boot_ctx.ciphertext_from_bytes(server.bootstrap(ct).to_bytes())
+    assert np.abs(boot_ctx.decrypt(out).real - x).max() < 1e-3
+    plain = Context.toy_insecure(log_n=10, levels=2).parameters
+    with pytest.raises(basalt.BasaltError, match="do not bootstrap"):
+        BootstrappingKeys.from_bytes(plain, data)
+
+
+def test_linear_transform_on_a_server_with_only_its_rotations():
+    client = Context.toy_insecure(log_n=10, levels=2)
+    m = np.arange(64.0).reshape(8, 8) / 64
+    lt = LinearTransform(client, m, n1=4)
+    data = client.evaluation_keys(rotations=range(1, 8)).to_bytes()
+    keys = EvaluationKeys.from_bytes(client.parameters, data, rotations=lt.rotations)
+    assert keys.rotations == sorted(k for k in set(lt.rotations) if k % 8)
+    server = Server(client.parameters, keys)
+    x = np.linspace(-1, 1, 8)
+    ct = server.ciphertext_from_bytes(client.encrypt(x).to_bytes())
+    out = client.ciphertext_from_bytes(lt(ct).to_bytes())
+    assert np.allclose(client.decrypt(out).real, m @ x, atol=1e-4)
+    # Built on the server too, from the same matrix: the same product.
+    lt2 = LinearTransform(server, m, n1=4)
+    assert np.allclose(client.decrypt(client.ciphertext_from_bytes(lt2(ct).to_bytes())).real,
+                       m @ x, atol=1e-4)
+    other = Context.toy_insecure(log_n=11, levels=2)
+    with pytest.raises(basalt.BasaltError, match="another parameter set"):
+        lt(other.encrypt(x))
+
+
+def test_progress_callbacks_report_key_generation_bootstrap_and_batches(boot_ctx):
+    seen = []
+    ctx = Context.toy_insecure(log_n=10, levels=2, rotations=[1, 2, 3],
+                               progress=lambda *a: seen.append(a))
+    assert seen and seen[-1][1] == seen[-1][2] >= 4  # relinearisation + 3 rotations
+    seen.clear()
+    ctx.add_rotations([4], progress=lambda *a: seen.append(a))
+    assert seen and seen[-1][1] == seen[-1][2]
+    seen.clear()
+    ctx.evaluation_keys(rotations=[5], progress=lambda *a: seen.append(a))
+    assert seen and seen[-1][1] == seen[-1][2] == 2
+
+    x = np.full(4, 0.5)
+    cts = [ctx.encrypt(x) for _ in range(20)]
+    for name, run in (("mul_batch", lambda cb: ctx.mul_batch([(c, c) for c in cts], progress=cb)),
+                      ("rotate_batch", lambda cb: ctx.rotate_batch(cts, 1, progress=cb)),
+                      ("rescale_batch", lambda cb: ctx.rescale_batch(cts, progress=cb))):
+        seen.clear()
+        out = run(lambda *a: seen.append(a))
+        assert len(out) == 20 and seen[-1] == (name, 20, 20), name
+        assert [d for _, d, _ in seen] == sorted(d for _, d, _ in seen)
+
+    seen.clear()
+    ct = boot_ctx.encrypt(np.linspace(-0.5, 0.5, 8), level=0)
+    out = boot_ctx.bootstrap(ct, progress=lambda *a: seen.append(a))
+    assert [(s, d, t) for s, d, t in seen] == [("bootstrap", i, 5) for i in range(1, 6)]
+    assert np.abs(boot_ctx.decrypt(out).real - np.linspace(-0.5, 0.5, 8)).max() < 1e-3
+
+    def stop(stage, done, total):
+        if done >= 2:
+            raise RuntimeError(f"stopped at {stage} {done}")
+
+    with pytest.raises(RuntimeError, match="stopped at bootstrap 2"):
+        ct.bootstrap(progress=stop)
+    with pytest.raises(RuntimeError, match="stopped at"):
+        Context.toy_insecure(log_n=10, levels=2, rotations=[1, 2, 3], progress=stop)
+
+
+def test_ctrl_c_stops_a_batch():
+    ctx = Context.toy_insecure(log_n=11, levels=3, rotations=[1])
+    cts = [ctx.encrypt(np.ones(8))] * 2000
+    timer = threading.Timer(0.2, _thread.interrupt_main)
+    start = time.perf_counter()
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            ctx.rotate_batch(cts, 1)
+            time.sleep(30)  # finished before the interrupt: it arrives here instead
+    finally:
+        timer.cancel()
+    assert time.perf_counter() - start < 30
