@@ -20,6 +20,7 @@ $(SETUP_STAMP): $(SETUP_INPUTS)
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q "maturin>=1.5,<2" "numpy>=1.24" "pytest>=7" "scikit-learn>=1.3"
+	$(PY) -m pip install -q "ray>=2.9"  # the basalt[ray] extra: CI runs the distributed tests
 	$(VENV)/bin/maturin develop --release -q
 	touch $@
 

@@ -3,6 +3,8 @@
 
 mod bootstrap;
 mod ckks;
+mod distributed;
+mod helr;
 mod integer;
 mod lintrans;
 mod progress;
@@ -33,5 +35,7 @@ fn _basalt(m: &Bound<'_, PyModule>) -> PyResult<()> {
     sim::register(m)?;
     workloads::register(m)?;
     progress::register(m)?;
+    helr::register(m)?;
+    distributed::register(m)?;
     Ok(())
 }

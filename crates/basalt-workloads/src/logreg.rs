@@ -145,7 +145,8 @@ impl LogReg {
     /// One iteration of [`LogReg::evaluate`]: from `(v, w)` at `it.level` over the data
     /// ciphertexts `batch` to the next `(v, w)` (bootstrapped if `it.refresh`, then raised
     /// towards the `working` scale of the weights). A caller that streams the batches (or
-    /// reports progress) runs this once per [`Iteration`] of the schedule.
+    /// reports progress) runs this once per [`Iteration`] of the schedule. It is
+    /// [`LogReg::step_in_shares`] with the whole batch as one share.
     ///
     /// # Errors
     /// As [`LogReg::evaluate`]; an empty batch.
@@ -158,16 +159,82 @@ impl LogReg {
         (boot_scale, working): (f64, f64),
         refresh: &mut dyn FnMut(&Ciphertext) -> Result<Ciphertext>,
     ) -> Result<(Ciphertext, Ciphertext)> {
+        self.step_in_shares(eval, it, batch, 1, (v, w), (boot_scale, working), refresh)
+    }
+
+    /// One iteration as FAB-2 distributes it (FAB §4.9): the batch cut into `shares`
+    /// contiguous shares ([`shares`]), the partial gradient of each share
+    /// ([`LogReg::partial_gradient`]), the partials summed in share order and the NAG update
+    /// with its bootstrap on one node ([`LogReg::update`]). Run in one process this is the
+    /// reference a distributed run must match bit for bit; ciphertext addition is exact
+    /// modular arithmetic, so every share count gives the same bytes as [`LogReg::step`].
+    ///
+    /// # Errors
+    /// As [`LogReg::step`]; `shares` = 0.
+    #[allow(clippy::too_many_arguments)]
+    pub fn step_in_shares(
+        &self,
+        eval: &Evaluator,
+        it: Iteration,
+        batch: &[Ciphertext],
+        shares: usize,
+        (v, w): (&Ciphertext, &Ciphertext),
+        (boot_scale, working): (f64, f64),
+        refresh: &mut dyn FnMut(&Ciphertext) -> Result<Ciphertext>,
+    ) -> Result<(Ciphertext, Ciphertext)> {
         let _r = basalt_trace::region("HelrIteration");
+        let partials = self::shares(batch.len(), shares)?
+            .into_iter()
+            .map(|r| self.partial_gradient(eval, &batch[r], v))
+            .collect::<Result<Vec<_>>>()?;
+        self.update(eval, it, &partials, (v, w), (boot_scale, working), refresh)
+    }
+
+    /// The encrypted gradient of one share of a mini-batch: HELR's gradient of each data
+    /// ciphertext at the weights `v`, summed in order. A worker of FAB-2 computes this on its
+    /// share.
+    ///
+    /// # Errors
+    /// Level or scale mismatches, missing keys; an empty share.
+    pub fn partial_gradient(
+        &self,
+        eval: &Evaluator,
+        share: &[Ciphertext],
+        v: &Ciphertext,
+    ) -> Result<Ciphertext> {
         let mut g: Option<Ciphertext> = None;
-        for z in batch {
+        for z in share {
             let gz = helr::gradient(eval, z, v, &self.helr)?;
             g = Some(match g {
                 None => gz,
                 Some(sum) => eval.add(&sum, &gz)?,
             });
         }
-        let g = g.ok_or_else(|| CircuitError::Invalid("a batch without data".into()))?;
+        g.ok_or_else(|| CircuitError::Invalid("a batch without data".into()))
+    }
+
+    /// What the gathering node does: the `partials` summed in the order given, then the NAG
+    /// step from `(v, w)` (bootstrapped through `refresh` if `it.refresh`, then raised
+    /// towards the `working` scale).
+    ///
+    /// # Errors
+    /// No partials; level or scale mismatches, missing keys, the refresh's errors.
+    pub fn update(
+        &self,
+        eval: &Evaluator,
+        it: Iteration,
+        partials: &[Ciphertext],
+        (v, w): (&Ciphertext, &Ciphertext),
+        (boot_scale, working): (f64, f64),
+        refresh: &mut dyn FnMut(&Ciphertext) -> Result<Ciphertext>,
+    ) -> Result<(Ciphertext, Ciphertext)> {
+        let (first, rest) = partials
+            .split_first()
+            .ok_or_else(|| CircuitError::Invalid("no partial gradient to sum".into()))?;
+        let mut g = first.clone();
+        for p in rest {
+            g = eval.add(&g, p)?;
+        }
         let w_in = helr::scaled_to(eval, w, 1.0, g.level(), g.scale())?;
         let target = if it.refresh { boot_scale } else { g.scale() };
         let (w_next, v_next) = helr::update_to(eval, &g, v, &w_in, &self.helr, target)?;
@@ -224,6 +291,30 @@ impl LogReg {
         }
         w
     }
+}
+
+/// The shares of a mini-batch of `n` data ciphertexts over `k` workers: contiguous ranges in
+/// batch order, the first `n mod k` one ciphertext longer, none empty (at most `n` shares).
+///
+/// # Errors
+/// `k` = 0 or `n` = 0.
+pub fn shares(n: usize, k: usize) -> Result<Vec<std::ops::Range<usize>>> {
+    if k == 0 || n == 0 {
+        return Err(CircuitError::Invalid(format!(
+            "cannot share {n} data ciphertexts over {k} workers"
+        )));
+    }
+    let k = k.min(n);
+    let (base, extra) = (n / k, n % k);
+    let mut start = 0;
+    Ok((0..k)
+        .map(|j| {
+            let len = base + usize::from(j < extra);
+            let r = start..start + len;
+            start += len;
+            r
+        })
+        .collect())
 }
 
 /// Record a run of `iterations` of `lr` at `params` in trace mode, from weights at `start`

@@ -575,6 +575,91 @@ pub fn run_with(name: &str, o: &NnOptions) -> Result<Value, String> {
     }))
 }
 
+/// One layer at a time, for callers that split a layer's neurons over several machines
+/// (`basalt.distributed`): every output depends on its own weight row only, so the outputs of
+/// any split of the rows are those of the whole layer.
+impl Network {
+    /// The weight layers in order: the convolution (as a dense map), the hidden dense layers,
+    /// the output layer. All but the last end in a ReLU bootstrap.
+    pub fn layers(&self) -> Vec<&Dense> {
+        std::iter::once(&self.conv).chain(&self.dense).collect()
+    }
+
+    /// The integer program in the clear, layer by layer: the activations after each ReLU
+    /// layer (modulo 2p, as the ciphertexts hold them), then the signed logits.
+    pub fn plain_activations(&self, image: &[i64]) -> Vec<Vec<i64>> {
+        let mut a = image.to_vec();
+        let mut out = Vec::new();
+        for layer in self.relu_layers() {
+            a = (0..layer.outputs)
+                .map(|o| {
+                    let z: i64 = layer.row(o).iter().zip(&a).map(|(w, x)| w * x).sum::<i64>()
+                        + layer.bias[o];
+                    self.lut_mod(z)
+                })
+                .collect();
+            out.push(a.clone());
+        }
+        out.push(self.plain_logits(image));
+        out
+    }
+
+    /// Rows `rows` of weight layer `layer` ([`Network::layers`]) on the encrypted activations
+    /// `a`: the pre-activations `Σ w·a + b` and, for a ReLU layer, the bootstrap of the ReLU
+    /// table `lut` (Strix's two-level batching on the current rayon pool), as
+    /// [`encrypted_logits`] runs the layer.
+    ///
+    /// # Errors
+    /// A layer or rows out of range, inputs of another count, key or set.
+    pub fn encrypted_layer(
+        &self,
+        sk: &ServerKey<u64>,
+        lut: &Lut<u64>,
+        layer: usize,
+        rows: std::ops::Range<usize>,
+        a: &[Ciphertext<u64>],
+    ) -> Result<Vec<Ciphertext<u64>>, String> {
+        let layers = self.layers();
+        let d = layers
+            .get(layer)
+            .ok_or_else(|| format!("{}: no layer {layer} (it has {})", self.name, layers.len()))?;
+        if rows.start > rows.end || rows.end > d.outputs {
+            return Err(format!("layer {layer}: rows {rows:?} outside 0..{}", d.outputs));
+        }
+        if a.len() != d.inputs {
+            return Err(format!("layer {layer}: {} inputs, {} given", d.inputs, a.len()));
+        }
+        let relu = layer + 1 < layers.len();
+        let offset = if relu { (self.p / 2) as i64 } else { 0 };
+        let refs: Vec<&Ciphertext<u64>> = a.iter().collect();
+        let z = rows
+            .into_par_iter()
+            .map(|o| sk.dot_plain(&refs, d.row(o), d.bias[o] + offset))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| e.to_string())?;
+        if !relu {
+            return Ok(z);
+        }
+        sk.apply_lut_batch(&z, lut, &BatchConfig::default()).map_err(|e| e.to_string())
+    }
+
+    /// The ReLU table of the network on the parameter set of `sk`.
+    ///
+    /// # Errors
+    /// A set whose plaintext modulus is not the network's.
+    pub fn relu_lut(&self, sk: &ServerKey<u64>) -> Result<Lut<u64>, String> {
+        if sk.params().plaintext_modulus() != self.p {
+            return Err(format!(
+                "{}: the set's plaintext modulus {} is not the network's {}",
+                sk.params().name,
+                sk.params().plaintext_modulus(),
+                self.p
+            ));
+        }
+        Ok(Lut::from_fn(sk.params(), |v| self.relu_table(v)))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

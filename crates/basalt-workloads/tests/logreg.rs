@@ -239,3 +239,53 @@ fn two_trainings_side_by_side_at_128k_run_the_64k_operations() -> Result<()> {
     assert!(err.contains("side_by_side = 3"), "{err}");
     Ok(())
 }
+
+/// FAB-2's data-parallel iteration (partial gradients per share, summed in share order, the
+/// update on one node) gives the bytes of the one-share iteration, bootstrap included, for
+/// every share count; the shares cover the batch in order.
+#[test]
+fn sharded_iterations_are_bit_identical_to_the_single_share_one() -> Result<()> {
+    use basalt_workloads::logreg::shares;
+    assert_eq!(shares(5, 2)?, [0..3, 3..5]);
+    assert_eq!(shares(2, 4)?, [0..1, 1..2]);
+    assert!(shares(3, 0).is_err() && shares(0, 2).is_err());
+
+    let (params, _) = toy();
+    let sk = KeyGenerator::new(&params).gen_secret_key();
+    let run = Run::new(Some(&sk))?;
+    let lr = LogReg { cts: 3, ..LR };
+    let enc = Encoder::new(&params);
+    let encrypt = |v: &[f64], level: usize| -> Result<Ciphertext> {
+        let v: Vec<Complex64> = v.iter().map(|&x| Complex64::new(x, 0.0)).collect();
+        let pt = enc.encode(&v, lr.slots(), level, params.default_scale())?;
+        Ok(encrypt_sk(&params, &pt, &sk)?)
+    };
+    let per_ct = 1 << lr.helr.log_samples;
+    // The second iteration of the schedule bootstraps: run it from fresh weights at its level.
+    let it = run.schedule[1];
+    assert!(it.refresh);
+    let data = samples().concat();
+    let batch = (0..lr.cts)
+        .map(|c| encrypt(&data[c * per_ct..(c + 1) * per_ct].concat(), it.level))
+        .collect::<Result<Vec<_>>>()?;
+    let v = encrypt(&[0.2, -0.1, 0.3, 0.05].repeat(per_ct), it.level)?;
+    let w = encrypt(&[0.1, 0.0, 0.2, -0.1].repeat(per_ct), it.level)?;
+    let working = v.scale();
+    let mut boot = |ct: &Ciphertext| run.bt.bootstrap(&run.eval, run.encaps.as_ref(), ct);
+    let bytes = |(v, w): (Ciphertext, Ciphertext)| (v.to_bytes().unwrap(), w.to_bytes().unwrap());
+    let one =
+        bytes(lr.step(&run.eval, it, &batch, (&v, &w), (run.boot_scale, working), &mut boot)?);
+    for k in [2, 3] {
+        let out = lr.step_in_shares(
+            &run.eval,
+            it,
+            &batch,
+            k,
+            (&v, &w),
+            (run.boot_scale, working),
+            &mut boot,
+        )?;
+        assert!(bytes(out) == one, "{k} shares differ from one");
+    }
+    Ok(())
+}
