@@ -49,7 +49,7 @@ fn every_stage_is_reported_to_its_last_row_and_the_key_is_unchanged() {
     assert_eq!(checked.ksk(), plain.ksk());
 
     let events = rec.events.into_inner().unwrap();
-    let last = |stage: &str| events.iter().filter(|e| e.0 == stage).next_back().cloned();
+    let last = |stage: &str| events.iter().rfind(|e| e.0 == stage).cloned();
     // Each stage ends with every row done, and its steps only go up.
     assert_eq!(last("bootstrapping key"), Some(("bootstrapping key".into(), 128, 128)));
     assert_eq!(last("key-switching key"), Some(("key-switching key".into(), 512, 512)));
