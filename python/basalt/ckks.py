@@ -463,15 +463,8 @@ class EvaluationKeys:
         bytes hold one, is kept unless ``conjugate=False`` (bootstrapping needs it);
         ``conjugate=True`` requires it."""
         rot = None if rotations is None else [int(k) for k in rotations]
-        data = bytes(data)
-        if conjugate is None:
-            try:
-                return cls(_basalt.CkksEvaluationKeys.from_bytes(params._p, data, rot, True))
-            except BasaltError as e:
-                if "missing conjugation key" not in str(e):
-                    raise
-            conjugate = False
-        return cls(_basalt.CkksEvaluationKeys.from_bytes(params._p, data, rot, bool(conjugate)))
+        conj = None if conjugate is None else bool(conjugate)
+        return cls(_basalt.CkksEvaluationKeys.from_bytes(params._p, bytes(data), rot, conj))
 
     def save(self, path) -> None:
         with open(path, "wb") as f:

@@ -142,8 +142,14 @@ class Context(_Evaluator):
     encrypts, decrypts (booleans, integers of the message space, and radix integers
     ``Uint8`` … ``Int64``) and makes the `ServerKey`. It also evaluates, for single-process use."""
 
-    def __init__(self, name: str = "TFHERS_2_2_KS_PBS", *, allow_insecure: bool = False):
-        self._c = _basalt.TfheContext(name, allow_insecure)
+    def __init__(self, name: str = "TFHERS_2_2_KS_PBS", *, allow_insecure: bool = False,
+                 progress=None, force: bool = False):
+        """Fresh keys. ``progress(stage, done, total)`` is called as the server key is made
+        (stages ``"bootstrapping key"``, ``"key-switching key"``, and ``"noise-reduction key"``
+        where the set has one); Ctrl-C, or an exception the callback raises, stops key
+        generation and is raised here. A server key beyond the memory available raises
+        `BasaltError` before anything is allocated, unless ``force=True``."""
+        self._c = _basalt.TfheContext(name, allow_insecure, progress, force)
         self._ints = None
         self._int_server = None
 

@@ -146,6 +146,25 @@ def test_linear_transform_on_a_server_with_only_its_rotations():
         lt(other.encrypt(x))
 
 
+def test_selective_loading_keeps_the_conjugation_key_only_when_present(ctx):
+    p = ctx.parameters
+    with_conj = ctx.evaluation_keys(rotations=[1, 2], conjugate=True).to_bytes()
+    without = ctx.evaluation_keys(rotations=[1, 2]).to_bytes()
+    for rot in (None, [2]):
+        assert EvaluationKeys.from_bytes(p, with_conj, rotations=rot).has_conjugation
+        assert not EvaluationKeys.from_bytes(p, with_conj, rotations=rot,
+                                             conjugate=False).has_conjugation
+        assert EvaluationKeys.from_bytes(p, with_conj, rotations=rot,
+                                         conjugate=True).has_conjugation
+        kept = EvaluationKeys.from_bytes(p, without, rotations=rot)
+        assert not kept.has_conjugation and 2 in kept.rotations
+        with pytest.raises(basalt.BasaltError, match="missing conjugation key"):
+            EvaluationKeys.from_bytes(p, without, rotations=rot, conjugate=True)
+    # A missing rotation is still an error, whatever the conjugation choice.
+    with pytest.raises(basalt.BasaltError, match="rotation"):
+        EvaluationKeys.from_bytes(p, without, rotations=[3])
+
+
 def test_progress_callbacks_report_key_generation_bootstrap_and_batches(boot_ctx):
     seen = []
     ctx = Context.toy_insecure(log_n=10, levels=2, rotations=[1, 2, 3],

@@ -1,5 +1,6 @@
 """Long operations from Python: memory estimates before keys exist, refusal beyond the memory
-available, Ctrl-C between keys, and the security estimate of every preset."""
+available, Ctrl-C between keys (CKKS evaluation keys, TFHE server keys), progress callbacks of
+TFHE key generation, and the security estimate of every preset."""
 
 import _thread
 import threading
@@ -47,6 +48,51 @@ def test_ctrl_c_stops_key_generation_between_keys():
         timer.cancel()
     # Stopped well before the 400 keys were made.
     assert time.perf_counter() - start < 200 * per_key + 1.0
+
+
+def test_tfhe_key_generation_reports_its_stages_and_a_raising_callback_stops_it():
+    seen = []
+    ctx = basalt.tfhe.Context("STRIX_I", allow_insecure=True,
+                              progress=lambda stage, done, total: seen.append((stage, done, total)))
+    stages = [s for s, _, _ in seen]
+    assert stages[0] == "bootstrapping key" and "key-switching key" in stages
+    for stage in set(stages):
+        steps = [(d, t) for s, d, t in seen if s == stage]
+        assert steps[-1][0] == steps[-1][1] > 0, stage  # every row done
+        assert [d for d, _ in steps] == sorted({d for d, _ in steps}), stage
+    assert ctx.decrypt(ctx.encrypt(1)) == 1
+
+    class Stop(Exception):
+        pass
+
+    calls = []
+
+    def stop(stage, done, total):
+        calls.append(stage)
+        raise Stop(stage)
+
+    with pytest.raises(Stop, match="bootstrapping key"):
+        basalt.tfhe.Context("STRIX_I", allow_insecure=True, progress=stop)
+    assert calls == ["bootstrapping key"]  # nothing ran after the first report
+
+
+def test_ctrl_c_stops_tfhe_key_generation():
+    # The 2+2-bit set's server key (about 120 MB) is made in dozens of steps; an interrupt a
+    # quarter of the way through lands inside key generation, which stops there.
+    t0 = time.perf_counter()
+    basalt.tfhe.Context("TFHERS_2_2_KS_PBS")
+    full = time.perf_counter() - t0
+    timer = threading.Timer(full / 4, _thread.interrupt_main)
+    finished = False
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            basalt.tfhe.Context("TFHERS_2_2_KS_PBS")
+            finished = True
+            time.sleep(5)  # finished before the interrupt: it arrives here instead
+    finally:
+        timer.cancel()
+    assert not finished, "key generation ran to its end despite Ctrl-C"
 
 
 def test_presets_report_their_security_estimate():

@@ -7,17 +7,20 @@
 //! bootstrapping stage) and may answer [`Cancelled`]: the operation stops between steps and
 //! returns [`CkksError::Cancelled`], leaving nothing half-made.
 //!
+//! The hook itself ([`Progress`], [`Cancelled`], [`Silent`]) lives in `basalt_math::progress`,
+//! shared with TFHE key generation, and is re-exported here.
+//!
 //! [`KeyMemory::estimate`] counts the words of every key part from the parameter set's
 //! gadgets, as key generation will allocate them; [`check_memory`] compares a need with the
 //! memory the kernel reports available (`MemAvailable`), so that an impossible request is a
 //! named error instead of an abort in the allocator.
 
+pub use basalt_math::progress::{
+    Cancelled, KEY_MEMORY_SHARE, Progress, Silent, available_memory, human_bytes,
+};
+
 use crate::keys::{EvaluationKeys, KeyGenerator, SecretKey};
 use crate::{CkksError, Parameters, Result};
-
-/// An operation was stopped by its [`Progress`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Cancelled;
 
 impl From<Cancelled> for CkksError {
     fn from(_: Cancelled) -> Self {
@@ -25,66 +28,17 @@ impl From<Cancelled> for CkksError {
     }
 }
 
-/// Observer of a long operation. Every method has a default that does nothing, so an
-/// implementation overrides only what it shows.
-pub trait Progress: Sync {
-    /// A stage named `name` of `total` steps begins.
-    fn stage(&self, _name: &str, _total: u64) {}
-    /// `done` of the current stage's steps are finished. `Err(Cancelled)` stops the
-    /// operation before its next step.
-    fn step(&self, _done: u64) -> std::result::Result<(), Cancelled> {
-        Ok(())
-    }
-}
-
-/// No report, never cancelled.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Silent;
-
-impl Progress for Silent {}
-
-/// The memory the kernel says a new allocation can get without swapping (`MemAvailable` of
-/// /proc/meminfo), in bytes; `None` where it cannot be read (then nothing is refused).
-pub fn available_memory() -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    kib.checked_mul(1024)
-}
-
-/// `bytes` for a person: `1.5 GiB`, `312.0 MiB`, `900 B`.
-pub fn human_bytes(bytes: u64) -> String {
-    const UNITS: [&str; 5] = ["KiB", "MiB", "GiB", "TiB", "PiB"];
-    if bytes < 1024 {
-        return format!("{bytes} B");
-    }
-    let mut v = bytes as f64 / 1024.0;
-    let mut unit = 0;
-    while v >= 1024.0 && unit + 1 < UNITS.len() {
-        v /= 1024.0;
-        unit += 1;
-    }
-    format!("{v:.1} {}", UNITS[unit])
-}
-
-/// The share of the available memory keys may take: key generation's transient buffers, the
-/// evaluator and the caller's own data need the rest (a policy, not a measurement).
-pub const KEY_MEMORY_SHARE: (u64, u64) = (3, 4);
-
 /// Refuse `need` bytes for `what` when more than [`KEY_MEMORY_SHARE`] of the available memory,
 /// unless `force`.
 ///
 /// # Errors
 /// [`CkksError::OutOfMemory`] naming `what`, the need and what is available.
 pub fn check_memory(what: &str, need: u64, force: bool) -> Result<()> {
-    let (num, den) = KEY_MEMORY_SHARE;
-    match available_memory() {
-        Some(avail) if need > avail / den * num && !force => Err(CkksError::OutOfMemory {
-            what: what.to_string(),
-            need: human_bytes(need),
-            available: human_bytes(avail),
-        }),
-        _ => Ok(()),
+    match basalt_math::progress::memory_refusal(need, force) {
+        Some((need, available)) => {
+            Err(CkksError::OutOfMemory { what: what.to_string(), need, available })
+        }
+        None => Ok(()),
     }
 }
 

@@ -614,13 +614,15 @@ impl crate::keys::EvaluationKeys {
     /// [`CkksError::Corrupt`] (checksum, shape, duplicate key, a key whose identity differs
     /// from the set's), [`CkksError::WrongParams`].
     pub fn from_bytes(params: &Parameters, bytes: &[u8]) -> Result<crate::keys::EvaluationKeys> {
-        Self::from_bytes_selected(params, bytes, None, true)
+        Self::from_bytes_selected(params, bytes, None, None)
     }
 
     /// Load only the relinearization key, the rotation keys for `steps` (all of them if
-    /// `None`) and, if `conjugate`, the conjugation key: what a server running one program
-    /// needs (`LinearTransform::rotations`, a bootstrapper's `rotations()`). The keys not
-    /// selected are skipped undecoded.
+    /// `None`) and the conjugation key as `conjugate` says: `Some(true)` requires it,
+    /// `Some(false)` leaves it out, `None` keeps it when the bytes hold one (a bootstrapping
+    /// server needs it; a program that never conjugates loses nothing when it is absent). What
+    /// a server running one program needs (`LinearTransform::rotations`, a bootstrapper's
+    /// `rotations()`); the keys not selected are skipped undecoded.
     ///
     /// # Errors
     /// As [`EvaluationKeys::from_bytes`](crate::keys::EvaluationKeys::from_bytes);
@@ -630,7 +632,7 @@ impl crate::keys::EvaluationKeys {
         params: &Parameters,
         bytes: &[u8],
         steps: Option<&[i64]>,
-        conjugate: bool,
+        conjugate: Option<bool>,
     ) -> Result<crate::keys::EvaluationKeys> {
         const W: &str = "evaluation keys";
         let w: EvalKeysWire = decode(W, bytes)?;
@@ -640,13 +642,15 @@ impl crate::keys::EvaluationKeys {
         }
         let ring = params.ring();
         let conj = ring.galois_element_conjugate();
+        // Required keys (the rotations of `steps`, the conjugation key if `Some(true)`); the
+        // conjugation key is then decided by `conjugate` alone, whatever `steps` says.
         let wanted: Option<std::collections::BTreeSet<u64>> = steps.map(|s| {
             s.iter()
                 .map(|&k| ring.galois_element_for_rotation(k))
-                .filter(|&g| g != 1)
-                .chain(conjugate.then_some(conj))
+                .filter(|&g| g != 1 && g != conj)
                 .collect()
         });
+        let keep_conj = conjugate != Some(false);
         let mut out = crate::keys::EvaluationKeys::default();
         let mine = |k: &KeyMaterial| -> Result<()> {
             if k.key_id() != w.key_id {
@@ -664,8 +668,9 @@ impl crate::keys::EvaluationKeys {
         }
         for (g, blob) in w.galois {
             let skip = match &wanted {
+                _ if g == conj => !keep_conj,
                 Some(set) => !set.contains(&g),
-                None => g == conj && !conjugate,
+                None => false,
             };
             if skip {
                 continue;
@@ -683,12 +688,12 @@ impl crate::keys::EvaluationKeys {
             }
             out.galois.insert(gk.galois, gk);
         }
+        if conjugate == Some(true) && !out.galois.contains_key(&conj) {
+            return Err(CkksError::MissingConjugationKey { galois: conj });
+        }
         if let Some(set) = wanted {
             for g in set {
                 if !out.galois.contains_key(&g) {
-                    if g == conj {
-                        return Err(CkksError::MissingConjugationKey { galois: g });
-                    }
                     let k = steps
                         .unwrap_or(&[])
                         .iter()

@@ -110,14 +110,29 @@ fn selected_rotation_keys_load_alone_and_seeded_keys_are_half_the_bytes() {
     let kg = KeyGenerator::new(p);
     let full = kg.gen_evaluation_keys(&t.a.sk, &[1, 2, 4], true, false);
     let bytes = full.to_bytes().unwrap();
-    let some = EvaluationKeys::from_bytes_selected(p, &bytes, Some(&[2]), false).unwrap();
+    let some = EvaluationKeys::from_bytes_selected(p, &bytes, Some(&[2]), Some(false)).unwrap();
     assert_eq!(some.rotations(p), vec![2]);
     assert!(some.relin.is_some() && !some.has_conjugation(p));
     assert_eq!(some, full.select(p, &[2], false).unwrap());
     assert!(matches!(
-        EvaluationKeys::from_bytes_selected(p, &bytes, Some(&[3]), false),
+        EvaluationKeys::from_bytes_selected(p, &bytes, Some(&[3]), Some(false)),
         Err(CkksError::MissingRotationKey { rotation: 3, .. })
     ));
+    // The conjugation key: kept when present unless left out, required only when asked for.
+    let conj = p.ring().galois_element_conjugate();
+    let keep = EvaluationKeys::from_bytes_selected(p, &bytes, Some(&[2]), None).unwrap();
+    assert!(keep.has_conjugation(p) && keep.rotations(p) == vec![2]);
+    let all = EvaluationKeys::from_bytes_selected(p, &bytes, None, Some(false)).unwrap();
+    assert!(!all.has_conjugation(p) && all.rotations(p) == vec![1, 2, 4]);
+    let none = kg.gen_evaluation_keys(&t.a.sk, &[2], false, false).to_bytes().unwrap();
+    let kept = EvaluationKeys::from_bytes_selected(p, &none, Some(&[2]), None).unwrap();
+    assert!(!kept.has_conjugation(p) && kept.rotations(p) == vec![2]);
+    for steps in [Some(&[2][..]), None] {
+        assert!(matches!(
+            EvaluationKeys::from_bytes_selected(p, &none, steps, Some(true)),
+            Err(CkksError::MissingConjugationKey { galois }) if galois == conj
+        ));
+    }
     let seeded = kg.gen_evaluation_keys(&t.a.sk, &[1, 2, 4], true, true);
     let sb = seeded.to_bytes().unwrap();
     assert!(sb.len() * 2 < bytes.len() + 4096, "seeded {} vs full {}", sb.len(), bytes.len());

@@ -30,6 +30,7 @@ pub mod ntt;
 pub mod parallel;
 pub mod poly;
 pub mod primes;
+pub mod progress;
 pub mod ring;
 pub mod rns;
 pub mod sampler;

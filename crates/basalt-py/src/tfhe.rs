@@ -152,13 +152,23 @@ fn integer_server(key: &DynServerKey) -> PyResult<PyIntegerServer> {
 #[pymethods]
 impl PyTfhe {
     /// Keys for the parameter set `name` (`basalt.tfhe.presets()`); sets below 128-bit security
-    /// need `allow_insecure=True`.
+    /// need `allow_insecure=True`. The server key is refused beyond the memory available
+    /// unless `force`; `progress(stage, done, total)` hears of its rows, and Ctrl-C (or an
+    /// exception the callback raises) stops its generation between them.
     #[new]
-    #[pyo3(signature = (name, allow_insecure=false))]
-    fn new(py: Python<'_>, name: &str, allow_insecure: bool) -> PyResult<PyTfhe> {
+    #[pyo3(signature = (name, allow_insecure=false, progress=None, force=false))]
+    fn new(
+        py: Python<'_>,
+        name: &str,
+        allow_insecure: bool,
+        progress: Option<Py<PyAny>>,
+        force: bool,
+    ) -> PyResult<PyTfhe> {
         let name = name.to_string();
+        let progress = PyProgress::new(progress);
         py.allow_threads(|| {
-            let ctx = TfheContext::new(&name, allow_insecure).map_err(err)?;
+            let ctx = TfheContext::new_with(&name, allow_insecure, force, &progress)
+                .map_err(|e| progress.error(e))?;
             let engine = Engine::new(ctx.server_key().clone());
             Ok(PyTfhe { ctx, engine })
         })

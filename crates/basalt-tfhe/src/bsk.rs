@@ -13,6 +13,11 @@ use crate::lwe::LweSecretKey;
 use crate::params::NoiseDistribution;
 use crate::random::Csprng;
 use crate::torus::Torus;
+use basalt_math::progress::{Cancelled, Progress, Silent};
+
+/// Key rows (GGSWs, key-switching blocks) generated between two progress reports: enough to
+/// keep every core busy, few enough that Ctrl-C is answered within a fraction of a second.
+pub(crate) const KEY_STEP: usize = 32;
 
 /// Fourier-domain bootstrapping key `bsk[n][(k+1)l][k+1]` of `N/2` complex values each.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -63,20 +68,65 @@ impl FourierBsk {
         noise: NoiseDistribution,
         rng: &mut Csprng,
     ) -> Self {
+        match Self::generate_with(lwe_sk, glwe_sk, base_log, level, noise, rng, &Silent) {
+            Ok(bsk) => bsk,
+            Err(Cancelled) => unreachable!("Silent never cancels"),
+        }
+    }
+
+    /// [`FourierBsk::generate`] reporting to `progress`: one step per GGSW, told in groups of
+    /// [`KEY_STEP`], and stopping between groups when it cancels. Every generator is forked
+    /// before the first group, so the key is the one [`FourierBsk::generate`] makes from the
+    /// same `rng`.
+    ///
+    /// # Errors
+    /// [`Cancelled`] when `progress` says so.
+    #[allow(clippy::too_many_arguments)]
+    pub fn generate_with<T: Torus>(
+        lwe_sk: &LweSecretKey<T>,
+        glwe_sk: &GlweSecretKey<T>,
+        base_log: u32,
+        level: usize,
+        noise: NoiseDistribution,
+        rng: &mut Csprng,
+        progress: &dyn Progress,
+    ) -> Result<Self, Cancelled> {
         let (k, n) = (glwe_sk.k, glwe_sk.n);
         let fft = fft_for(n);
         let per = Self::ggsw_len_of(k, n, level);
         let lwe_dim = lwe_sk.dimension();
         let mut data = vec![c64::default(); per * lwe_dim];
         let mut rngs: Vec<Csprng> = (0..lwe_dim).map(|_| rng.fork()).collect();
-        data.par_chunks_mut(per).zip(rngs.par_iter_mut()).zip(lwe_sk.s.par_iter()).for_each(
-            |((out, r), &bit)| {
-                let g =
-                    GgswCiphertext::encrypt(glwe_sk, bit.to_signed(), base_log, level, noise, r);
-                g.to_fourier(&fft, out);
-            },
-        );
-        FourierBsk { lwe_dim, k, n, base_log, level, fft_base_n: fft.base_n(), data }
+        progress.stage("bootstrapping key", lwe_dim as u64);
+        let groups = data
+            .chunks_mut(per * KEY_STEP)
+            .zip(rngs.chunks_mut(KEY_STEP))
+            .zip(lwe_sk.s.chunks(KEY_STEP));
+        let mut done = 0;
+        for ((data, rngs), bits) in groups {
+            data.par_chunks_mut(per).zip(rngs.par_iter_mut()).zip(bits.par_iter()).for_each(
+                |((out, r), &bit)| {
+                    let g = GgswCiphertext::encrypt(
+                        glwe_sk,
+                        bit.to_signed(),
+                        base_log,
+                        level,
+                        noise,
+                        r,
+                    );
+                    g.to_fourier(&fft, out);
+                },
+            );
+            done += bits.len() as u64;
+            progress.step(done)?;
+        }
+        Ok(FourierBsk { lwe_dim, k, n, base_log, level, fft_base_n: fft.base_n(), data })
+    }
+
+    /// Bytes of the key for these dimensions, before it is generated: `lwe_dim` GGSWs of
+    /// `(k+1)·level·(k+1)` Fourier polynomials of `N/2` complex values.
+    pub fn size_bytes_of(lwe_dim: usize, k: usize, n: usize, level: usize) -> u64 {
+        (lwe_dim * Self::ggsw_len_of(k, n, level) * std::mem::size_of::<c64>()) as u64
     }
 
     fn ggsw_len_of(k: usize, n: usize, level: usize) -> usize {

@@ -24,6 +24,7 @@ use crate::dynamic::{DynCiphertext, DynClientKey, DynServerKey};
 use crate::error::{Result, TfheError};
 use crate::gates::Gate;
 use crate::params::TfheParams;
+use basalt_math::progress::Progress;
 
 /// Keys and settings for one parameter set.
 #[derive(Clone, Debug)]
@@ -45,6 +46,23 @@ impl TfheContext {
     pub fn from_params(params: &TfheParams) -> Result<Self> {
         let client = DynClientKey::new(params)?;
         let server = client.server_key();
+        Ok(TfheContext { client, server, batch: BatchConfig::default() })
+    }
+
+    /// [`TfheContext::new`] whose server key is refused beyond the memory available unless
+    /// `force`, reported to `progress` stage by stage, and stopped when `progress` cancels.
+    ///
+    /// # Errors
+    /// As [`TfheContext::new`], and [`TfheError::OutOfMemory`], [`TfheError::Cancelled`].
+    pub fn new_with(
+        set_name: &str,
+        allow_insecure: bool,
+        force: bool,
+        progress: &dyn Progress,
+    ) -> Result<Self> {
+        let params = TfheParams::preset(set_name, allow_insecure)?;
+        let client = DynClientKey::new(&params)?;
+        let server = client.server_key_checked(force, progress)?;
         Ok(TfheContext { client, server, batch: BatchConfig::default() })
     }
 

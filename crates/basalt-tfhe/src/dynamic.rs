@@ -7,10 +7,12 @@ use std::sync::Arc;
 use crate::batch::BatchConfig;
 use crate::error::{Result, TfheError};
 use crate::gates::Gate;
-use crate::keys::{Ciphertext, ClientKey, ServerKey};
+use crate::keys::{Ciphertext, ClientKey, ServerKey, ServerKeyMemory};
 use crate::lut::Lut;
 use crate::params::TfheParams;
+use crate::random::Csprng;
 use crate::serialize;
+use basalt_math::progress::Progress;
 
 /// A ciphertext on either torus.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -64,6 +66,31 @@ impl DynClientKey {
         match self {
             DynClientKey::U32(k) => DynServerKey::U32(Arc::new(k.server_key())),
             DynClientKey::U64(k) => DynServerKey::U64(Arc::new(k.server_key())),
+        }
+    }
+
+    /// [`ClientKey::server_key_checked`] (OS-seeded CSPRNG): refused beyond the memory
+    /// available unless `force`, reported to `progress`, stopped when it cancels.
+    ///
+    /// # Errors
+    /// [`TfheError::OutOfMemory`], [`TfheError::Cancelled`].
+    pub fn server_key_checked(&self, force: bool, progress: &dyn Progress) -> Result<DynServerKey> {
+        let rng = &mut Csprng::from_os();
+        Ok(match self {
+            DynClientKey::U32(k) => {
+                DynServerKey::U32(Arc::new(k.server_key_checked(rng, force, progress)?))
+            }
+            DynClientKey::U64(k) => {
+                DynServerKey::U64(Arc::new(k.server_key_checked(rng, force, progress)?))
+            }
+        })
+    }
+
+    /// The bytes of this key's server key, before it is generated.
+    pub fn server_key_memory(&self) -> ServerKeyMemory {
+        match self {
+            DynClientKey::U32(k) => ServerKeyMemory::estimate::<u32>(k.params()),
+            DynClientKey::U64(k) => ServerKeyMemory::estimate::<u64>(k.params()),
         }
     }
 

@@ -47,6 +47,19 @@ pub enum TfheError {
     Corrupt(String),
     #[error("torus width mismatch: blob is {found}-bit, expected {expected}-bit")]
     TorusMismatch { expected: u32, found: u32 },
+    #[error(
+        "{what} needs about {need} of memory, more than three quarters of the {available} \
+         available; free memory, choose a smaller parameter set, or force it"
+    )]
+    OutOfMemory { what: String, need: String, available: String },
+    #[error("cancelled")]
+    Cancelled,
+}
+
+impl From<basalt_math::progress::Cancelled> for TfheError {
+    fn from(_: basalt_math::progress::Cancelled) -> Self {
+        TfheError::Cancelled
+    }
 }
 
 pub type Result<T> = std::result::Result<T, TfheError>;

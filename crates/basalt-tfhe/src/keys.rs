@@ -20,6 +20,7 @@ use crate::pbs::programmable_bootstrap;
 use crate::random::Csprng;
 use crate::torus::Torus;
 use crate::trace::emit_keyswitch_trace;
+use basalt_math::progress::{Progress, Silent, memory_refusal};
 
 /// How a ciphertext's phase encodes its message. The two are not interchangeable: a boolean
 /// is `±1/8` (gates add two and bootstrap the sign), an integer is `m·Δ` (lookup tables read
@@ -215,29 +216,98 @@ impl<T: Torus> ClientKey<T> {
     }
 
     pub fn server_key_with(&self, rng: &mut Csprng) -> ServerKey<T> {
+        match self.server_key_checked(rng, true, &Silent) {
+            Ok(sk) => sk,
+            Err(e) => unreachable!("forced and silent key generation cannot fail: {e}"),
+        }
+    }
+
+    /// [`ClientKey::server_key_with`] that first checks the key fits in memory
+    /// ([`ServerKeyMemory::estimate`] against the memory available, unless `force`), tells
+    /// `progress` of each stage (bootstrapping key, key-switching key, noise-reduction key)
+    /// and its rows, and stops between rows when it cancels. The same `rng` gives the same key
+    /// as [`ClientKey::server_key_with`].
+    ///
+    /// # Errors
+    /// [`TfheError::OutOfMemory`] before anything is allocated; [`TfheError::Cancelled`].
+    pub fn server_key_checked(
+        &self,
+        rng: &mut Csprng,
+        force: bool,
+        progress: &dyn Progress,
+    ) -> Result<ServerKey<T>> {
         let p = &self.params;
-        let bsk = FourierBsk::generate(
+        let need = ServerKeyMemory::estimate::<T>(p).total;
+        if let Some((need, available)) = memory_refusal(need, force) {
+            let what = format!("the server key of {}", p.name);
+            return Err(TfheError::OutOfMemory { what, need, available });
+        }
+        let bsk = FourierBsk::generate_with(
             &self.lwe_sk,
             &self.glwe_sk,
             p.pbs_base_log,
             p.pbs_level,
             p.glwe_noise,
             rng,
-        );
-        let ksk = KeySwitchKey::generate(
+            progress,
+        )?;
+        let ksk = KeySwitchKey::generate_with(
             &self.glwe_sk.as_lwe_key(),
             &self.lwe_sk,
             p.ks_base_log,
             p.ks_level,
             p.lwe_noise,
             rng,
-        );
+            progress,
+        )?;
         // Encryptions of zero for the modulus-switch noise reduction, under the key the blind
         // rotation's input is under (the small key in both atomic patterns).
-        let msnr = p
+        let msnr = match p.ms_noise_reduction {
+            Some(m) => {
+                progress.stage("noise-reduction key", 1);
+                let key = MsNoiseReductionKey::generate(&self.lwe_sk, m, p.lwe_noise, rng);
+                progress.step(1)?;
+                Some(key)
+            }
+            None => None,
+        };
+        Ok(ServerKey { params: p.clone(), key_id: self.key_id, bsk, ksk, msnr })
+    }
+}
+
+/// The memory a server key will take, before it is generated, counted from the parameter set
+/// as generation allocates it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ServerKeyMemory {
+    /// The Fourier bootstrapping key: `n` GGSWs of `(k+1)·level·(k+1)` polynomials of `N/2`
+    /// complex values.
+    pub bootstrapping: u64,
+    /// The key-switching key: `k·N · level` LWE ciphertexts of `n + 1` words.
+    pub key_switching: u64,
+    /// The modulus-switch noise-reduction key (encryptions of zero), if the set has one.
+    pub noise_reduction: u64,
+    /// Everything.
+    pub total: u64,
+}
+
+impl ServerKeyMemory {
+    /// The server key of `params` on the torus `T`.
+    pub fn estimate<T: Torus>(params: &TfheParams) -> ServerKeyMemory {
+        let p = params;
+        let bootstrapping = FourierBsk::size_bytes_of(
+            p.lwe_dimension,
+            p.glwe_dimension,
+            p.polynomial_size,
+            p.pbs_level,
+        );
+        let key_switching =
+            KeySwitchKey::<T>::size_bytes_of(p.big_lwe_dimension(), p.lwe_dimension, p.ks_level);
+        let word = std::mem::size_of::<T>();
+        let noise_reduction = p
             .ms_noise_reduction
-            .map(|m| MsNoiseReductionKey::generate(&self.lwe_sk, m, p.lwe_noise, rng));
-        ServerKey { params: p.clone(), key_id: self.key_id, bsk, ksk, msnr }
+            .map_or(0, |m| (m.modulus_switch_zeros_count * (p.lwe_dimension + 1) * word) as u64);
+        let total = bootstrapping + key_switching + noise_reduction;
+        ServerKeyMemory { bootstrapping, key_switching, noise_reduction, total }
     }
 }
 

@@ -14,11 +14,13 @@ use pulp::{Simd, WithSimd};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
+use crate::bsk::KEY_STEP;
 use crate::decompose::StreamingDecomposer;
 use crate::lwe::LweSecretKey;
 use crate::params::NoiseDistribution;
 use crate::random::Csprng;
 use crate::torus::Torus;
+use basalt_math::progress::{Cancelled, Progress, Silent};
 
 /// Key-switching key `ksk[kN·l][n+1]`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -41,20 +43,58 @@ impl<T: Torus> KeySwitchKey<T> {
         noise: NoiseDistribution,
         rng: &mut Csprng,
     ) -> Self {
+        match Self::generate_with(from, to, base_log, level, noise, rng, &Silent) {
+            Ok(ksk) => ksk,
+            Err(Cancelled) => unreachable!("Silent never cancels"),
+        }
+    }
+
+    /// [`KeySwitchKey::generate`] reporting to `progress`: one step per input key bit, told
+    /// in groups, and stopping between groups when it cancels. Every generator is forked
+    /// before the first group, so the key is the one [`KeySwitchKey::generate`] makes from
+    /// the same `rng`.
+    ///
+    /// # Errors
+    /// [`Cancelled`] when `progress` says so.
+    pub fn generate_with(
+        from: &LweSecretKey<T>,
+        to: &LweSecretKey<T>,
+        base_log: u32,
+        level: usize,
+        noise: NoiseDistribution,
+        rng: &mut Csprng,
+        progress: &dyn Progress,
+    ) -> std::result::Result<Self, Cancelled> {
         let (in_dim, out_dim) = (from.dimension(), to.dimension());
         let row = out_dim + 1;
         let mut data = vec![T::ZERO; in_dim * level * row];
         let mut rngs: Vec<Csprng> = (0..in_dim).map(|_| rng.fork()).collect();
-        data.par_chunks_mut(level * row).zip(rngs.par_iter_mut()).zip(from.s.par_iter()).for_each(
-            |((block, r), &si)| {
-                for j in 1..=level {
-                    let g = T::ONE.shl(T::BITS - j as u32 * base_log);
-                    let ct = to.encrypt(si.wmul(g), noise, r);
-                    block[(j - 1) * row..j * row].copy_from_slice(&ct.data);
-                }
-            },
-        );
-        KeySwitchKey { in_dim, out_dim, base_log, level, data }
+        progress.stage("key-switching key", in_dim as u64);
+        // Blocks are small (one LWE per level): many per report.
+        let step = 8 * KEY_STEP;
+        let groups =
+            data.chunks_mut(level * row * step).zip(rngs.chunks_mut(step)).zip(from.s.chunks(step));
+        let mut done = 0;
+        for ((data, rngs), bits) in groups {
+            data.par_chunks_mut(level * row)
+                .zip(rngs.par_iter_mut())
+                .zip(bits.par_iter())
+                .for_each(|((block, r), &si)| {
+                    for j in 1..=level {
+                        let g = T::ONE.shl(T::BITS - j as u32 * base_log);
+                        let ct = to.encrypt(si.wmul(g), noise, r);
+                        block[(j - 1) * row..j * row].copy_from_slice(&ct.data);
+                    }
+                });
+            done += bits.len() as u64;
+            progress.step(done)?;
+        }
+        Ok(KeySwitchKey { in_dim, out_dim, base_log, level, data })
+    }
+
+    /// Bytes of the key for these dimensions, before it is generated.
+    pub fn size_bytes_of(in_dim: usize, out_dim: usize, level: usize) -> u64 {
+        (in_dim * level * (out_dim + 1) * std::mem::size_of::<T>()) as u64
     }
 
     pub fn input_dimension(&self) -> usize {

@@ -51,7 +51,7 @@ pub use context::TfheContext;
 pub use dynamic::{DynCiphertext, DynClientKey, DynServerKey};
 pub use error::{Result, TfheError};
 pub use gates::Gate;
-pub use keys::{Ciphertext, ClientKey, Encoding, ServerKey};
+pub use keys::{Ciphertext, ClientKey, Encoding, ServerKey, ServerKeyMemory};
 pub use lut::Lut;
 pub use params::{TfheParams, preset_names};
 pub use torus::Torus;

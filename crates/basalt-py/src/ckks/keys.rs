@@ -82,7 +82,7 @@ fn evk_from_bytes(
     p: &PyParams,
     data: &[u8],
     steps: Option<&[i64]>,
-    conjugate: bool,
+    conjugate: Option<bool>,
 ) -> PyResult<PyEvalKeys> {
     let bad = |m: &str| err(format!("evaluation keys: {m}"));
     let len = data
@@ -103,7 +103,7 @@ fn evk_from_bytes(
     // A bootstrapping server needs the circuit's keys whatever the program lists.
     if let (Some(s), Some(bt)) = (steps.as_mut(), &boot) {
         s.extend(bt.rotations());
-        conjugate = true;
+        conjugate = Some(true);
     }
     let keys = EvaluationKeys::from_bytes_selected(&p.params, a, steps.as_deref(), conjugate)
         .map_err(err)?
@@ -160,15 +160,16 @@ impl PyEvalKeys {
         Ok(PyBytes::new(py, &b))
     }
     /// Load and validate keys for `params`; with `rotations`, only those rotation keys (and
-    /// the bootstrapping circuit's, if the parameters bootstrap) are decoded and kept.
+    /// the bootstrapping circuit's, if the parameters bootstrap) are decoded and kept. The
+    /// conjugation key: `None` keeps it when present, `True` requires it, `False` drops it.
     #[staticmethod]
-    #[pyo3(signature = (params, data, rotations=None, conjugate=false))]
+    #[pyo3(signature = (params, data, rotations=None, conjugate=None))]
     fn from_bytes(
         py: Python<'_>,
         params: &PyParams,
         data: &[u8],
         rotations: Option<Vec<i64>>,
-        conjugate: bool,
+        conjugate: Option<bool>,
     ) -> PyResult<PyEvalKeys> {
         let data = data.to_vec();
         py.allow_threads(|| evk_from_bytes(params, &data, rotations.as_deref(), conjugate))
