@@ -39,13 +39,16 @@ def test_ctrl_c_stops_key_generation_between_keys():
     per_key = (time.perf_counter() - t0) / 41
     timer = threading.Timer(max(0.05, 5 * per_key), _thread.interrupt_main)
     start = time.perf_counter()
+    finished = False
     timer.start()
     try:
         with pytest.raises(KeyboardInterrupt):
             basalt.ckks.Context.toy_insecure(log_n=12, levels=6, rotations=rotations)
+            finished = True
             time.sleep(5)  # finished before the interrupt: it arrives here instead
     finally:
         timer.cancel()
+    assert not finished, "key generation ran to its end despite Ctrl-C"
     # Stopped well before the 400 keys were made.
     assert time.perf_counter() - start < 200 * per_key + 1.0
 
