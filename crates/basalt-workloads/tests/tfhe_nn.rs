@@ -2,7 +2,7 @@
 //! integer program reproduces numpy's predictions on the whole test split, and encrypted
 //! inference agrees with it on two test images.
 
-use basalt_workloads::tfhe_nn::{NnOptions, run_with};
+use basalt_workloads::tfhe_nn::{Network, NnOptions, TestSet, argmax, run_with};
 
 #[test]
 fn nn20_quick_encrypted_agrees_with_plaintext() {
@@ -22,4 +22,21 @@ fn nn20_quick_encrypted_agrees_with_plaintext() {
 fn unknown_network_is_a_clear_error() {
     let e = basalt_workloads::tfhe_nn::run("nn-7", true, None).unwrap_err();
     assert!(e.contains("nn-7") && e.contains("nn-20"), "{e}");
+}
+
+/// The shipped weights of all three depths: Rust's integer program gives numpy's predictions on
+/// the whole test split, and they classify digits (the test split, not the training data).
+#[test]
+fn shipped_networks_classify_the_test_split() {
+    let test = TestSet::load().unwrap();
+    for name in ["nn-20", "nn-50", "nn-100"] {
+        let net = Network::load(name).unwrap();
+        let pred: Vec<usize> = test.images.iter().map(|im| argmax(&net.plain_logits(im))).collect();
+        assert_eq!(pred, net.reference_predictions, "{name}");
+        let acc = pred.iter().zip(&test.labels).filter(|(a, b)| a == b).count() as f64
+            / test.labels.len() as f64;
+        eprintln!("{name}: plaintext test accuracy {acc:.4}");
+        assert!(acc >= 0.85, "{name}: {acc}");
+        assert_eq!(net.pbs_count(), 840 + 92 * (net.dense.len() - 1));
+    }
 }
