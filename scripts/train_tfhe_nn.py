@@ -10,36 +10,58 @@ layers: the convolution, d-2 hidden dense layers and the output layer.
 Data: scikit-learn's bundled `load_digits` (8x8, values 0..16) upsampled to 28x28: every pixel
 becomes a 3x3 block (24x24), zero-padded by 2 on each side. 80/20 split, `random_state=0`.
 
-Everything is an integer program that the encrypted evaluation reproduces exactly:
+The integer program (what the encrypted evaluation computes, bit for bit):
   * input pixels quantised to a in {0..3} (round(v * 3 / 16));
-  * weights are integers in [-W, W], biases integers;
-  * every ReLU is one lookup table on the pre-activation z in [-8, 8) (plaintext space p = 16
-    with the offset p/2): a' = min(3, (max(z, 0) + 1) // 2);
-  * arithmetic is modulo 2p = 32 with the negacyclic sign of the padding bit (what the
-    ciphertext phase does): a pre-activation outside [-8, 8) wraps, in the clear as encrypted;
-  * the output layer's logits are decrypted modulo 32 as signed values in [-16, 16).
-Training is quantisation-aware (straight-through estimator) with numpy only; hidden dense layers
-start at 2*I, which is an exact identity through the lookup table, so depth 100 still trains.
+  * weights are integers in [-3, 3], biases integers;
+  * every ReLU is one lookup table on the pre-activation z (plaintext space p = 16, offset p/2):
+    a' = min(3, (max(z, 0) + 1) // 2), correct for z in [-8, 8);
+  * arithmetic is modulo 2p = 32 with the negacyclic sign of the padding bit: a pre-activation
+    outside [-8, 8) *wraps* (z = 8 gives 0, z = -9 gives -3), in the clear as encrypted;
+  * the output layer's logits are read modulo 32 as signed values in [-16, 16).
 
-Usage: python scripts/train_tfhe_nn.py [--out data/weights] [--depths 20 50 100] [--epochs 30]
-Deterministic for a given numpy version (fixed seeds).
+Why training must know the range: one bootstrap sees 16 values, so a neuron whose z leaves
+[-8, 8) does not saturate, it wraps to a wrong (even negative) activation, and a network trained
+with a saturating ReLU collapses to chance once evaluated as the ciphertexts compute it. The
+training forward therefore clips z only where the gradient needs it and adds a hinge penalty on
+every pre-activation (and logit) outside its window, which drives the quantised weight rows to
+be sparse (a few +-1, +-2 per row) so that z stays in range on the data; model selection uses
+the exact wrapping program.
+
+Depth (residual-free identity initialisation): the core network (convolution, first dense layer,
+output layer) is trained first; NN-d then inserts d - 3 hidden layers initialised at W = 2I,
+b = 0, which the lookup table maps exactly back to its input (2a -> a for a in 0..3), and
+fine-tunes all layers jointly, keeping the epoch with the best exact training accuracy (the
+identity start included). Every hidden layer is a real 92x92 layer with one bootstrap per
+neuron; the output records how many of its weights moved from 2I (with the shipped settings
+fine-tuning does not beat the identity start, so the hidden layers stay exact identities and
+the three depths compute the same function at different bootstrap counts).
+
+Usage: python scripts/train_tfhe_nn.py [--out data/weights] [--depths 20 50 100]
+Deterministic for a given numpy version (fixed seeds); a few minutes on one core.
 """
 
 import argparse
+import hashlib
 import json
 import os
+import sys
 
 import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
 from sklearn.datasets import load_digits
 from sklearn.model_selection import train_test_split
 
 P = 16  # lookup-table input space
 HALF = P // 2
+Z_LO, Z_HI = -HALF, HALF - 1  # pre-activations the table reads correctly
+LOGIT_LO, LOGIT_HI = -P, P - 1  # logits read correctly (modulo 2p, signed)
 ACT_MAX = 3
 W_MAX = 3
 KH, KW, PAD, CH = 10, 11, 1, 2
 H_OUT, W_OUT = 28 + 2 * PAD - KH + 1, 28 + 2 * PAD - KW + 1  # 21, 20
 WIDTH = 92
+BATCH = 64
+CORE_SEED = 3
 
 
 def relu_lut(z):
@@ -58,28 +80,12 @@ def load():
 def patches(x):
     """(B, 28, 28) -> (B, 420, 110): im2col of the padded image, row-major (i, j), (di, dj)."""
     xp = np.pad(x, ((0, 0), (PAD, PAD), (PAD, PAD)))
-    b = x.shape[0]
-    out = np.empty((b, H_OUT * W_OUT, KH * KW), dtype=x.dtype)
-    for i in range(H_OUT):
-        for j in range(W_OUT):
-            out[:, i * W_OUT + j, :] = xp[:, i:i + KH, j:j + KW].reshape(b, -1)
-    return out
+    v = sliding_window_view(xp, (KH, KW), axis=(1, 2))
+    return np.ascontiguousarray(v).reshape(x.shape[0], H_OUT * W_OUT, KH * KW)
 
 
 def wrap_signed(v, modulus):
     return (v + modulus // 2) % modulus - modulus // 2
-
-
-def int_forward(layers, x):
-    """The exact integer program (what the encrypted evaluation computes)."""
-    conv_w, conv_b = layers[0]
-    pt = patches(x)
-    z = np.einsum("bpk,ck->bcp", pt, conv_w) + conv_b[None, :, None]
-    a = lut_mod(z.reshape(x.shape[0], -1))
-    for w, b in layers[1:-1]:
-        a = lut_mod(a @ w.T + b)
-    w, b = layers[-1]
-    return wrap_signed(a @ w.T + b, 2 * P)
 
 
 def lut_mod(z):
@@ -90,13 +96,58 @@ def lut_mod(z):
     return np.where(low, t, (-t) % (2 * P))
 
 
-def q(w):
+def conv(pt, w, b):
+    """(B, 420, 110) patches -> (B, 840) channel-major pre-activations."""
+    n = pt.shape[0]
+    z = (pt.reshape(-1, KH * KW) @ w.T).reshape(n, H_OUT * W_OUT, CH).transpose(0, 2, 1)
+    return (z + b[None, :, None]).reshape(n, -1)
+
+
+def pre_activations(layers, x):
+    """The exact integer program: every layer's pre-activations, the logits last (unwrapped)."""
+    z = conv(patches(x), *layers[0])
+    zs = [z]
+    a = lut_mod(z)
+    for w, b in layers[1:]:
+        z = a @ w.T + b
+        zs.append(z)
+        a = lut_mod(z)
+    return zs
+
+
+def int_forward(layers, x):
+    """Logits of the exact integer program (what the encrypted evaluation decrypts)."""
+    return wrap_signed(pre_activations(layers, x)[-1], 2 * P)
+
+
+def out_of_range(layers, x):
+    """Fraction of pre-activations outside the table's window, per layer (logits: [-16, 16))."""
+    zs = pre_activations(layers, x)
+    fr = [float(((z < Z_LO) | (z > Z_HI)).mean()) for z in zs[:-1]]
+    return fr + [float(((zs[-1] < LOGIT_LO) | (zs[-1] > LOGIT_HI)).mean())]
+
+
+def accuracy(layers, x, y):
+    return float((int_forward(layers, x).argmax(axis=1) == y).mean())
+
+
+def qw(w):
     return np.clip(np.rint(w), -W_MAX, W_MAX)
 
 
+def qb(b, last):
+    return np.clip(np.rint(b), LOGIT_LO, LOGIT_HI) if last else np.clip(np.rint(b), -HALF, HALF)
+
+
+def export(params):
+    n = len(params) // 2
+    return [(qw(params[2 * i]).astype(np.int64), qb(params[2 * i + 1], i == n - 1).astype(np.int64))
+            for i in range(n)]
+
+
 class Adam:
-    def __init__(self, params, lr):
-        self.p, self.lr, self.t = params, lr, 0
+    def __init__(self, params, lr, mult):
+        self.p, self.lr, self.mult, self.t = params, lr, mult, 0
         self.m = [np.zeros_like(x) for x in params]
         self.v = [np.zeros_like(x) for x in params]
 
@@ -107,81 +158,106 @@ class Adam:
             self.v[i] = 0.999 * self.v[i] + 0.001 * g * g
             mh = self.m[i] / (1 - 0.9 ** self.t)
             vh = self.v[i] / (1 - 0.999 ** self.t)
-            self.p[i] -= self.lr * mh / (np.sqrt(vh) + 1e-8)
+            self.p[i] -= self.lr * self.mult[i] * mh / (np.sqrt(vh) + 1e-8)
 
 
-def train(depth, xtr, ytr, epochs, seed):
-    rng = np.random.default_rng(seed)
-    hidden = depth - 2
-    params = [rng.normal(0, 0.35, (CH, KH * KW)), np.full(CH, 2.0)]
-    params += [rng.normal(0, 0.2, (WIDTH, CH * H_OUT * W_OUT)), np.zeros(WIDTH)]
-    for _ in range(hidden - 1):
-        params += [2.0 * np.eye(WIDTH) + rng.normal(0, 0.1, (WIDTH, WIDTH)), np.zeros(WIDTH)]
-    params += [rng.normal(0, 0.35, (10, WIDTH)), np.zeros(10)]
-    opt = Adam(params, 0.05)
-    ptr = patches(xtr).astype(np.float64)
-    n = xtr.shape[0]
-    for ep in range(epochs):
-        order = rng.permutation(n)
-        for s in range(0, n, 64):
-            idx = order[s:s + 64]
-            grads = step_grads(params, ptr[idx], ytr[idx])
-            opt.step(grads)
-        if os.environ.get("TRAIN_VERBOSE"):
-            layers = [(q(params[i]).astype(np.int64), np.rint(params[i + 1]).astype(np.int64))
-                      for i in range(0, len(params), 2)]
-            acc = (int_forward(layers, xtr[:300]).argmax(axis=1) == ytr[:300]).mean()
-            print(f"depth {depth} epoch {ep}: train accuracy (300) {acc:.3f}", flush=True)
-    return [(q(params[i]).astype(np.int64), np.clip(np.rint(params[i + 1]), -HALF, HALF).astype(np.int64))
-            for i in range(0, len(params), 2)]
-
-
-def step_grads(params, pt, y):
-    """Forward with quantised weights and the LUT (saturating), backward straight-through."""
+def grads_of(params, pt, y, lam, temp):
+    """Forward with rounded weights and the table (z clipped to its window), backward through a
+    straight-through estimator, plus the hinge penalty `lam` on out-of-window pre-activations."""
     b = pt.shape[0]
-    ws = [q(params[i]) for i in range(0, len(params), 2)]
-    bs = [np.rint(params[i + 1]) for i in range(0, len(params), 2)]
-    zs, acts = [], []
-    z = np.einsum("bpk,ck->bcp", pt, ws[0]) + bs[0][None, :, None]
-    z = z.reshape(b, -1)
-    a_in = None
-    layers_in = []
-    for li in range(len(ws)):
-        if li > 0:
-            layers_in.append(a_in)
-            z = a_in @ ws[li].T + bs[li]
+    n = len(params) // 2
+    ws = [qw(params[2 * i]) for i in range(n)]
+    bs = [qb(params[2 * i + 1], i == n - 1) for i in range(n)]
+    zs, ins = [], []
+    a = None
+    for li in range(n):
+        if li == 0:
+            z = conv(pt, ws[0], bs[0])
+        else:
+            ins.append(a)
+            z = a @ ws[li].T + bs[li]
         zs.append(z)
-        if li < len(ws) - 1:
-            zc = np.clip(z, -HALF, HALF - 1)
-            a_in = relu_lut(zc).astype(np.float64)
-    logits = zs[-1] / 2.0
-    logits = logits - logits.max(axis=1, keepdims=True)
-    pr = np.exp(logits)
+        if li < n - 1:
+            a = relu_lut(np.clip(z, Z_LO, Z_HI)).astype(np.float64)
+    zo = zs[-1]
+    lo = zo / temp
+    lo = lo - lo.max(axis=1, keepdims=True)
+    pr = np.exp(lo)
     pr /= pr.sum(axis=1, keepdims=True)
-    g = pr.copy()
+    g = pr
     g[np.arange(b), y] -= 1.0
-    g /= b * 2.0
-    # Keep the logits inside the decrypted range [-16, 16).
-    g += 0.01 * np.sign(zs[-1]) * (np.abs(zs[-1]) > 14) / b
+    g /= b * temp
+    g += lam * (np.maximum(zo - LOGIT_HI, 0) - np.maximum(LOGIT_LO - zo, 0)) / b
     grads = [None] * len(params)
-    for li in range(len(ws) - 1, -1, -1):
+    for li in range(n - 1, -1, -1):
         z = zs[li]
-        if li < len(ws) - 1:
-            # STE through the LUT (slope 1/2 inside (0, 7)) plus a push back into [-8, 8).
-            inside = (z >= -HALF) & (z <= HALF - 1)
-            g = g * 0.5 * inside + 0.2 * (np.maximum(z - (HALF - 1), 0) - np.maximum(-HALF - z, 0)) / b
+        if li < n - 1:
+            # The table rises by 1/2 per step on [0, 6]; a small leak keeps dead units trainable.
+            inside = (z >= Z_LO) & (z <= Z_HI)
+            slope = np.where((z >= -1) & (z <= 6), 0.5, 0.05) * inside
+            g = g * slope + lam * (np.maximum(z - Z_HI, 0) - np.maximum(Z_LO - z, 0)) / b
         if li == 0:
             gz = g.reshape(b, CH, -1)
-            grads[0] = np.einsum("bcp,bpk->ck", gz, pt)
+            grads[0] = gz.transpose(1, 0, 2).reshape(CH, -1) @ pt.reshape(-1, KH * KW)
             grads[1] = gz.sum(axis=(0, 2))
         else:
-            a = layers_in[li - 1]
-            grads[2 * li] = g.T @ a
+            grads[2 * li] = g.T @ ins[li - 1]
             grads[2 * li + 1] = g.sum(axis=0)
             g = g @ ws[li]
     for i in range(0, len(params), 2):
         grads[i] = grads[i] * (np.abs(params[i]) <= W_MAX + 0.5)
     return grads
+
+
+def fit(params, mult, xtr, ytr, ptr, epochs, lr, seed, tag, lam=1.0, temp=2.0):
+    """Adam with a cosine schedule; returns the epoch's network with the best exact training
+    accuracy (the starting network included)."""
+    rng = np.random.default_rng(seed)
+    opt = Adam(params, lr, mult)
+    best_layers = export(params)
+    best = accuracy(best_layers, xtr, ytr)
+    log(f"{tag} start: train accuracy {best:.3f}")
+    n = xtr.shape[0]
+    for ep in range(epochs):
+        opt.lr = lr * 0.5 * (1 + np.cos(np.pi * ep / epochs))
+        order = rng.permutation(n)
+        for s in range(0, n, BATCH):
+            idx = order[s:s + BATCH]
+            opt.step(grads_of(params, ptr[idx].astype(np.float64), ytr[idx], lam, temp))
+        layers = export(params)
+        acc = accuracy(layers, xtr, ytr)
+        log(f"{tag} epoch {ep}: train accuracy {acc:.3f}")
+        if acc >= best:
+            best, best_layers = acc, layers
+    return best_layers
+
+
+def log(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+def train_core(xtr, ytr, ptr, epochs):
+    """Convolution, first dense layer, output layer."""
+    rng = np.random.default_rng(CORE_SEED)
+    params = [rng.normal(0, 0.3, (CH, KH * KW)), np.zeros(CH),
+              rng.normal(0, 0.12, (WIDTH, CH * H_OUT * W_OUT)), np.zeros(WIDTH),
+              rng.normal(0, 0.3, (10, WIDTH)), np.zeros(10)]
+    return fit(params, [1.0] * 6, xtr, ytr, ptr, epochs, 0.005, CORE_SEED, "core")
+
+
+def deepen(core, depth):
+    """Insert depth - 3 identity layers (W = 2I, b = 0) between the first dense layer and the
+    output layer: the same function, now with depth - 1 bootstrapped layers."""
+    eye = (2 * np.eye(WIDTH, dtype=np.int64), np.zeros(WIDTH, dtype=np.int64))
+    return core[:2] + [eye] * (depth - 3) + core[2:]
+
+
+def finetune(layers, xtr, ytr, ptr, epochs, lr, hidden_mult, seed):
+    params = []
+    for w, b in layers:
+        params += [w.astype(np.float64), b.astype(np.float64)]
+    mult = [1.0] * 4 + [hidden_mult] * (len(params) - 6) + [1.0] * 2
+    return fit(params, mult, xtr, ytr, ptr, epochs, lr, seed, f"nn-{len(layers)}")
 
 
 def enc_weights(w):
@@ -192,10 +268,16 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default="data/weights")
     ap.add_argument("--depths", type=int, nargs="+", default=[20, 50, 100])
-    ap.add_argument("--epochs", type=int, default=30)
+    ap.add_argument("--core-epochs", type=int, default=30)
+    ap.add_argument("--finetune-epochs", type=int, default=3)
+    ap.add_argument("--finetune-lr", type=float, default=0.01)
+    ap.add_argument("--hidden-lr-mult", type=float, default=1.0)
     args = ap.parse_args()
+    if any(d < 3 for d in args.depths):
+        ap.error("depth must be at least 3")
     os.makedirs(args.out, exist_ok=True)
     xtr, xte, ytr, yte = load()
+    ptr = patches(xtr).astype(np.int8)
     test = {
         "description": "scikit-learn load_digits test split (20 %, random_state=0), 8x8 upsampled "
                        "to 28x28 (3x3 blocks, zero padding 2), pixels quantised to 0..3",
@@ -205,12 +287,18 @@ def main():
     }
     with open(os.path.join(args.out, "digits_28x28_test.json"), "w") as f:
         json.dump(test, f)
+    core = train_core(xtr, ytr, ptr, args.core_epochs)
+    core_acc = accuracy(core, xte, yte)
+    log(f"core: test accuracy {core_acc:.3f}")
     for depth in args.depths:
-        layers = train(depth, xtr, ytr, args.epochs, seed=depth)
+        layers = finetune(deepen(core, depth), xtr, ytr, ptr, args.finetune_epochs,
+                          args.finetune_lr, args.hidden_lr_mult, seed=depth)
         pred_tr = int_forward(layers, xtr).argmax(axis=1)
         pred = int_forward(layers, xte).argmax(axis=1)
         acc_tr = float((pred_tr == ytr).mean())
         acc = float((pred == yte).mean())
+        eye = 2 * np.eye(WIDTH, dtype=np.int64)
+        moved = [int((w != eye).sum() + (b != 0).sum()) for w, b in layers[2:-1]]
         net = {
             "name": f"nn-{depth}",
             "plaintext_modulus": P,
@@ -223,10 +311,32 @@ def main():
             "train_accuracy": acc_tr,
             "test_accuracy": acc,
             "test_predictions": [int(v) for v in pred],
+            "training": {
+                "command": "python scripts/train_tfhe_nn.py --depths "
+                           + " ".join(str(d) for d in args.depths)
+                           + f" --core-epochs {args.core_epochs}"
+                           + f" --finetune-epochs {args.finetune_epochs}"
+                           + f" --finetune-lr {args.finetune_lr}"
+                           + f" --hidden-lr-mult {args.hidden_lr_mult}",
+                "method": "quantisation-aware (straight-through), hinge penalty on pre-activations "
+                          "outside the table's window; core (conv, dense, output) trained first, "
+                          "hidden layers initialised at 2I and fine-tuned jointly",
+                "seeds": {"core": CORE_SEED, "finetune": depth},
+                "core_test_accuracy": core_acc,
+                "numpy": np.__version__,
+                "scikit_learn": __import__("sklearn").__version__,
+                "test_out_of_window_fraction": out_of_range(layers, xte),
+                "hidden_weights_moved_from_identity": moved,
+            },
         }
-        with open(os.path.join(args.out, f"tfhe_nn_{depth}.json"), "w") as f:
+        path = os.path.join(args.out, f"tfhe_nn_{depth}.json")
+        with open(path, "w") as f:
             json.dump(net, f)
-        print(json.dumps({"network": f"nn-{depth}", "train_accuracy": acc_tr, "test_accuracy": acc}))
+        with open(path, "rb") as f:
+            sha = hashlib.sha256(f.read()).hexdigest()
+        print(json.dumps({"network": f"nn-{depth}", "train_accuracy": acc_tr,
+                          "test_accuracy": acc, "sha256": sha,
+                          "hidden_weights_moved": int(sum(moved))}), flush=True)
 
 
 if __name__ == "__main__":

@@ -20,5 +20,6 @@ pub mod ckks;
 pub mod harness;
 pub mod math;
 pub mod tfhe;
+pub mod tfhe_integer;
 
 pub use harness::{Pools, Stats, Timing};

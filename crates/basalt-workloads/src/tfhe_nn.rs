@@ -380,9 +380,11 @@ pub fn encrypted_logits(
 pub fn modelled_failures(net: &Network, params: &TfheParams) -> Value {
     let mut expected = 0.0;
     let mut worst = f64::NEG_INFINITY;
-    for (i, layer) in net.relu_layers().iter().enumerate() {
-        // The convolution reads fresh encryptions; every other layer reads PBS outputs.
-        let norm = if i == 0 { 1.0 } else { layer.max_row_norm() };
+    for layer in net.relu_layers() {
+        // Every layer is rated as if it read bootstrap outputs; the convolution reads fresh
+        // encryptions, whose noise (GLWE noise under the extracted key) is below a bootstrap
+        // output's, so its rating is an upper bound.
+        let norm = layer.max_row_norm();
         let r = estimate_with_norm2(params, norm);
         expected += layer.outputs as f64 * r.log2_p_fail.exp2();
         worst = worst.max(r.log2_p_fail);

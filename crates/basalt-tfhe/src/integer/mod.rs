@@ -24,7 +24,8 @@
 //! # Files (one idea each)
 //! [`radix`] (blocks, types, the encrypted boolean), [`client`] (encrypt/decrypt with the secret
 //! key), [`server`] (the secret-free server and its batched bootstrap engine), [`carry`] (carry
-//! propagation: Hillis–Steele prefix scan of generate/propagate states, column sums),
+//! propagation: Hillis–Steele prefix scan of generate/propagate states or a ripple, chosen by
+//! thread count; column sums),
 //! [`add`] (add, sub, neg, scalar add/sub), [`mul`] (products, scalar products),
 //! [`comparison`] (eq … ge, min/max), [`boolean`] (select and the boolean algebra),
 //! [`bitwise`], [`shift`] (shifts and rotations by clear or encrypted amounts), [`serialize`](mod@serialize).
@@ -48,6 +49,7 @@ pub mod serialize;
 pub mod server;
 pub mod shift;
 
+pub use carry::{CarryPropagation, carry_rounds};
 pub use client::IntegerClient;
 pub use error::{IntegerError, IntegerResult};
 pub use radix::{Block, BoolCiphertext, IntegerType, RadixCiphertext};

@@ -13,6 +13,7 @@ use std::sync::Arc;
 use rayon::prelude::*;
 
 use crate::batch::{BatchConfig, keyswitch_batch, pbs_batch};
+use crate::integer::carry::CarryPropagation;
 use crate::integer::error::{IntegerError, IntegerResult};
 use crate::integer::radix::{Block, BoolCiphertext, IntegerType, RadixCiphertext};
 use crate::keys::{Ciphertext, Encoding, ServerKey};
@@ -47,6 +48,7 @@ pub(crate) struct Job<'a, T: Torus> {
 pub struct IntegerServer<T: Torus> {
     pub(crate) key: Arc<ServerKey<T>>,
     pub(crate) batch: BatchConfig,
+    pub(crate) carry: CarryPropagation,
 }
 
 impl<T: Torus> IntegerServer<T> {
@@ -58,7 +60,7 @@ impl<T: Torus> IntegerServer<T> {
     /// Wrap a server key held elsewhere too (no copy of the bootstrapping key).
     pub fn from_shared(key: Arc<ServerKey<T>>) -> IntegerResult<Self> {
         check_params(key.params())?;
-        Ok(IntegerServer { key, batch: BatchConfig::default() })
+        Ok(IntegerServer { key, batch: BatchConfig::default(), carry: CarryPropagation::Auto })
     }
 
     pub fn server_key(&self) -> &ServerKey<T> {
@@ -80,6 +82,15 @@ impl<T: Torus> IntegerServer<T> {
 
     pub fn set_batch_config(&mut self, cfg: BatchConfig) {
         self.batch = cfg;
+    }
+
+    /// Carry-propagation algorithm of additions and products (default: chosen by thread count).
+    pub fn carry_propagation(&self) -> CarryPropagation {
+        self.carry
+    }
+
+    pub fn set_carry_propagation(&mut self, c: CarryPropagation) {
+        self.carry = c;
     }
 
     /// `m`: values of one digit.
