@@ -75,7 +75,7 @@ impl FourierBsk {
     }
 
     /// [`FourierBsk::generate`] reporting to `progress`: one step per GGSW, told in groups of
-    /// [`KEY_STEP`], and stopping between groups when it cancels. Every generator is forked
+    /// `KEY_STEP` (32), and stopping between groups when it cancels. Every generator is forked
     /// before the first group, so the key is the one [`FourierBsk::generate`] makes from the
     /// same `rng`.
     ///
