@@ -16,7 +16,7 @@ for a in "$@"; do
   case $a in --quick) quick=1 ;; --no-btp) btp=0 ;; *) echo "usage: $0 [--quick] [--no-btp]" >&2; exit 2 ;; esac
 done
 T=${THREADS:-1,2}
-OUT=${OUT:-bench-out/$(date -u +%F)$([[ $quick == 1 ]] && echo -quick)}
+OUT=${OUT:-bench-out/$(date -u +%F)$(if [[ $quick == 1 ]]; then echo -quick; fi)}
 mkdir -p "$OUT"
 rm -f "$OUT/basalt-btp.jsonl"
 { date -u; nproc; lscpu | grep -E 'Model name|Flags' | cut -c1-200; free -g | head -2; uptime; } > "$OUT/machine.txt"

@@ -31,7 +31,7 @@ if [[ -z ${PEERS:-} ]]; then
     exit 2
 fi
 PEER_BUILD=${PEER_BUILD:-$HOME/.cache/basalt-peers}
-OUT=${OUT:-bench-out/$(date -u +%F)$([[ $quick == 1 ]] && echo -quick)}
+OUT=${OUT:-bench-out/$(date -u +%F)$(if [[ $quick == 1 ]]; then echo -quick; fi)}
 mkdir -p "$OUT" "$PEER_BUILD"
 { date -u; nproc; lscpu | grep -E 'Model name|Flags' | cut -c1-200; free -g | head -2; uptime; } > "$OUT/machine.txt"
 
@@ -52,7 +52,15 @@ peer() {
 }
 build_lattigo() { (cd "$PEERS/lattigo" && go build -o "$LATTIGO" .); }
 build_tfhers() { (cd "$PEERS/tfhe-rs" && CARGO_TARGET_DIR="$PEER_BUILD/tfhe-rs-target" cargo build --release -q); }
-build_poulpy() { (cd "$PEERS/poulpy" && CARGO_TARGET_DIR="$PEER_BUILD/poulpy-target" cargo build --release -q -j 2); }
+# Poulpy's harness is built on its AVX-512 IFMA backend (NTT3x42Ifma), which refuses to compile
+# on a CPU without AVX-512 IFMA: there it is skipped with a note instead of failing the run.
+build_poulpy() {
+  if ! grep -qw avx512ifma /proc/cpuinfo; then
+    echo "note: Poulpy skipped: its IFMA backend needs AVX-512 IFMA, which this CPU lacks" | tee -a "$OUT/skipped.txt" >&2
+    return 1
+  fi
+  (cd "$PEERS/poulpy" && CARGO_TARGET_DIR="$PEER_BUILD/poulpy-target" cargo build --release -q -j 2)
+}
 
 if [[ $what == ckks || $what == all ]]; then
   $B bench ntt --threads 1,2 "${Q[@]}" > "$OUT/basalt-ntt.jsonl"

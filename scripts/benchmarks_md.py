@@ -224,6 +224,12 @@ def main():
         print("\n## Beside the peers (same run)\n")
         print("Ratios > 1: Basalt faster. The peers' programs and what each of them times are described "
               "in `scripts/bench_vs_peers.sh`.")
+        skipped = d / "skipped.txt"
+        if skipped.exists():
+            notes = sorted({line.removeprefix("note: ").strip() for line in skipped.read_text().splitlines()
+                            if "IFMA" in line or "not built" not in line})
+            for note in notes:
+                print(f"\n- Not in this run: {note}.")
         import contextlib
         import io
 
