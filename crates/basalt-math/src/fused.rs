@@ -1,10 +1,72 @@
 //! Fused element-wise kernels: one pass over memory where the unfused form takes two and an
-//! allocation. They emit the kernels of the unfused form, so traces stay comparable.
+//! allocation. They emit the kernels of the unfused form, so traces stay comparable
+//! ([`dot_pair`], a slice kernel, leaves that to its caller).
 
 use basalt_trace::{ElemOp, Kernel, emit};
 
+use crate::modular::Modulus;
 use crate::poly::RnsPoly;
 use crate::ring::RingContext;
+
+/// Coefficients per block of [`dot_pair`]: its two 128-bit accumulator rows stay in L1.
+const DOT_BLOCK: usize = 256;
+
+/// `out0[c] = Σ_j x_j[c]·b_j[c] mod p` and `out1[c] = Σ_j x_j[c]·a_j[c] mod p`, every input
+/// reduced modulo `m`: one limb of the key-switching inner product (`x_j` the extended digits,
+/// `(b_j, a_j)` the key), all digits at once. Reports no trace kernel (the caller reports the
+/// `MulAcc` products its unfused form would).
+///
+/// # Why
+/// Digit by digit (one `acc += x·k` pass per digit), the two accumulator limbs go through
+/// memory `2β` times and every product is reduced on its own. Here each block of coefficients
+/// sums its products lazily in 128 bits (products are below `p² < 2^124`, so at least 16 fit)
+/// and reduces each sum once; the result is the same canonical residue.
+///
+/// # Panics
+/// If the slices disagree in number or length.
+pub fn dot_pair(
+    m: Modulus,
+    xs: &[&[u64]],
+    bs: &[&[u64]],
+    as_: &[&[u64]],
+    out0: &mut [u64],
+    out1: &mut [u64],
+) {
+    let n = out0.len();
+    assert!(xs.len() == bs.len() && xs.len() == as_.len(), "dot_pair: one key pair per digit");
+    assert_eq!(out1.len(), n, "dot_pair: output lengths differ");
+    assert!(xs.iter().chain(bs).chain(as_).all(|l| l.len() == n), "dot_pair: limb lengths differ");
+    // Products that fit one accumulator with a reduced residue carried in.
+    let p = m.value() as u128;
+    let sq = (p - 1) * (p - 1);
+    let chunk = ((u128::MAX - p) / sq).clamp(1, 1 << 20) as usize;
+    if xs.len() <= chunk && dot_in_registers(m, xs, bs, as_, out0, out1) {
+        return;
+    }
+    let mut acc0 = [0u128; DOT_BLOCK];
+    let mut acc1 = [0u128; DOT_BLOCK];
+    for start in (0..n).step_by(DOT_BLOCK) {
+        let len = DOT_BLOCK.min(n - start);
+        let (acc0, acc1) = (&mut acc0[..len], &mut acc1[..len]);
+        acc0.fill(0);
+        acc1.fill(0);
+        for (j, ((x, b), a)) in xs.iter().zip(bs).zip(as_).enumerate() {
+            let (x, b, a) =
+                (&x[start..start + len], &b[start..start + len], &a[start..start + len]);
+            let products = acc0.iter_mut().zip(acc1.iter_mut()).zip(x.iter().zip(b.iter().zip(a)));
+            for ((s0, s1), (&xv, (&bv, &av))) in products {
+                *s0 += xv as u128 * bv as u128;
+                *s1 += xv as u128 * av as u128;
+            }
+            if (j + 1) % chunk == 0 {
+                acc0.iter_mut().chain(acc1.iter_mut()).for_each(|v| *v = m.reduce_u128(*v) as u128);
+            }
+        }
+        let (o0, o1) = (&mut out0[start..start + len], &mut out1[start..start + len]);
+        o0.iter_mut().zip(acc0.iter()).for_each(|(o, &v)| *o = m.reduce_u128(v));
+        o1.iter_mut().zip(acc1.iter()).for_each(|(o, &v)| *o = m.reduce_u128(v));
+    }
+}
 
 impl RingContext {
     /// `acc += a · s` limb by limb (`s[i]` a per-limb scalar, reduced here), reading only the
@@ -34,9 +96,97 @@ impl RingContext {
     }
 }
 
+/// [`dot_pair`] for up to 8 digits whose products all fit one accumulator: each
+/// coefficient's two sums stay in registers. Returns false, doing nothing, for other counts.
+fn dot_in_registers(
+    m: Modulus,
+    xs: &[&[u64]],
+    bs: &[&[u64]],
+    as_: &[&[u64]],
+    out0: &mut [u64],
+    out1: &mut [u64],
+) -> bool {
+    fn regs<const F: usize>(
+        m: Modulus,
+        xs: &[&[u64]],
+        bs: &[&[u64]],
+        as_: &[&[u64]],
+        out0: &mut [u64],
+        out1: &mut [u64],
+    ) -> bool {
+        let n = out0.len();
+        let x: [&[u64]; F] = std::array::from_fn(|j| &xs[j][..n]);
+        let b: [&[u64]; F] = std::array::from_fn(|j| &bs[j][..n]);
+        let a: [&[u64]; F] = std::array::from_fn(|j| &as_[j][..n]);
+        let out1 = &mut out1[..n];
+        for (c, o0) in out0.iter_mut().enumerate() {
+            let (mut s0, mut s1) = (0u128, 0u128);
+            for j in 0..F {
+                let xv = x[j][c] as u128;
+                s0 += xv * b[j][c] as u128;
+                s1 += xv * a[j][c] as u128;
+            }
+            *o0 = m.reduce_u128(s0);
+            out1[c] = m.reduce_u128(s1);
+        }
+        true
+    }
+    match xs.len() {
+        1 => regs::<1>(m, xs, bs, as_, out0, out1),
+        2 => regs::<2>(m, xs, bs, as_, out0, out1),
+        3 => regs::<3>(m, xs, bs, as_, out0, out1),
+        4 => regs::<4>(m, xs, bs, as_, out0, out1),
+        5 => regs::<5>(m, xs, bs, as_, out0, out1),
+        6 => regs::<6>(m, xs, bs, as_, out0, out1),
+        7 => regs::<7>(m, xs, bs, as_, out0, out1),
+        8 => regs::<8>(m, xs, bs, as_, out0, out1),
+        _ => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    fn view(v: &[Vec<u64>]) -> Vec<&[u64]> {
+        v.iter().map(|l| l.as_slice()).collect()
+    }
+
+    #[test]
+    fn lazy_dot_pair_matches_u128_sums() {
+        let mut rng = ChaCha8Rng::seed_from_u64(9);
+        // Prime sizes of the presets (36–61 bits), a 62-bit one (16 products per chunk), and
+        // digit counts on both sides of the chunk; lengths not a multiple of the block.
+        let below =
+            |bits: u32| (1..).map(|k| (1u64 << bits) - k).find(|&q| crate::primes::is_prime(q));
+        for q in [below(36).unwrap(), (1 << 61) - 1, below(62).unwrap()] {
+            let m = Modulus::new(q).unwrap();
+            for beta in [1usize, 2, 5, 8, 9, 17, 40] {
+                let n = 300;
+                let limb = |rng: &mut ChaCha8Rng| -> Vec<u64> {
+                    let mut v: Vec<u64> = (0..n).map(|_| rng.random_range(0..q)).collect();
+                    (v[0], v[1], v[2]) = (0, q - 1, q - 1);
+                    v
+                };
+                let xs: Vec<Vec<u64>> = (0..beta).map(|_| limb(&mut rng)).collect();
+                let bs: Vec<Vec<u64>> = (0..beta).map(|_| limb(&mut rng)).collect();
+                let as_: Vec<Vec<u64>> = (0..beta).map(|_| limb(&mut rng)).collect();
+                let (mut o0, mut o1) = (vec![0u64; n], vec![0u64; n]);
+                dot_pair(m, &view(&xs), &view(&bs), &view(&as_), &mut o0, &mut o1);
+                for c in 0..n {
+                    let (mut w0, mut w1) = (0u128, 0u128);
+                    for j in 0..beta {
+                        let x = xs[j][c] as u128;
+                        w0 = (w0 + x * bs[j][c] as u128 % q as u128) % q as u128;
+                        w1 = (w1 + x * as_[j][c] as u128 % q as u128) % q as u128;
+                    }
+                    assert_eq!((o0[c] as u128, o1[c] as u128), (w0, w1), "q={q} β={beta} c={c}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn fused_constant_accumulation_matches_the_unfused_kernels() {

@@ -39,15 +39,20 @@ impl Modulus {
         64 - self.q.leading_zeros()
     }
 
+    /// `a + b mod q` for reduced `a`, `b`. The conditional subtractions here and below are
+    /// written as `min` of the value and its (possibly wrapped) difference: branch-free, since
+    /// residues are random and a branch on them is mispredicted half the time.
     #[inline(always)]
     pub fn add(&self, a: u64, b: u64) -> u64 {
         let s = a + b;
-        if s >= self.q { s - self.q } else { s }
+        s.min(s.wrapping_sub(self.q))
     }
 
+    /// `a − b mod q` for reduced `a`, `b`.
     #[inline(always)]
     pub fn sub(&self, a: u64, b: u64) -> u64 {
-        if a >= b { a - b } else { a + self.q - b }
+        let d = a.wrapping_sub(b);
+        d.min(d.wrapping_add(self.q))
     }
 
     #[inline(always)]
@@ -68,11 +73,12 @@ impl Modulus {
         let m2 = x1 as u128 * r0 as u128;
         let mid = (c0 as u128) + (m1 as u64 as u128) + (m2 as u64 as u128);
         let quot = (x1 as u128 * r1 as u128) + (m1 >> 64) + (m2 >> 64) + (mid >> 64);
-        let mut r = x.wrapping_sub(quot.wrapping_mul(self.q as u128)) as u64;
-        while r >= self.q {
-            r -= self.q;
-        }
-        r
+        // The estimate is at most two below `floor(x/q)`, so `r < 3q < 2^64`: two conditional
+        // subtractions, written as `min` (a wrapped difference is above `r`) so that they compile
+        // to `cmov` instead of a branch taken at random.
+        let r = x.wrapping_sub(quot.wrapping_mul(self.q as u128)) as u64;
+        let r = r.min(r.wrapping_sub(self.q));
+        r.min(r.wrapping_sub(self.q))
     }
 
     #[inline(always)]
@@ -137,7 +143,7 @@ impl Modulus {
     pub fn mul_shoup(&self, a: u64, w: u64, w_shoup: u64) -> u64 {
         let quot = mul_hi(a, w_shoup);
         let r = a.wrapping_mul(w).wrapping_sub(quot.wrapping_mul(self.q));
-        if r >= self.q { r - self.q } else { r }
+        r.min(r.wrapping_sub(self.q))
     }
 }
 

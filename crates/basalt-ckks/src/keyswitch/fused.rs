@@ -4,15 +4,20 @@
 //! # Why
 //! The textbook datapath writes every ModUp output (`β` polynomials of `l+1+k` limbs: 75 MB at
 //! N = 2^16, L = 24, dnum 5) to fresh memory and reads it back once for the inner product; the
-//! page faults and memory traffic cost as much as the BConv arithmetic. Here each extension
-//! limb is converted into a per-thread scratch limb, transformed, and multiplied into both
-//! accumulators while it is still in cache; a digit's own limbs are read straight from the
-//! input (ModUp copies them unchanged). Only the two accumulators are allocated.
+//! page faults and memory traffic cost as much as the BConv arithmetic. Here the work goes
+//! limb by limb of the `Q_l ∪ P` accumulators: BConv's step 1 is done once per digit, then,
+//! for each limb, every digit's extension of that limb is converted into a per-thread scratch
+//! limb and transformed, and the two sums over all digits are formed in one lazy pass
+//! ([`basalt_math::fused::dot_pair`]: 128-bit sums, one reduction per coefficient) while the
+//! limbs are in cache. A digit's own limbs are read straight from the input (ModUp copies them
+//! unchanged). The accumulators are written once instead of read and written once per digit.
 //!
 //! The sums are the same sums of the same products (modular addition is exact and every step
 //! returns the canonical residue), so the result is **bit-identical** to the unfused path; a
 //! test checks it. The trace reports the unfused path's kernels and regions, in its order:
 //! the work done is the same, only its schedule differs.
+
+use std::ops::Range;
 
 use basalt_math::parallel::min_len;
 use basalt_math::{Domain, RnsPoly};
@@ -22,6 +27,11 @@ use rayon::prelude::*;
 use super::map_limb;
 use crate::keys::KeySwitchKey;
 use crate::params::Parameters;
+
+thread_local! {
+    /// One scratch limb per digit and thread: the digits' extensions of the limb in hand.
+    static SCRATCH: std::cell::RefCell<Vec<Vec<u64>>> = const { std::cell::RefCell::new(Vec::new()) };
+}
 
 /// `Σ_j ModUp(digit_j(d))·(b_j, a_j)` over `Q_l ∪ P` for a real (non-symbolic) `d` in the NTT
 /// domain and a full key.
@@ -54,42 +64,54 @@ pub(crate) fn keyswitch_lazy_fused(
     let mut acc0 = RnsPoly::zero(n, l1, k, Domain::Ntt);
     let mut acc1 = RnsPoly::zero(n, l1, k, Domain::Ntt);
     let glob = ring.global_indices(&acc0);
-    for j in 0..beta {
-        let digit = params.digit_range(level, j);
-        let (kb, ka) = (&part.b[j], &part.a[j]);
-        let key_limbs = |i: usize| {
-            (kb.limb(map_limb(i, l1, kb.q_limbs())), ka.limb(map_limb(i, l1, ka.q_limbs())))
-        };
-        let (mut own, mut ext): (Vec<_>, Vec<_>) = acc0
-            .data_mut()
-            .chunks_mut(n)
-            .zip(acc1.data_mut().chunks_mut(n))
-            .enumerate()
-            .partition(|(i, _)| digit.contains(i));
-        // The digit's own limbs: ModUp leaves them as they are in `d`.
-        own.par_iter_mut().with_min_len(min_len()).for_each(|(i, (o0, o1))| {
-            let t = ring.ntt_table(glob[*i]);
-            let (b, a) = key_limbs(*i);
-            t.mul_acc(o0, d.limb(*i), b);
-            t.mul_acc(o1, d.limb(*i), a);
-        });
-        // The extension limbs: BConv, NTT, multiply-accumulate, one limb at a time in cache.
-        let from: Vec<usize> = digit.clone().collect();
-        let to: Vec<usize> = ext.iter().map(|(i, _)| glob[*i]).collect();
-        let input: Vec<&[u64]> = digit.clone().map(|i| dc.limb(i)).collect();
-        ring.bconv(&from, &to).convert_each(
-            &input,
-            &mut ext,
-            super::mod_up_mode(params),
-            &|_, (i, (o0, o1)), x| {
-                let t = ring.ntt_table(glob[*i]);
+    // Step 1 of every digit's BConv, to the limbs outside the digit (in limb order).
+    let digits: Vec<Range<usize>> = (0..beta).map(|j| params.digit_range(level, j)).collect();
+    let convs: Vec<_> = digits
+        .iter()
+        .map(|digit| {
+            let from: Vec<usize> = digit.clone().collect();
+            let to: Vec<usize> =
+                (0..l1 + k).filter(|i| !digit.contains(i)).map(|i| glob[i]).collect();
+            let conv = ring.bconv(&from, &to);
+            let input: Vec<&[u64]> = digit.clone().map(|i| dc.limb(i)).collect();
+            let prep = conv.prepare_input(&input, super::mod_up_mode(params));
+            (conv, prep)
+        })
+        .collect();
+    let keys: Vec<(&RnsPoly, &RnsPoly)> = part.b.iter().zip(&part.a).take(beta).collect();
+    // Limb by limb: each digit's extension of the limb (BConv, NTT) into a per-thread scratch
+    // limb, or the digit's own limb as it is in `d`; then both sums over every digit at once.
+    acc0.data_mut()
+        .par_chunks_mut(n)
+        .zip(acc1.data_mut().par_chunks_mut(n))
+        .with_min_len(min_len())
+        .enumerate()
+        .for_each(|(i, (o0, o1))| {
+            let t = ring.ntt_table(glob[i]);
+            let mut scratch = SCRATCH.with(|s| std::mem::take(&mut *s.borrow_mut()));
+            scratch.resize_with(beta, Vec::new);
+            for ((digit, (conv, prep)), x) in digits.iter().zip(&convs).zip(scratch.iter_mut()) {
+                if digit.contains(&i) {
+                    continue;
+                }
+                x.resize(n, 0);
+                // Position of limb `i` among the limbs outside the digit.
+                let j = if i < digit.start { i } else { i - digit.len() };
+                conv.convert_prepared(prep, j, x);
                 t.forward(x);
-                let (b, a) = key_limbs(*i);
-                t.mul_acc(o0, x, b);
-                t.mul_acc(o1, x, a);
-            },
-        );
-    }
+            }
+            let xs: Vec<&[u64]> = digits
+                .iter()
+                .zip(&scratch)
+                .map(|(digit, x)| if digit.contains(&i) { d.limb(i) } else { x.as_slice() })
+                .collect();
+            let b: Vec<&[u64]> =
+                keys.iter().map(|(b, _)| b.limb(map_limb(i, l1, b.q_limbs()))).collect();
+            let a: Vec<&[u64]> =
+                keys.iter().map(|(_, a)| a.limb(map_limb(i, l1, a.q_limbs()))).collect();
+            basalt_math::fused::dot_pair(ring.moduli()[glob[i]], &xs, &b, &a, o0, o1);
+            SCRATCH.with(|s| *s.borrow_mut() = scratch);
+        });
     (acc0, acc1)
 }
 

@@ -5,7 +5,7 @@ use basalt_math::{Domain, RnsPoly, rns};
 use basalt_trace::region;
 
 use super::decompose::{HoistedDecomp, decompose};
-use super::{emit_key_load, mac_pair};
+use super::{dot_pairs, emit_key_load, mac_pair};
 use crate::keys::KeyMaterial;
 use crate::params::Parameters;
 
@@ -23,6 +23,13 @@ pub fn inner_product(
     let mut acc0 = like.with_shape(l1, k, Domain::Ntt);
     let mut acc1 = like.with_shape(l1, k, Domain::Ntt);
     emit_key_load(params, key, decomp.level);
+    if let (false, KeyMaterial::Full(full)) = (like.is_symbolic(), key) {
+        let part = full.parts[g].as_ref().expect("key part checked by the caller");
+        let xs: Vec<&RnsPoly> = decomp.digits.iter().collect();
+        let keys: Vec<(&RnsPoly, &RnsPoly)> = part.b.iter().zip(&part.a).take(xs.len()).collect();
+        dot_pairs(params.ring(), &mut acc0, &mut acc1, &xs, &keys);
+        return (acc0, acc1);
+    }
     let all: Vec<usize> = (0..l1 + k).collect();
     for (j, dj) in decomp.digits.iter().enumerate() {
         let a = key.a(params, (g, j), l1, like.is_symbolic());

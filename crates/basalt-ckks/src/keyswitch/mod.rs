@@ -175,3 +175,40 @@ pub(crate) fn mac_pair(
             t.mul_acc(o1, xi, a);
         });
 }
+
+/// `(acc0, acc1) = Σ_j x_j·(b_j, a_j)` over every limb of the `Q_l ∪ P` accumulators, all
+/// digits of a limb in one lazy pass ([`basalt_math::fused::dot_pair`]) instead of one
+/// [`mac_pair`] per digit: the accumulators go through memory once. Same result (canonical
+/// residues) and the same trace as `β` calls of [`mac_pair`] on zeroed accumulators.
+pub(crate) fn dot_pairs(
+    ring: &RingContext,
+    acc0: &mut RnsPoly,
+    acc1: &mut RnsPoly,
+    xs: &[&RnsPoly],
+    keys: &[(&RnsPoly, &RnsPoly)],
+) {
+    let n = ring.n();
+    let limbs = acc0.limbs() as u32;
+    for _ in 0..2 * xs.len() {
+        emit(Kernel::Elem { n: n as u32, limbs, op: ElemOp::MulAcc });
+    }
+    assert_eq!(xs.len(), keys.len(), "dot_pairs: one key pair per digit");
+    if acc0.is_symbolic() {
+        return;
+    }
+    let aq = acc0.q_limbs();
+    let glob = ring.global_indices(acc0);
+    acc0.data_mut()
+        .par_chunks_mut(n)
+        .zip(acc1.data_mut().par_chunks_mut(n))
+        .with_min_len(basalt_math::parallel::min_len())
+        .enumerate()
+        .for_each(|(i, (o0, o1))| {
+            let x: Vec<&[u64]> = xs.iter().map(|x| x.limb(map_limb(i, aq, x.q_limbs()))).collect();
+            let b: Vec<&[u64]> =
+                keys.iter().map(|(b, _)| b.limb(map_limb(i, aq, b.q_limbs()))).collect();
+            let a: Vec<&[u64]> =
+                keys.iter().map(|(_, a)| a.limb(map_limb(i, aq, a.q_limbs()))).collect();
+            basalt_math::fused::dot_pair(ring.moduli()[glob[i]], &x, &b, &a, o0, o1);
+        });
+}

@@ -47,6 +47,14 @@ pub enum BConvMode {
     Centered,
 }
 
+/// Step 1 of a conversion ([`BConv::prepare_input`]): the scaled inputs `y_i` and, in the
+/// exact and centred modes, the multiple `u` of `Q` to subtract per coefficient.
+#[derive(Debug)]
+pub struct BConvInput {
+    y: Vec<Vec<u64>>,
+    u: Vec<u64>,
+}
+
 /// Precomputed tables for converting from one set of limbs to another.
 #[derive(Debug)]
 pub struct BConv {
@@ -56,7 +64,7 @@ pub struct BConv {
     hat_inv: Vec<(u64, u64)>,
     /// `table[j][i] = (Q/q_i) mod p_j`.
     table: Vec<Vec<u64>>,
-    /// Shoup constants of `table[j][i]` modulo `p_j`, for the AVX-512 path.
+    /// Shoup constants of `table[j][i]` modulo `p_j`, for the SIMD paths (AVX-512, AVX2).
     table_shoup: Vec<Vec<u64>>,
     /// How many products fit in a u128 accumulator before a reduction.
     chunk: usize,
@@ -211,6 +219,26 @@ impl BConv {
         );
     }
 
+    /// Step 1 of a conversion of `input`, kept so that output limbs can then be produced one at
+    /// a time, in any order and on any thread ([`BConv::convert_prepared`]): key switching
+    /// consumes every digit's extension of one limb together. Reports no trace kernel.
+    pub fn prepare_input(&self, input: &[&[u64]], mode: BConvMode) -> BConvInput {
+        let (y, u) = self.prepare(input, mode);
+        BConvInput { y, u }
+    }
+
+    /// Output limb `j` of the conversion prepared in `prep` (by [`BConv::prepare_input`] on
+    /// these tables), written to `out`: the limb [`BConv::convert_each`] would hand over.
+    ///
+    /// # Panics
+    /// If `j` is not an output limb or `out` is not one limb long.
+    pub fn convert_prepared(&self, prep: &BConvInput, j: usize, out: &mut [u64]) {
+        assert!(j < self.to.len(), "BConv: output limb {j} of {}", self.to.len());
+        assert_eq!(prep.y.len(), self.from.len(), "BConv: prepared for other tables");
+        assert!(prep.y.iter().all(|y| y.len() == out.len()), "BConv: limb length");
+        self.convert_limb(&prep.y, &prep.u, j, 0, out);
+    }
+
     /// Step 1, `y_i = x_i · (Q/q_i)^{-1} mod q_i`, and (exact and centred modes) the multiple
     /// `u` of `Q` to subtract per coefficient.
     fn prepare(&self, input: &[&[u64]], mode: BConvMode) -> (Vec<Vec<u64>>, Vec<u64>) {
@@ -233,14 +261,14 @@ impl BConv {
             Vec::new()
         } else {
             let centered = mode == BConvMode::Centered;
-            (0..n)
-                .into_par_iter()
-                .with_min_len(crate::parallel::min_len().max(1024))
-                .map(|c| {
-                    let s: f64 = y.iter().zip(&self.recip).map(|(yi, r)| yi[c] as f64 * r).sum();
-                    (if centered { s.round() } else { s.floor() }) as u64
-                })
-                .collect()
+            let mut u = vec![0u64; n];
+            u.par_chunks_mut(OVERSHOOT_BLOCK)
+                .with_min_len(crate::parallel::min_len().max(4))
+                .enumerate()
+                .for_each(|(b, out)| {
+                    overshoot(&y, &self.recip, b * OVERSHOOT_BLOCK, centered, out);
+                });
+            u
         };
         (y, u)
     }
@@ -250,14 +278,12 @@ impl BConv {
     fn convert_limb(&self, y: &[Vec<u64>], u: &[u64], j: usize, minus: u64, out: &mut [u64]) {
         let (p, row) = (self.to[j], self.table[j].as_slice());
         // Inputs are residues below 2^62, as the lazy Shoup sum requires.
-        if simd::available() && out.len().is_multiple_of(8) && simd::fits(y.len(), p.value()) {
-            let (neg_q, off) = (p.neg(self.q_mod_to[j]), p.neg(minus));
-            let ts = &self.table_shoup[j];
-            simd::convert_limb(y, row, ts, p.value(), u, neg_q, off, out);
+        let (neg_q, off) = (p.neg(self.q_mod_to[j]), p.neg(minus));
+        let ts = &self.table_shoup[j];
+        if simd::try_convert_limb(y, row, ts, p.value(), u, neg_q, off, out).is_some() {
             return;
         }
-        let neg_q = p.neg(self.q_mod_to[j]) as u128;
-        let off = p.neg(minus) as u128;
+        let (neg_q, off) = (neg_q as u128, off as u128);
         // The final reduction of one coefficient's unreduced sum `a`, with `p − minus` and
         // (exact variant) `u·(p − Q mod p)` added first: together below 2^67, so the sum stays
         // below 2^128 unless `a` is already close to it (dozens of inputs), and only then is
@@ -356,6 +382,48 @@ impl BConv {
     }
 }
 
+/// Coefficients per block of [`overshoot`] (its `f64` sums stay in L1).
+const OVERSHOOT_BLOCK: usize = 256;
+
+/// `out[c] = ⌊Σ_i y_i[start + c]·recip_i⌋` (rounded to nearest, halves away from zero, when
+/// `centered`): the multiple of `Q` that the exact and centred conversions subtract.
+///
+/// The sums are formed input by input over a block, in the same order and with the same
+/// roundings as a per-coefficient sum (no fused multiply-add), so the result does not depend on
+/// the form that runs. The AVX2 form is the same code compiled for AVX2, where the conversions,
+/// products and roundings vectorise instead of costing a libm call per coefficient.
+fn overshoot(y: &[Vec<u64>], recip: &[f64], start: usize, centered: bool, out: &mut [u64]) {
+    #[cfg(target_arch = "x86_64")]
+    if super::avx2::available() {
+        // SAFETY: the CPU has AVX2 (checked just above).
+        unsafe { overshoot_avx2(y, recip, start, centered, out) };
+        return;
+    }
+    overshoot_body(y, recip, start, centered, out);
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn overshoot_avx2(y: &[Vec<u64>], recip: &[f64], start: usize, centered: bool, out: &mut [u64]) {
+    overshoot_body(y, recip, start, centered, out);
+}
+
+#[inline(always)]
+fn overshoot_body(y: &[Vec<u64>], recip: &[f64], start: usize, centered: bool, out: &mut [u64]) {
+    let len = out.len();
+    assert!(len <= OVERSHOOT_BLOCK, "overshoot: block too long");
+    let mut sum = [0.0f64; OVERSHOOT_BLOCK];
+    let sum = &mut sum[..len];
+    for (yi, &r) in y.iter().zip(recip) {
+        for (s, &v) in sum.iter_mut().zip(&yi[start..start + len]) {
+            *s += v as f64 * r;
+        }
+    }
+    for (o, &s) in out.iter_mut().zip(sum.iter()) {
+        *o = (if centered { s.round() } else { s.floor() }) as u64;
+    }
+}
+
 impl RingContext {
     /// The (cached) BConv tables from the limbs `from` to the limbs `to` (global indices).
     pub fn bconv(&self, from: &[usize], to: &[usize]) -> Arc<BConv> {
@@ -366,5 +434,56 @@ impl RingContext {
         let b = Arc::new(BConv::new(self, from, to));
         self.bconv_cache.lock().expect("bconv cache poisoned").insert(key, b.clone());
         b
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    /// The overshoot `u` of every form (the one this CPU runs and the plain one) equals the
+    /// per-coefficient sum, on random inputs, inputs that are multiples of half their modulus
+    /// (sums landing on integers and halves), and the largest residues.
+    #[test]
+    fn overshoot_matches_the_per_coefficient_sum() {
+        let mut rng = ChaCha8Rng::seed_from_u64(11);
+        let moduli: Vec<u64> =
+            vec![(1 << 61) - 1, 1_152_921_504_606_830_593, 68_719_403_009, 1_099_511_627_689, 97];
+        let recip: Vec<f64> = moduli.iter().map(|&q| 1.0 / q as f64).collect();
+        for f in 1..=moduli.len() {
+            let n = 3 * OVERSHOOT_BLOCK + 40;
+            let y: Vec<Vec<u64>> = moduli[..f]
+                .iter()
+                .map(|&q| {
+                    (0..n)
+                        .map(|c| match c % 4 {
+                            0 => q - 1,
+                            1 => q / 2 * (c as u64 % 3),
+                            _ => rng.random_range(0..q),
+                        })
+                        .collect()
+                })
+                .collect();
+            for centered in [false, true] {
+                let want: Vec<u64> = (0..n)
+                    .map(|c| {
+                        let s: f64 =
+                            y.iter().zip(&recip[..f]).map(|(yi, r)| yi[c] as f64 * r).sum();
+                        (if centered { s.round() } else { s.floor() }) as u64
+                    })
+                    .collect();
+                for start in (0..n).step_by(OVERSHOOT_BLOCK) {
+                    let len = OVERSHOOT_BLOCK.min(n - start);
+                    let mut got = vec![u64::MAX; len];
+                    overshoot(&y, &recip[..f], start, centered, &mut got);
+                    assert_eq!(got, want[start..start + len], "f={f} centered={centered}");
+                    let mut plain = vec![u64::MAX; len];
+                    overshoot_body(&y, &recip[..f], start, centered, &mut plain);
+                    assert_eq!(plain, got, "f={f} centered={centered}");
+                }
+            }
+        }
     }
 }

@@ -16,8 +16,10 @@
 //! `[0, p)`. The result is the canonical residue, hence identical to the scalar path's.
 //!
 //! The high product is four 32×32→64 multiplies (`vpmuludq`); the low one is `vpmullq`
-//! (AVX-512DQ). The caller checks the CPU once ([`available`]) and the bound per output modulus
-//! ([`fits`]); otherwise it stays scalar.
+//! (AVX-512DQ). [`try_convert_limb`] checks the bound per output modulus ([`fits`]) and picks
+//! this kernel, or on CPUs without AVX-512 the four-lane AVX2 form of the same arithmetic
+//! (`super::avx2`); otherwise the caller stays scalar. [`mul_shoup`] and
+//! [`sub_mul_shoup_add`] fall back to AVX2 the same way.
 
 #[cfg(target_arch = "x86_64")]
 use std::arch::x86_64::*;
@@ -38,7 +40,7 @@ pub(super) fn available() -> bool {
 /// The smallest `k = 2^s` with `2k·p` above every value the kernel reduces: the lazy sum
 /// (`< 1.25·F·p`) and `u·(p − Q mod p)` (`u ≤ F`). Conditional subtractions of `k·p, …, p`
 /// then bring any of them to `[0, p)`.
-fn top_step(inputs: usize) -> u64 {
+pub(super) fn top_step(inputs: usize) -> u64 {
     let need = (5 * inputs as u64).div_ceil(4);
     let mut k = 1;
     while 2 * k < need {
@@ -55,6 +57,34 @@ pub(super) fn fits(inputs: usize, p: u64) -> bool {
     (1..=8).contains(&inputs)
         && 5 * inputs as u128 * p < 1u128 << 66
         && top_step(inputs) as u128 * p < 1u128 << 64
+}
+
+/// Step 2 for one output limb by the widest kernel this CPU has (AVX-512, else AVX2), or
+/// `None` (nothing done) when neither applies: no such CPU, an output modulus that fails
+/// [`fits`], or a limb length that is not a multiple of the vector width. Arguments as
+/// [`convert_limb`].
+#[allow(clippy::too_many_arguments)]
+pub(super) fn try_convert_limb(
+    y: &[Vec<u64>],
+    t: &[u64],
+    ts: &[u64],
+    p: u64,
+    u: &[u64],
+    neg_q: u64,
+    off: u64,
+    out: &mut [u64],
+) -> Option<()> {
+    if !fits(y.len(), p) {
+        return None;
+    }
+    if available() && out.len().is_multiple_of(8) {
+        convert_limb(y, t, ts, p, u, neg_q, off, out);
+    } else if super::avx2::available() && out.len().is_multiple_of(4) {
+        super::avx2::convert_limb(y, t, ts, p, u, neg_q, off, out);
+    } else {
+        return None;
+    }
+    Some(())
 }
 
 /// Step 2 for one output limb: `out[c] = (Σ_i y_i[c]·t[i] − u[c]·Q − minus) mod p`, with
@@ -183,11 +213,12 @@ fn shoup_lanes(a: __m512i, w: __m512i, ws: (__m512i, __m512i), p: __m512i) -> __
     _mm512_min_epu64(r, _mm512_sub_epi64(r, p))
 }
 
-/// `out[c] = x[c]·w mod p` (`w < p < 2^62`, `ws` its Shoup constant), or `None` without
-/// AVX-512F/DQ or for a length that is not a multiple of 8 (the caller then stays scalar).
+/// `out[c] = x[c]·w mod p` (`w < p < 2^62`, `ws` its Shoup constant); without AVX-512F/DQ or
+/// for a length that is not a multiple of 8, the AVX2 form ([`super::avx2::mul_shoup`]), whose
+/// `None` leaves the caller scalar.
 pub(super) fn mul_shoup(x: &[u64], w: u64, ws: u64, p: u64, out: &mut [u64]) -> Option<()> {
     if !available() || x.len() != out.len() || !x.len().is_multiple_of(8) || p >= 1 << 62 {
-        return None;
+        return super::avx2::mul_shoup(x, w, ws, p, out);
     }
     #[cfg(target_arch = "x86_64")]
     // SAFETY: AVX-512F/DQ present (checked above); `x` and `out` have the same length, a
@@ -213,8 +244,9 @@ fn mul_shoup_kernel(x: &[u64], w: u64, ws: u64, p: u64, out: &mut [u64]) {
 }
 
 /// `y[c] = (x[c] − y[c])·w mod p (+ add[c])`, all inputs reduced modulo `p < 2^62`, `ws` the
-/// Shoup constant of `w`: ModDown's and Rescale's last pass. `None` (nothing done) without
-/// AVX-512F/DQ or for lengths that differ or are not a multiple of 8.
+/// Shoup constant of `w`: ModDown's and Rescale's last pass. Without AVX-512F/DQ or for a
+/// length that is not a multiple of 8, the AVX2 form ([`super::avx2::sub_mul_shoup_add`]);
+/// `None` (nothing done) when that does not apply either.
 pub(super) fn sub_mul_shoup_add(
     x: &[u64],
     y: &mut [u64],
@@ -224,7 +256,7 @@ pub(super) fn sub_mul_shoup_add(
 ) -> Option<()> {
     let n = y.len();
     if !available() || x.len() != n || add.is_some_and(|a| a.len() != n) || !n.is_multiple_of(8) {
-        return None;
+        return super::avx2::sub_mul_shoup_add(x, y, (w, ws), p, add);
     }
     if p >= 1 << 62 {
         return None;
