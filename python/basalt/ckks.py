@@ -640,6 +640,22 @@ class Context(_Engine):
         return EvaluationKeys(self._c.evaluation_keys(rot, bool(conjugate), bool(seeded),
                                                       bool(bootstrapping), progress))
 
+    def drop_evaluation_keys(self) -> None:
+        """Free the evaluation keys this context holds, and its encoded bootstrapping circuit
+        (gigabytes at N = 2^16), once the servers have theirs: the context still encrypts,
+        decrypts and makes keys on request (`evaluation_keys`, generated anew), but its own
+        operations that need a key, and bootstrapping, raise `BasaltError`. Safe from several
+        threads.
+
+        >>> import basalt
+        >>> ctx = basalt.ckks.Context.toy_insecure(log_n=10, levels=2, rotations=[1])
+        >>> ctx.drop_evaluation_keys()
+        >>> ctx.evaluation_keys().rotations   # made again, same key set
+        [1]
+        """
+        with self._lock:
+            self._c = self._c.without_evaluation_keys()
+
     def public_key(self) -> "PublicKey":
         """The public key (it encrypts; no secret inside)."""
         return PublicKey(self._c.public_key())
