@@ -43,7 +43,7 @@ from pathlib import Path
 
 from . import _basalt
 from . import helr as _helr
-from .ckks import BasaltError, EvaluationKeys, Parameters, Server
+from .ckks import BasaltError, EvaluationKeys, Parameters, Server, _trim_heap
 
 __all__ = ["WorkerFailed", "init", "CkksCluster", "TfheCluster", "train_helr", "grid",
            "nn_layers", "tfhe_server_key", "save_keys", "KeyFiles", "helr_keys",
@@ -290,6 +290,7 @@ class _CkksWorker:
             self.key_bytes = keys.size_bytes(p)
             self.server = _server(_basalt.ckks_server_from_key_files(
                 p._p, [(k, os.fspath(f)) for k, f in keys.files(p)], bool(bootstrap)))
+            _trim_heap()  # what loading freed (seeded keys, file buffers) goes back
             return
         if isinstance(keys, str):
             self.key_bytes = os.path.getsize(keys)
