@@ -319,6 +319,17 @@ class _Engine:
         return Ciphertext(self, raw)
 
 
+def _trim_heap() -> None:
+    """Hand freed memory back to the system. The C allocator keeps freed blocks of a few MB
+    (one limb set of a key at N = 2^16) in its heaps, so dropping gigabytes of keys would not
+    lower the resident size without this (glibc; elsewhere nothing to do)."""
+    try:
+        import ctypes
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):  # pragma: no cover - not glibc
+        pass
+
+
 class Parameters:
     """A parameter set (and bootstrapping configuration), without keys: what a server is
     built from. Pickles as JSON."""
@@ -639,6 +650,23 @@ class Context(_Engine):
         rot = None if rotations is None else [int(k) for k in rotations]
         return EvaluationKeys(self._c.evaluation_keys(rot, bool(conjugate), bool(seeded),
                                                       bool(bootstrapping), progress))
+
+    def drop_evaluation_keys(self) -> None:
+        """Free the evaluation keys this context holds, and its encoded bootstrapping circuit
+        (gigabytes at N = 2^16), once the servers have theirs: the context still encrypts,
+        decrypts and makes keys on request (`evaluation_keys`, generated anew), but its own
+        operations that need a key, and bootstrapping, raise `BasaltError`. Safe from several
+        threads.
+
+        >>> import basalt
+        >>> ctx = basalt.ckks.Context.toy_insecure(log_n=10, levels=2, rotations=[1])
+        >>> ctx.drop_evaluation_keys()
+        >>> ctx.evaluation_keys().rotations   # made again, same key set
+        [1]
+        """
+        with self._lock:
+            self._c = self._c.without_evaluation_keys()
+        _trim_heap()
 
     def public_key(self) -> "PublicKey":
         """The public key (it encrypts; no secret inside)."""

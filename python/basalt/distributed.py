@@ -18,7 +18,11 @@ What runs on the cluster:
   ciphertexts) and :func:`train_helr`, FAB-2's data-parallel HELR training (FAB §4.9): each
   worker computes the encrypted partial gradient of its share of the mini-batch, one worker
   sums the partials, updates the weights and bootstraps, and the new weights are broadcast.
-  The result is bit-identical to :func:`basalt.helr.train` in one process.
+  The result is bit-identical to :func:`basalt.helr.train` in one process. Each worker can
+  hold only the keys of its role (:func:`helr_keys`): the bootstrapping keys and circuit on
+  the worker that bootstraps, the relinearisation key and the gradient's rotations on the
+  others; :func:`save_keys` writes keys one file per key (:class:`KeyFiles`), so that a
+  worker loads its role's keys one at a time and the client can free its own.
 - :class:`TfheCluster`: a batch of ciphertexts through one lookup table, or a layer of the
   deep networks NN-20/50/100 (Strix Fig. 7), split over the workers, each running Strix's
   two-level batched PBS on its threads.
@@ -31,15 +35,19 @@ but its classes raise `ImportError` saying so. See ``docs/distributed.md``.
 
 from __future__ import annotations
 
+import json
 import os
+import resource
 import time
+from pathlib import Path
 
 from . import _basalt
 from . import helr as _helr
-from .ckks import BasaltError, EvaluationKeys, Parameters
+from .ckks import BasaltError, EvaluationKeys, Parameters, Server, _trim_heap
 
 __all__ = ["WorkerFailed", "init", "CkksCluster", "TfheCluster", "train_helr", "grid",
-           "nn_layers", "tfhe_server_key"]
+           "nn_layers", "tfhe_server_key", "save_keys", "KeyFiles", "helr_keys",
+           "helr_role_memory", "process_memory"]
 
 
 class WorkerFailed(RuntimeError):
@@ -130,22 +138,177 @@ def _secret_free(server) -> list:
                    if any(s in n.lower() for s in ("decrypt", "secret"))})
 
 
-class _CkksWorker:
-    """A CKKS server worker: one `basalt.ckks.Server`, loaded once from the keys' bytes (or a
-    shared path)."""
+def process_memory() -> dict:
+    """This process's memory: ``rss_bytes`` now and ``peak_rss_bytes`` since it started (the
+    kernel's high-water mark, Linux)."""
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    try:
+        with open("/proc/self/statm") as f:
+            rss = int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except OSError:  # pragma: no cover - not Linux
+        return {"pid": os.getpid(), "rss_bytes": None, "peak_rss_bytes": peak}
+    # The kernel updates its high-water mark lazily: it can trail the current size.
+    return {"pid": os.getpid(), "rss_bytes": rss, "peak_rss_bytes": max(peak, rss)}
 
-    def __init__(self, params_json, keys):
+
+_MANIFEST = "keys.json"
+
+
+def save_keys(params: Parameters, keys: EvaluationKeys, directory) -> "KeyFiles":
+    """Write ``keys`` to ``directory`` one file per key (relinearisation, each rotation,
+    conjugation, the bootstrapping keys; seeded keys stay seeded, half the bytes) and a
+    manifest, ``keys.json``. One key is serialized at a time, so writing holds the set once
+    plus one key, where ``keys.save`` holds it three times over (the set, its bytes, the
+    file's buffer). Returns the :class:`KeyFiles` of everything written; a worker then loads
+    only the files of its role (:meth:`KeyFiles.select`). No secret is written."""
+    if not isinstance(params, Parameters) or not isinstance(keys, EvaluationKeys):
+        raise BasaltError("save_keys(params, keys, directory) takes a basalt.ckks.Parameters "
+                          "and a basalt.ckks.EvaluationKeys")
+    d = Path(directory)
+    d.mkdir(parents=True, exist_ok=True)
+    entries = []
+
+    def put(kind, key, name, **extra):
+        key.save(d / name)
+        entries.append({"kind": kind, "file": name, **extra})
+
+    put("relinearization", keys.relinearization, "relinearization.key")
+    for k in keys.rotations:
+        r = keys.rotation(k)  # one key in memory at a time
+        put("rotation", r, f"rotation_{r.galois_element}.key", step=r.step,
+            galois_element=r.galois_element)
+    conj = keys.conjugation
+    if conj is not None:
+        put("conjugation", conj, "conjugation.key", galois_element=conj.galois_element)
+    boot = keys.bootstrapping
+    if boot is not None:
+        put("bootstrapping", boot, "bootstrapping.key")
+    manifest = {"key_id": keys.key_id, "parameters": params.name, "keys": entries}
+    (d / _MANIFEST).write_text(json.dumps(manifest, indent=1))
+    return KeyFiles(d)
+
+
+class KeyFiles:
+    """Evaluation keys saved one file per key (:func:`save_keys`) in a directory every worker
+    reads, and which of them a worker loads: ``rotations`` (steps; ``None``: every rotation
+    key there), the conjugation key if ``conjugate``, and with ``bootstrapping`` the
+    bootstrapping keys and circuit. A worker loads the selected files one at a time, each
+    validated and expanded on its own, and builds the bootstrapping circuit only with
+    ``bootstrapping``. Small and picklable: what travels to a worker is the path and the
+    selection."""
+
+    def __init__(self, directory, *, rotations=None, conjugate=True, bootstrapping=True):
+        self.directory = os.fspath(directory)
+        path = Path(self.directory) / _MANIFEST
+        try:
+            manifest = json.loads(path.read_text())
+            self.key_id = str(manifest["key_id"])
+            self._entries = [dict(e) for e in manifest["keys"]]
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            raise BasaltError(f"{path}: not a key directory written by save_keys ({e})") \
+                from None
+        self.rotations = None if rotations is None else [int(k) for k in rotations]
+        self.conjugate = bool(conjugate)
+        self.bootstrapping = bool(bootstrapping)
+
+    def select(self, rotations, *, conjugate=False, bootstrapping=False) -> "KeyFiles":
+        """The relinearisation key and the keys of ``rotations`` only (and the conjugation
+        or bootstrapping keys if asked): what a worker that runs one program loads."""
+        return KeyFiles(self.directory, rotations=rotations, conjugate=conjugate,
+                        bootstrapping=bootstrapping)
+
+    def files(self, params: Parameters) -> list:
+        """The selected ``(kind, path)`` pairs; a selected key without a file raises
+        `BasaltError` naming it."""
+        by_kind = {}
+        for e in self._entries:
+            by_kind.setdefault(e["kind"], []).append(e)
+        d = Path(self.directory)
+        out = [("relinearization", d / e["file"]) for e in by_kind.get("relinearization", [])]
+        if not out:
+            raise BasaltError(f"{d}: no relinearization key")
+        rot = by_kind.get("rotation", [])
+        if self.rotations is None:
+            out += [("rotation", d / e["file"]) for e in rot]
+        else:
+            have = {int(e["galois_element"]): e for e in rot}
+            wanted = _basalt.ckks_rotation_galois(params._p, self.rotations)
+            for k, g in zip(self.rotations, wanted):
+                if g != 1 and g not in have:  # a rotation by a multiple of the slots needs none
+                    raise BasaltError(f"{d}: no key for the rotation by {k}")
+            for g in sorted({g for g in wanted if g in have}):
+                out.append(("rotation", d / have[g]["file"]))
+        if self.conjugate:
+            conj = by_kind.get("conjugation", [])
+            if not conj:
+                raise BasaltError(f"{d}: no conjugation key")
+            out += [("conjugation", d / e["file"]) for e in conj]
+        if self.bootstrapping:
+            out += [("bootstrapping", d / e["file"]) for e in by_kind.get("bootstrapping", [])]
+        return out
+
+    def size_bytes(self, params: Parameters) -> int:
+        """Bytes of the selected files."""
+        return sum(os.path.getsize(p) for _, p in self.files(params))
+
+    def __repr__(self):
+        rot = "all" if self.rotations is None else len(self.rotations)
+        return (f"KeyFiles({self.directory!r}, rotations={rot}, conjugate={self.conjugate}, "
+                f"bootstrapping={self.bootstrapping})")
+
+
+def _bootstraps(params: Parameters, keys) -> bool:
+    """Whether a worker given ``keys`` is built with the bootstrapping circuit: a key
+    directory says so in its selection; keys without the conjugation key (every bootstrap
+    needs it) and without bootstrapping keys cannot bootstrap, and go without the circuit."""
+    if not params.can_bootstrap:
+        return False
+    if isinstance(keys, KeyFiles):
+        return keys.bootstrapping and keys.conjugate
+    if isinstance(keys, EvaluationKeys):
+        return keys.has_conjugation or keys.has_bootstrapping
+    return True
+
+
+def _server(raw) -> Server:
+    s = Server.__new__(Server)
+    s._c = raw
+    s.auto_rescale = False
+    return s
+
+
+class _CkksWorker:
+    """A CKKS server worker: one `basalt.ckks.Server`, loaded once from the keys' bytes, a
+    shared path, or the selected files of a key directory; the bootstrapping circuit only if
+    its keys bootstrap."""
+
+    def __init__(self, params_json, keys, bootstrap):
         p = Parameters.from_json(params_json)
+        if not bootstrap and p.can_bootstrap:
+            p = Parameters(_basalt.ckks_params_without_bootstrapping(p._p))
+        if isinstance(keys, KeyFiles):
+            self.key_bytes = keys.size_bytes(p)
+            self.server = _server(_basalt.ckks_server_from_key_files(
+                p._p, [(k, os.fspath(f)) for k, f in keys.files(p)], bool(bootstrap)))
+            _trim_heap()  # what loading freed (seeded keys, file buffers) goes back
+            return
         if isinstance(keys, str):
+            self.key_bytes = os.path.getsize(keys)
             keys = EvaluationKeys.load(p, keys, conjugate=None)
         else:
+            self.key_bytes = len(keys)
             keys = EvaluationKeys.from_bytes(p, keys)
-        from .ckks import Server
         self.server = Server(p, keys)
 
     def info(self):
-        return {"pid": os.getpid(), "key_id": self.server.key_id,
-                "role": type(self.server).__name__, "secret_api": _secret_free(self.server)}
+        s = self.server
+        return {"pid": os.getpid(), "key_id": s.key_id,
+                "role": type(s).__name__, "secret_api": _secret_free(s),
+                "bootstraps": s.can_bootstrap, "rotations": len(s.rotations),
+                "key_bytes": self.key_bytes}
+
+    def memory(self):
+        return process_memory()
 
     def map(self, fn, cts):
         s = self.server
@@ -169,10 +332,14 @@ class _CkksWorker:
 
 
 class CkksCluster(_Cluster):
-    """``workers`` CKKS server workers for the parameters ``params`` and the evaluation keys
-    ``keys`` (a `basalt.ckks.EvaluationKeys`, put once into the object store, or the path of a
-    file written by ``keys.save`` that every node can read). No secret is involved: build it
-    from ``client.parameters`` and ``client.evaluation_keys(...)``.
+    """``workers`` CKKS server workers for the parameters ``params``. ``keys`` is what every
+    worker loads: a `basalt.ckks.EvaluationKeys` (put once into the object store), the path
+    of a file written by ``keys.save``, or a :class:`KeyFiles` selection of a key directory
+    (:func:`save_keys`) every node reads; or a list of those, one per worker, for workers of
+    different roles (:func:`helr_keys`). No secret is involved: build it from
+    ``client.parameters`` and ``client.evaluation_keys(...)``. A worker whose keys cannot
+    bootstrap (no conjugation key, or a selection without ``bootstrapping``) is built without
+    the bootstrapping circuit.
 
     ``cpus_per_worker``: CPUs Ray reserves for each worker, and its threads. ``max_retries``:
     restarts of a dead worker and retries of its task (every task is idempotent)."""
@@ -181,20 +348,58 @@ class CkksCluster(_Cluster):
                  max_retries=1):
         if not isinstance(params, Parameters):
             raise BasaltError("CkksCluster(params, keys): params is a basalt.ckks.Parameters")
-        if isinstance(keys, EvaluationKeys):
-            payload = keys.to_bytes()
-            self.key_bytes = len(payload)
-            keys = _ray_put(payload)
-        elif isinstance(keys, (str, os.PathLike)):
-            keys = os.fspath(keys)
-            self.key_bytes = os.path.getsize(keys)
-        else:
-            raise BasaltError("keys: a basalt.ckks.EvaluationKeys or the path of saved keys")
+        if int(workers) < 1:
+            raise BasaltError(f"workers={workers} must be at least 1")
+        if int(cpus_per_worker) < 1:
+            raise BasaltError(f"cpus_per_worker={cpus_per_worker} must be at least 1")
+        per_worker = list(keys) if isinstance(keys, (list, tuple)) else [keys] * int(workers)
+        if len(per_worker) != int(workers):
+            raise BasaltError(f"{len(per_worker)} key sets for {workers} workers: give one, "
+                              "or one per worker")
+        loads, boots, self.key_bytes, shipped = [], [], [], {}
+        for k in per_worker:
+            boots.append(_bootstraps(params, k))
+            if isinstance(k, EvaluationKeys):
+                if id(k) not in shipped:  # one object in the store per distinct key set
+                    payload = k.to_bytes()
+                    shipped[id(k)] = (_ray_put(payload), len(payload))
+                ref, size = shipped[id(k)]
+                loads.append(ref)
+                self.key_bytes.append(size)
+            elif isinstance(k, KeyFiles):
+                loads.append(k)
+                self.key_bytes.append(k.size_bytes(params))
+            elif isinstance(k, (str, os.PathLike)):
+                loads.append(os.fspath(k))
+                self.key_bytes.append(os.path.getsize(loads[-1]))
+            else:
+                raise BasaltError("keys: a basalt.ckks.EvaluationKeys, the path of saved keys, "
+                                  "a KeyFiles, or a list of those, one per worker")
         self.params = params
-        self._keys = keys  # held so that a restarted worker can load the keys again
-        super().__init__(_CkksWorker, (params.to_json(), keys), workers=workers,
-                         cpus_per_worker=cpus_per_worker, max_retries=max_retries)
+        self._keys = loads  # held so that a restarted worker can load its keys again
+        ray = init()
+        opts = dict(num_cpus=int(cpus_per_worker), max_restarts=int(max_retries),
+                    max_task_retries=int(max_retries),
+                    runtime_env=_threads_env(cpus_per_worker))
+        self.max_retries = int(max_retries)
+        remote = ray.remote(_CkksWorker).options(**opts)
+        self.actors = [remote.remote(params.to_json(), k, b) for k, b in zip(loads, boots)]
+        self.infos = _get([a.info.remote() for a in self.actors], "loading the keys")
+        ids = {i["key_id"] for i in self.infos}
+        if len(ids) != 1:
+            self.shutdown()
+            raise BasaltError(f"the workers hold keys of different key sets: {sorted(ids)}")
         self.key_id = self.infos[0]["key_id"]
+
+    def helr_schedule(self, task) -> list:
+        """The iterations of ``task`` as ``(level, refresh)`` pairs, from worker 0 (the one that
+        bootstraps): :func:`basalt.helr.schedule` on the cluster."""
+        return _get(self.actors[0].helr_schedule.remote(task), "schedule")
+
+    def memory(self) -> list:
+        """Each worker's memory (:func:`process_memory`): ``rss_bytes`` now and
+        ``peak_rss_bytes`` since it started."""
+        return _get([a.memory.remote() for a in self.actors], "memory")
 
     def map(self, fn, cts) -> list:
         """``fn(server, ct)`` on every ciphertext (bytes, or `Ciphertext` objects), the list cut
@@ -205,6 +410,49 @@ class CkksCluster(_Cluster):
                 for j, (s, e) in enumerate(_helr.shares(len(data), self.workers))] \
             if data else []
         return [b for part in _get(refs, "map") for b in part]
+
+
+def helr_keys(params: Parameters, keys, task, workers: int) -> list:
+    """The keys of each of ``workers`` workers in FAB-2's data-parallel HELR training (FAB
+    §4.9), for ``CkksCluster(params, helr_keys(params, keys, task, k), workers=k)``: worker 0,
+    which computes a share's gradient, sums the partials, updates and bootstraps, gets ``keys``
+    whole (every bootstrapping key, the task's rotations); every other worker computes a
+    partial gradient only and gets the relinearisation key and the task's rotation keys,
+    nothing for bootstrapping, and no bootstrapping circuit. ``keys`` is a :class:`KeyFiles`
+    (the others get a selection of the same directory) or a `basalt.ckks.EvaluationKeys` (the
+    others get a smaller set, put once into the object store)."""
+    k = int(workers)
+    if k < 1:
+        raise BasaltError(f"workers={workers} must be at least 1")
+    if k == 1:
+        return [keys]
+    steps = list(task.rotations)
+    if isinstance(keys, KeyFiles):
+        gradient = keys.select(steps)
+    elif isinstance(keys, EvaluationKeys):
+        some = keys.select(steps)
+        gradient = EvaluationKeys.assemble(
+            params, [some.relinearization] + [some.rotation(r) for r in some.rotations])
+    else:
+        raise BasaltError("helr_keys: keys is a KeyFiles or a basalt.ckks.EvaluationKeys")
+    return [keys] + [gradient] * (k - 1)
+
+
+def helr_role_memory(task, *, preset=None, params=None, log_slots=None) -> dict:
+    """What each worker of :func:`train_helr` holds, before any key exists: the keys of a
+    ``gradient`` worker (relinearisation and the task's rotations) and of the ``update``
+    worker (those, the conjugation key, the bootstrapping circuit's rotation and
+    bootstrapping keys), in full form as a server holds them, and the update worker's encoded
+    circuit (``circuit_plaintext_bytes``); from the parameters and the circuit's shape alone
+    (seconds at N = 2^16). Give ``preset`` (a name with a bootstrapping circuit, e.g.
+    ``"FAB"``; ``log_slots`` default: the task's) or the ``params`` of a context."""
+    steps = list(task.rotations)
+    if preset is not None:
+        ls = task.slots.bit_length() - 1 if log_slots is None else int(log_slots)
+        return dict(_basalt.ckks_role_memory(str(preset), steps, ls))
+    if not isinstance(params, Parameters):
+        raise BasaltError("helr_role_memory: give preset=NAME or params=ctx.parameters")
+    return dict(_basalt.ckks_role_memory_of(params._p, steps))
 
 
 def _ray_put(x):
@@ -227,8 +475,7 @@ def train_helr(cluster: CkksCluster, task, client, *, plan=None, on_iteration=No
     first exchange), ``broadcast_bytes`` (the new ``v`` to the other workers, the second),
     ``batch_bytes`` (the client's encrypted mini-batch) and ``refresh``."""
     ray = _ray()
-    plan = _get(cluster.actors[0].helr_schedule.remote(task), "schedule") if plan is None \
-        else plan
+    plan = cluster.helr_schedule(task) if plan is None else plan
     v, w, working, batch, boot_scale = _helr._inputs(client, plan)
     stats = []
     scales = (float(boot_scale), float(working))

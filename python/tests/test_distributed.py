@@ -134,20 +134,46 @@ def test_the_client_never_sends_a_secret(monkeypatch, tfhe):
 def test_distributed_helr_is_bit_identical_to_the_single_process_training(tmp_path):
     task = basalt.helr.Task("quick", cts=3, iterations=2)
     client = basalt.helr.Client.toy(task)
+    params = client.ctx.parameters
     keys = client.evaluation_keys()
-    server = basalt.ckks.Server(client.ctx.parameters, keys)
+    server = basalt.ckks.Server(params, keys)
     plan = basalt.helr.schedule(server, task)
     assert any(refresh for _, refresh in plan), "the toy schedule must bootstrap"
     inputs = basalt.helr.encrypt_inputs(client, plan)
     one = basalt.helr.train(server, task, inputs, shares=1, plan=plan)
     assert basalt.helr.train(server, task, inputs, shares=2, plan=plan) == one
-    keys.save(tmp_path / "keys.bin")  # the workers load them from a shared path
-    with bd.CkksCluster(client.ctx.parameters, tmp_path / "keys.bin", workers=2) as cluster:
+
+    # Per-role keys through the object store: the second worker gets a smaller set.
+    first = basalt.helr.train(server, task, inputs, plan=plan[:1])
+    with bd.CkksCluster(params, bd.helr_keys(params, keys, task, 2), workers=2) as cluster:
+        update, gradient = cluster.infos
+        assert update["bootstraps"] and not gradient["bootstraps"]
+        assert cluster.key_bytes[1] < cluster.key_bytes[0]
+        w, _ = bd.train_helr(cluster, task, inputs, plan=plan[:1])
+    assert w == first, "per-role workers (object store) differ from the single process"
+
+    # Per-role keys from files, one per key; the client then frees its own keys.
+    files = bd.save_keys(params, keys, tmp_path / "keys")
+    del server, keys
+    client.ctx.drop_evaluation_keys()
+    roles = bd.helr_keys(params, files, task, 2)
+    with bd.CkksCluster(params, roles, workers=2) as cluster:
+        update, gradient = cluster.infos
+        assert update["bootstraps"] and not gradient["bootstraps"]
+        steps = set(basalt._basalt.ckks_rotation_galois(params._p, task.rotations)) - {1}
+        assert gradient["rotations"] == len(steps) < update["rotations"]
+        # What the key-size API predicts for each role, before any key exists.
+        want = bd.helr_role_memory(task, params=params)
+        assert want["gradient_keys"] == 1 + gradient["rotations"]
+        assert want["update_keys"] == 2 + update["rotations"]
+        assert abs(gradient["key_bytes"] / want["gradient_key_bytes"] - 1) < 0.02
         w, stats = bd.train_helr(cluster, task, inputs)
+        mem = cluster.memory()
     assert w == one, "the distributed training differs from the single-process one"
     assert [s["workers"] for s in stats] == [2, 2]
     assert all(s["partial_bytes"] > 0 and s["broadcast_bytes"] > 0 for s in stats)
-    model = client.model(w)
+    assert all(m["peak_rss_bytes"] >= m["rss_bytes"] > 0 for m in mem)
+    model = client.model(w)  # the client still decrypts
     twin = task.train_plain(client.batches[:2])
     assert np.abs(twin).max() > 1e-3, "a model that does not move would match anything"
     assert np.abs(model - twin).max() < 1e-2

@@ -1,19 +1,192 @@
 //! What `basalt.distributed` needs from the compiled core beyond the client and server
-//! classes: a TFHE server built from server-key bytes alone (a worker loads it once and then
-//! sees only serialized ciphertexts) and runs a deep network's layer by rows, and the
-//! assembly of grid points timed on several workers into the local grid's result (Pareto
-//! front, CSV, scatter plot). Only glue lives here.
+//! classes: a CKKS server built from key files one key at a time (a worker holds only the keys
+//! of its role, never a second copy of them), a TFHE server built from server-key bytes alone
+//! (a worker loads it once and then sees only serialized ciphertexts) and runs a deep
+//! network's layer by rows, and the assembly of grid points timed on several workers into the
+//! local grid's result (Pareto front, CSV, scatter plot). Only glue lives here.
 
+use std::path::PathBuf;
+
+use basalt_circuits::bootstrap::{BootstrapConfig, Bootstrapper, config};
+use basalt_ckks::progress::KeyMemory;
+use basalt_ckks::{EvaluationKeys, Evaluator, GaloisKey, Parameters, RelinKey};
 use basalt_sim::grid::{self, GridPoint};
 use basalt_tfhe::TfheParams;
 use basalt_tfhe::batch::BatchConfig;
 use basalt_tfhe::dynamic::{DynCiphertext, DynServerKey};
 use basalt_workloads::tfhe_nn::{Network, TestSet};
 use pyo3::prelude::*;
-use pyo3::types::PyBytes;
+use pyo3::types::{PyBytes, PyDict};
 use std::sync::{Arc, Mutex};
 
+use crate::ckks::{Boot, PyParams, PyServer, encaps_from_bytes};
 use crate::err;
+
+/// A CKKS server from key files (`(kind, path)`: `relinearization`, `rotation`,
+/// `conjugation`, `bootstrapping`), each read, validated and expanded to full form on its own,
+/// so that loading holds the keys once plus one file: a single serialized key set is held
+/// three times over while it loads (the bytes, their decoding, the expanded keys), which at
+/// N = 2^16 is what keeps two workers from sharing a machine. With `bootstrap` (and
+/// bootstrapping parameters) the server also builds the bootstrapping circuit, whose encoded
+/// diagonals are gigabytes at N = 2^16; a worker that never bootstraps goes without.
+#[pyfunction]
+fn ckks_server_from_key_files(
+    py: Python<'_>,
+    params: &PyParams,
+    files: Vec<(String, PathBuf)>,
+    bootstrap: bool,
+) -> PyResult<PyServer> {
+    let p = params.clone();
+    py.allow_threads(move || {
+        let prm = &p.params;
+        let conj = prm.ring().galois_element_conjugate();
+        let mut keys = EvaluationKeys::default();
+        let mut encaps = None;
+        for (kind, path) in &files {
+            let at = |e: &dyn std::fmt::Display| err(format!("{}: {e}", path.display()));
+            let data = std::fs::read(path).map_err(|e| at(&e))?;
+            match kind.as_str() {
+                "relinearization" => {
+                    let r = RelinKey::from_bytes(prm, &data).map_err(|e| at(&e))?;
+                    let key = r.key.expanded(prm).map_err(|e| at(&e))?;
+                    if keys.relin.replace(RelinKey { key }).is_some() {
+                        return Err(at(&"a second relinearization key"));
+                    }
+                }
+                "rotation" | "conjugation" => {
+                    let g = GaloisKey::from_bytes(prm, &data).map_err(|e| at(&e))?;
+                    if (g.galois == conj) != (kind == "conjugation") {
+                        return Err(at(&format!("not a {kind} key")));
+                    }
+                    let galois = g.galois;
+                    let key = g.key.expanded(prm).map_err(|e| at(&e))?;
+                    if keys.galois.insert(galois, GaloisKey { galois, key }).is_some() {
+                        return Err(at(&format!("Galois element {galois} appears twice")));
+                    }
+                }
+                "bootstrapping" => {
+                    let cfg = p.boot.as_ref().ok_or_else(|| {
+                        at(&"bootstrapping keys, but the parameters do not bootstrap")
+                    })?;
+                    let e = encaps_from_bytes(&p, cfg, &data).map_err(|e| at(&e))?;
+                    if encaps.replace(e).is_some() {
+                        return Err(at(&"a second set of bootstrapping keys"));
+                    }
+                }
+                other => return Err(at(&format!("unknown key kind {other:?}"))),
+            }
+        }
+        // The evaluator checks that every key is of these parameters and of one key set.
+        let eval = Evaluator::new(prm, keys).map_err(err)?;
+        if let Some(e) = &encaps {
+            eval.key_id().join(e.key_id(), "the bootstrapping keys").map_err(err)?;
+        }
+        let boot = match (&p.boot, bootstrap) {
+            (Some(cfg), true) => {
+                if cfg.ephemeral_h.is_some() && encaps.is_none() {
+                    return Err(err("this circuit needs the bootstrapping keys: none given"));
+                }
+                let bt = Bootstrapper::new(prm, *cfg).map_err(err)?;
+                Some(Boot { cfg: *cfg, bt, encaps })
+            }
+            _ => None,
+        };
+        Ok(PyServer::assemble(p.params.clone(), eval, boot))
+    })
+}
+
+/// What each role of FAB-2's data-parallel training holds in memory at `preset` (with the
+/// bootstrapping circuit for `log_slots`, default all slots), from the parameters and the
+/// circuit's shape alone: no key is generated, no diagonal encoded, so it answers in seconds
+/// for N = 2^16. A *gradient* worker holds the relinearisation key and the keys of the
+/// `rotations` the gradient uses; the *update* worker (it also computes a share's gradient,
+/// sums, updates and bootstraps) holds the relinearisation and conjugation keys, the union of
+/// those rotations and the circuit's, the bootstrapping keys (counted as one key) and the
+/// circuit's encoded diagonals. Keys are counted in full form, as a server holds them (a
+/// seeded file is `per_key_seeded` a key); every key with every part, as the program's keys are
+/// generated (exact for a set with one key-switching gadget, an upper bound for banded ones).
+#[pyfunction]
+#[pyo3(signature = (preset, rotations, log_slots=None))]
+fn ckks_role_memory<'py>(
+    py: Python<'py>,
+    preset: &str,
+    rotations: Vec<i64>,
+    log_slots: Option<u32>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let params = Parameters::preset_insecure(preset).map_err(err)?;
+    let cfg = config::for_preset(preset, log_slots, params.log_n())
+        .ok_or_else(|| err(format!("preset {preset:?} has no bootstrapping circuit")))?;
+    role_memory(py, &params, cfg, &rotations)
+}
+
+/// [`ckks_role_memory`] for the parameters of a context (they must bootstrap).
+#[pyfunction]
+fn ckks_role_memory_of<'py>(
+    py: Python<'py>,
+    params: &PyParams,
+    rotations: Vec<i64>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let cfg = params.boot.ok_or_else(|| err("these parameters do not bootstrap"))?;
+    role_memory(py, &params.params, cfg, &rotations)
+}
+
+fn role_memory<'py>(
+    py: Python<'py>,
+    params: &Parameters,
+    cfg: BootstrapConfig,
+    rotations: &[i64],
+) -> PyResult<Bound<'py, PyDict>> {
+    let bt = Bootstrapper::symbolic(params, cfg).map_err(err)?;
+    let ring = params.ring();
+    let galois = |steps: &[i64]| -> std::collections::BTreeSet<u64> {
+        steps.iter().map(|&k| ring.galois_element_for_rotation(k)).filter(|&g| g != 1).collect()
+    };
+    let (task, circuit) = (galois(rotations), galois(&bt.rotations()));
+    let union = task.union(&circuit).count() as u64;
+    let full = KeyMemory::estimate(params, 0, false, false).per_key;
+    let seeded = KeyMemory::estimate(params, 0, false, true).per_key;
+    let encaps = if cfg.ephemeral_h.is_some() { full } else { 0 };
+    let diagonals: u64 = bt
+        .coeff_to_slot()
+        .iter()
+        .chain(bt.slot_to_coeff())
+        .map(|t| t.stored_plaintext_bytes())
+        .sum();
+    let gradient_keys = 1 + task.len() as u64;
+    let update_keys = 2 + union;
+    let d = PyDict::new(py);
+    d.set_item("preset", params.name())?;
+    d.set_item("log_n", params.log_n())?;
+    d.set_item("slots", 1u64 << cfg.log_slots)?;
+    d.set_item("per_key", full)?;
+    d.set_item("per_key_seeded", seeded)?;
+    d.set_item("task_rotations", task.len())?;
+    d.set_item("circuit_rotations", circuit.len())?;
+    d.set_item("shared_rotations", task.intersection(&circuit).count())?;
+    d.set_item("gradient_keys", gradient_keys)?;
+    d.set_item("gradient_key_bytes", gradient_keys * full)?;
+    d.set_item("update_keys", update_keys)?;
+    d.set_item("update_key_bytes", update_keys * full + encaps)?;
+    d.set_item("bootstrapping_key_bytes", encaps)?;
+    d.set_item("circuit_plaintext_bytes", diagonals)?;
+    d.set_item("ciphertext_bytes", 2 * (params.max_level() as u64 + 1) * params.n() as u64 * 8)?;
+    Ok(d)
+}
+
+/// The Galois element of each rotation step (1: the identity, no key needed) on `params`'
+/// ring: how a key file is matched to a program's steps.
+#[pyfunction]
+fn ckks_rotation_galois(params: &PyParams, steps: Vec<i64>) -> Vec<u64> {
+    let ring = params.params.ring();
+    steps.iter().map(|&k| ring.galois_element_for_rotation(k)).collect()
+}
+
+/// The same parameters without their bootstrapping circuit: what a worker that never
+/// bootstraps is built from (no circuit to build, no bootstrapping keys expected).
+#[pyfunction]
+fn ckks_params_without_bootstrapping(params: &PyParams) -> PyParams {
+    PyParams { params: params.params.clone(), boot: None }
+}
 
 /// The server side of TFHE for a worker: the server key of one parameter set (no secret),
 /// ciphertexts in and out as bytes.
@@ -194,6 +367,11 @@ fn sim_grid_merge(machine: &str, rows: Vec<PointRow>) -> PyResult<(String, Strin
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyTfheWorker>()?;
+    m.add_function(wrap_pyfunction!(ckks_server_from_key_files, m)?)?;
+    m.add_function(wrap_pyfunction!(ckks_params_without_bootstrapping, m)?)?;
+    m.add_function(wrap_pyfunction!(ckks_role_memory, m)?)?;
+    m.add_function(wrap_pyfunction!(ckks_role_memory_of, m)?)?;
+    m.add_function(wrap_pyfunction!(ckks_rotation_galois, m)?)?;
     m.add_function(wrap_pyfunction!(sim_grid_merge, m)?)?;
     m.add_function(wrap_pyfunction!(tfhe_nn_layers, m)?)?;
     m.add_function(wrap_pyfunction!(tfhe_nn_plain, m)?)?;

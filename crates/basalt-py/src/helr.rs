@@ -4,9 +4,9 @@
 //! `basalt_workloads::logreg`, so the single-process and the distributed training run the same
 //! Rust code. Only glue lives here.
 
-use basalt_ckks::Ciphertext;
+use basalt_ckks::{Ciphertext, Evaluator};
 use basalt_workloads::helr_digits::{self, Task};
-use basalt_workloads::logreg::{self, Iteration};
+use basalt_workloads::logreg::{self, Iteration, LogReg};
 use numpy::{IntoPyArray, PyArray1};
 use pyo3::prelude::*;
 
@@ -26,18 +26,45 @@ fn cts(list: &[PyRef<'_, PyCiphertext>]) -> Vec<Ciphertext> {
     list.iter().map(|c| c.inner().clone()).collect()
 }
 
-/// `refresh` for the iteration: the server's own bootstrapping circuit and keys.
-fn bootstrap_with(
+/// The bootstrap as [`LogReg`] calls it: the server's own circuit and keys.
+type Refresh<'a> = dyn FnMut(&Ciphertext) -> basalt_circuits::Result<Ciphertext> + 'a;
+
+/// What the whole step and the gathering node's update share: the weights `vw` and the
+/// iteration from Python, `f` run without the GIL on the task's [`LogReg`], the server's
+/// evaluator and its bootstrap (an error if the server cannot bootstrap and `it` refreshes),
+/// the next `(v, w)` back to Python.
+fn next_weights(
+    py: Python<'_>,
     server: &PyServer,
-) -> impl FnMut(&Ciphertext) -> basalt_circuits::Result<Ciphertext> + '_ {
-    move |ct: &Ciphertext| {
-        let b = server.boot.as_ref().ok_or_else(|| {
-            basalt_circuits::CircuitError::Invalid(
-                "this server cannot bootstrap: it needs bootstrapping parameters and keys".into(),
-            )
-        })?;
-        b.bt.bootstrap(&server.eval, b.encaps.as_ref(), ct)
-    }
+    task: &PyHelrTask,
+    it: (usize, bool),
+    vw: (PyRef<'_, PyCiphertext>, PyRef<'_, PyCiphertext>),
+    f: impl FnOnce(
+        &LogReg,
+        &Evaluator,
+        Iteration,
+        (&Ciphertext, &Ciphertext),
+        &mut Refresh<'_>,
+    ) -> basalt_circuits::Result<(Ciphertext, Ciphertext)>
+    + Send,
+) -> PyResult<(PyCiphertext, PyCiphertext)> {
+    let (v, w) = (vw.0.inner().clone(), vw.1.inner().clone());
+    let it = Iteration { level: it.0, refresh: it.1 };
+    let lr = task.task.lr;
+    py.allow_threads(|| {
+        let mut boot = |ct: &Ciphertext| -> basalt_circuits::Result<Ciphertext> {
+            let b = server.boot.as_ref().ok_or_else(|| {
+                basalt_circuits::CircuitError::Invalid(
+                    "this server cannot bootstrap: it needs bootstrapping parameters and keys"
+                        .into(),
+                )
+            })?;
+            b.bt.bootstrap(&server.eval, b.encaps.as_ref(), ct)
+        };
+        let (v, w) =
+            f(&lr, &server.eval, it, (&v, &w), &mut boot as &mut Refresh<'_>).map_err(err)?;
+        Ok((v.into(), w.into()))
+    })
 }
 
 #[pymethods]
@@ -155,16 +182,8 @@ fn helr_step(
     scales: (f64, f64),
 ) -> PyResult<(PyCiphertext, PyCiphertext)> {
     let batch = cts(&batch);
-    let (v, w) = (vw.0.inner().clone(), vw.1.inner().clone());
-    let it = Iteration { level: it.0, refresh: it.1 };
-    let lr = task.task.lr;
-    py.allow_threads(|| {
-        let mut boot = bootstrap_with(server);
-        let eval = &server.eval;
-        let (v, w) = lr
-            .step_in_shares(eval, it, &batch, shares, (&v, &w), scales, &mut boot)
-            .map_err(err)?;
-        Ok((v.into(), w.into()))
+    next_weights(py, server, task, it, vw, |lr, eval, it, vw, boot| {
+        lr.step_in_shares(eval, it, &batch, shares, vw, scales, boot)
     })
 }
 
@@ -196,14 +215,8 @@ fn helr_update(
     scales: (f64, f64),
 ) -> PyResult<(PyCiphertext, PyCiphertext)> {
     let partials = cts(&partials);
-    let (v, w) = (vw.0.inner().clone(), vw.1.inner().clone());
-    let it = Iteration { level: it.0, refresh: it.1 };
-    let lr = task.task.lr;
-    py.allow_threads(|| {
-        let mut boot = bootstrap_with(server);
-        let eval = &server.eval;
-        let (v, w) = lr.update(eval, it, &partials, (&v, &w), scales, &mut boot).map_err(err)?;
-        Ok((v.into(), w.into()))
+    next_weights(py, server, task, it, vw, |lr, eval, it, vw, boot| {
+        lr.update(eval, it, &partials, vw, scales, boot)
     })
 }
 

@@ -58,12 +58,14 @@ fn key_pair(params: &Parameters, symbolic: bool) -> Option<(SecretKey, PublicKey
 
 /// Evaluation keys for `keys_for` plus, with a bootstrapping configuration, the circuit's.
 /// Refuses keys beyond the memory available; `progress` hears of every key and Ctrl-C stops
-/// the generation between keys.
+/// the generation between keys. The returned circuit is the real one (diagonals encoded) if
+/// `circuit`, else its shape: enough to make its keys, not to bootstrap.
 fn make_keys(
     params: &Parameters,
     sk: &SecretKey,
     keys_for: &KeysFor,
     boot: Option<&BootstrapConfig>,
+    circuit: bool,
     progress: &PyProgress,
 ) -> PyResult<(EvaluationKeys, Option<Boot>)> {
     let kg = KeyGenerator::new(params);
@@ -74,7 +76,12 @@ fn make_keys(
     let boot = match boot {
         None => None,
         Some(cfg) => {
-            let bt = Bootstrapper::new(params, *cfg).map_err(err)?;
+            let bt = if circuit {
+                Bootstrapper::new(params, *cfg)
+            } else {
+                Bootstrapper::symbolic(params, *cfg)
+            }
+            .map_err(err)?;
             let (bk, encaps) = bt
                 .generate_keys_with(sk, *seeded, false, progress)
                 .map_err(|e| progress.error(e))?;
@@ -111,7 +118,7 @@ fn with_keys(
                 }
                 (kg.gen_symbolic_evaluation_keys(rotations, *conjugate, *seeded), None)
             }
-            Some((sk, _)) => make_keys(&params, sk, &keys_for, boot.as_ref(), &progress)?,
+            Some((sk, _)) => make_keys(&params, sk, &keys_for, boot.as_ref(), true, &progress)?,
         };
         let eval = Evaluator::new(&params, keys).map_err(err)?;
         Ok(PyServer::assemble(params, eval, boot))
@@ -302,7 +309,8 @@ impl PyCkks {
         let same = keys_for.rotations == self.keys_for.rotations
             && conjugate == self.keys_for.conjugate
             && seeded == self.keys_for.seeded
-            && cfg.is_some() == e.boot.is_some();
+            && cfg.is_some() == e.boot.is_some()
+            && e.eval.keys().relin.is_some(); // not after `without_evaluation_keys`
         if same {
             return Ok(PyEvalKeys {
                 params: e.params.clone(),
@@ -312,8 +320,37 @@ impl PyCkks {
         }
         let progress = PyProgress::new(progress);
         py.allow_threads(|| {
-            let (keys, boot) = make_keys(&e.params, sk, &keys_for, cfg.as_ref(), &progress)?;
+            // The keys only: the circuit's shape names them, its diagonals are not needed.
+            let (keys, boot) = make_keys(&e.params, sk, &keys_for, cfg.as_ref(), false, &progress)?;
             Ok(PyEvalKeys { params: e.params.clone(), keys, encaps: boot.and_then(|b| b.encaps) })
+        })
+    }
+
+    /// The same client (parameters, key pair, what its keys were made for) holding no
+    /// evaluation key and no encoded bootstrapping circuit: once its keys are with the
+    /// servers, a client that only encrypts and decrypts frees their memory (gigabytes at
+    /// N = 2^16). It still makes keys on request (`evaluation_keys`) and knows the circuit's
+    /// shape (`bootstrap_input_scale`); its own homomorphic operations that need a key, and
+    /// bootstrapping, fail naming what is missing.
+    fn without_evaluation_keys(&self, py: Python<'_>) -> PyResult<PyCkks> {
+        keys_of(self)?;
+        let e = self.engine();
+        let engine = py.allow_threads(|| {
+            let eval = Evaluator::new(&e.params, EvaluationKeys::default()).map_err(err)?;
+            let boot = match &e.boot {
+                Some(b) => Some(Boot {
+                    cfg: b.cfg,
+                    bt: Bootstrapper::symbolic(&e.params, b.cfg).map_err(err)?,
+                    encaps: None,
+                }),
+                None => None,
+            };
+            Ok::<_, PyErr>(PyServer::assemble(e.params.clone(), eval, boot))
+        })?;
+        Ok(PyCkks {
+            engine: Py::new(py, engine)?,
+            key_pair: self.key_pair.clone(),
+            keys_for: self.keys_for.clone(),
         })
     }
 

@@ -48,7 +48,9 @@ impl PyParams {
         let w: ParamsWire = serde_json::from_str(s).map_err(|e| err(format!("parameters: {e}")))?;
         let params = Parameters::new(w.literal).map_err(err)?;
         if let Some(cfg) = &w.bootstrapping {
-            Bootstrapper::new(&params, *cfg).map_err(err)?;
+            // The circuit's shape checks the configuration; encoding its diagonals (seconds
+            // and gigabytes at N = 2^16) is left to whoever bootstraps.
+            Bootstrapper::symbolic(&params, *cfg).map_err(err)?;
         }
         Ok(PyParams { params, boot: w.bootstrapping })
     }
@@ -96,8 +98,9 @@ fn evk_from_bytes(
     let (a, b) = rest.split_at(len);
     let mut steps = steps.map(<[i64]>::to_vec);
     let mut conjugate = conjugate;
+    // Only the circuit's rotation steps are read: its shape has them.
     let boot = match &p.boot {
-        Some(cfg) => Some(Bootstrapper::new(&p.params, *cfg).map_err(err)?),
+        Some(cfg) => Some(Bootstrapper::symbolic(&p.params, *cfg).map_err(err)?),
         None => None,
     };
     // A bootstrapping server needs the circuit's keys whatever the program lists.
@@ -123,7 +126,11 @@ fn evk_from_bytes(
     Ok(PyEvalKeys { params: p.params.clone(), keys, encaps })
 }
 
-fn encaps_from_bytes(p: &PyParams, cfg: &BootstrapConfig, b: &[u8]) -> PyResult<Encapsulation> {
+pub(crate) fn encaps_from_bytes(
+    p: &PyParams,
+    cfg: &BootstrapConfig,
+    b: &[u8],
+) -> PyResult<Encapsulation> {
     let h = cfg.ephemeral_h.ok_or_else(|| {
         err("evaluation keys: encapsulation keys for a circuit without an ephemeral secret")
     })?;
@@ -171,8 +178,8 @@ impl PyEvalKeys {
         rotations: Option<Vec<i64>>,
         conjugate: Option<bool>,
     ) -> PyResult<PyEvalKeys> {
-        let data = data.to_vec();
-        py.allow_threads(|| evk_from_bytes(params, &data, rotations.as_deref(), conjugate))
+        // `data` borrows an immutable `bytes` the call keeps alive: no copy of gigabytes.
+        py.allow_threads(|| evk_from_bytes(params, data, rotations.as_deref(), conjugate))
     }
     /// Only the relinearisation key, the rotation keys for `steps` and (if asked) conjugation.
     #[pyo3(signature = (steps, conjugate=false))]

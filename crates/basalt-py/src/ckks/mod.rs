@@ -11,7 +11,9 @@ mod server;
 
 pub use ciphertext::PyCiphertext;
 pub use client::PyCkks;
+pub(crate) use keys::encaps_from_bytes;
 pub use keys::{PyEvalKeys, PyKey, PyParams};
+pub(crate) use server::Boot;
 pub use server::PyServer;
 
 use pyo3::prelude::*;
