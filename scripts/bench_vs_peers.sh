@@ -6,7 +6,9 @@
 #
 #   ckks    basalt bench ntt + ckks (1546-bit chain and its residual set; 1 and 2 threads;
 #           throughput mode) beside Lattigo's ops (GOMAXPROCS 1 and 2, incl. its concurrent mode)
-#   tfhe    basalt bench pbs beside TFHE-rs's shortint 2+2 set
+#   tfhe    basalt bench pbs (PBS, KS+PBS, 64 and 512 batched KS+PBS) and basalt bench integer
+#           (uint8 and uint32 add and mul) beside TFHE-rs's shortint 2+2 set and its radix
+#           integers on the same set (1 and 2 threads each)
 #   poulpy  Poulpy's CKKS ops (NTT3x42Ifma, 1 and 2 threads) at the same ciphertext widths
 #   btp     bootstrapping, one library at a time (each needs 15-22 GB at N = 2^16): Lattigo,
 #           Basalt (full and seeded keys, 1 and 2 threads, peak memory), Poulpy's two presets
@@ -81,9 +83,10 @@ if [[ $what == poulpy || $what == all ]]; then
 fi
 if [[ $what == tfhe || $what == all ]]; then
   $B bench pbs --threads 1,2 "${Q[@]}" > "$OUT/basalt-pbs.jsonl"
+  $B bench integer --bits 8,32 --int-ops add,mul --threads 1,2 "${Q[@]}" > "$OUT/basalt-integer.jsonl"
   if peer TFHE-rs "$TFHERS" build_tfhers; then
     TQ=(); [[ $quick == 1 ]] && TQ=(--quick)
-    "$TFHERS" --threads 1,2 --skip-integer "${TQ[@]}" > "$OUT/tfhe-rs.jsonl" 2> "$OUT/tfhe-rs.stderr"
+    "$TFHERS" --threads 1,2 "${TQ[@]}" > "$OUT/tfhe-rs.jsonl" 2> "$OUT/tfhe-rs.stderr"
   fi
 fi
 if [[ $what == btp ]]; then

@@ -180,6 +180,17 @@ def pbs_tables(recs):
           ["set", "measurement", "threads", "count", "mode", "median ms", "ms per PBS", "PBS/s"], rows)
 
 
+def integer_tables(recs):
+    rows = []
+    for r in recs:
+        if r.get("library") != "basalt" or not str(r.get("bench", "")).startswith("uint"):
+            continue
+        rows.append([r["set"], r["bench"], str(r["threads"]), r.get("carry", "—"), str(r.get("reps")),
+                     fmt(r["median_ms"]), fmt(r.get("min_ms"))])
+    table("TFHE radix integers (fresh operands, result checked by decryption)",
+          ["set", "operation", "threads", "carry propagation", "reps", "median ms", "min ms"], rows)
+
+
 def main():
     d = pathlib.Path(sys.argv[1]) if len(sys.argv) > 1 else None
     recs = load_dir(d) if d and d.is_dir() else []
@@ -220,6 +231,7 @@ def main():
     ntt_tables(recs)
     bootstrap_tables(recs)
     pbs_tables(recs)
+    integer_tables(recs)
     if any(f.name.startswith(("lattigo", "tfhe-rs", "poulpy")) for f in d.glob("*.jsonl")):
         print("\n## Beside the peers (same run)\n")
         print("Ratios > 1: Basalt faster. The peers' programs and what each of them times are described "

@@ -84,16 +84,43 @@ def tfhe(d):
                 p = peer_ms(pb, 1)
                 theirs = p and p["median_ms"]
                 rows.append([bench, "1", "—", fmt(r["median_ms"]), fmt(theirs), ratio(r["median_ms"], theirs)])
-    for r in ours:
-        if r["bench"] == "ks_pbs/throughput" and r["count"] == 64:
-            p = peer_ms("ks_pbs_batch64", r["threads"])
-            theirs = p and p.get("pbs_per_s_at_median")
-            mine = r.get("pbs_per_s")
-            rows.append(["64 × KS+PBS (PBS/s)", str(r["threads"]), "batched" if r["batched"] else "one by one",
-                         fmt(mine), fmt(theirs), "—" if not (mine and theirs) else f"{mine / theirs:.2f}×"])
+    for count in (64, 512):
+        for r in ours:
+            if r["bench"] == "ks_pbs/throughput" and r["count"] == count:
+                # The TFHE-rs program times batches of 64 only.
+                p = peer_ms(f"ks_pbs_batch{count}", r["threads"])
+                theirs = p and p.get("pbs_per_s_at_median")
+                mine = r.get("pbs_per_s")
+                rows.append([f"{count} × KS+PBS (PBS/s)", str(r["threads"]),
+                             "batched" if r["batched"] else "one by one", fmt(mine),
+                             fmt(theirs) if p else "not timed by its program",
+                             "—" if not (mine and theirs) else f"{mine / theirs:.2f}×"])
     table("TFHE, TFHE-rs's default 2+2-bit set (latency: median ms, ratio = TFHE-rs / Basalt; "
           "throughput: PBS/s, ratio = Basalt / TFHE-rs; > 1 means Basalt is faster)",
           ["measurement", "threads", "mode", "Basalt", "TFHE-rs 1.8.2", "ratio"], rows)
+    integer(d)
+
+
+def integer(d):
+    """Radix integers on the 2+2-bit set: `basalt bench integer` beside TFHE-rs's
+    `add_parallelized` / `mul_parallelized` lines (same names: uint8_add, uint32_mul, ...)."""
+    ours = [r for r in load(d / "basalt-integer.jsonl") if str(r.get("bench", "")).startswith("uint")]
+    peer = [p for p in load(d / "tfhe-rs.jsonl") if str(p.get("bench", "")).startswith("uint")
+            and "PARAM_MESSAGE_2_CARRY_2_KS_PBS" in p.get("params", "")]
+    if not ours and not peer:
+        return
+    keys = sorted({(r["bench"], r["threads"]) for r in ours + peer},
+                  key=lambda k: (int(k[0][4:].split("_")[0]), k[0].split("_")[1], k[1]))
+    rows = []
+    for bench, th in keys:
+        o = next((r for r in ours if r["bench"] == bench and r["threads"] == th), None)
+        p = next((r for r in peer if r["bench"] == bench and r["threads"] == th), None)
+        mine, theirs = o and o.get("median_ms"), p and p.get("median_ms")
+        rows.append([bench, str(th), "—" if o is None else o.get("carry", "—"), fmt(mine), fmt(theirs),
+                     ratio(mine, theirs)])
+    table("Radix integers, 2+2-bit blocks on TFHE-rs's default set, fresh operands (median ms; "
+          "ratio = TFHE-rs / Basalt, > 1 means Basalt is faster)",
+          ["operation", "threads", "Basalt carry propagation", "Basalt", "TFHE-rs 1.8.2", "ratio"], rows)
 
 
 def btp(d):

@@ -14,6 +14,9 @@ pub enum Suite {
     Ckks,
     /// TFHE programmable bootstrapping (latency, batched throughput, stages) on `--set`.
     Pbs,
+    /// Radix integers on `--set` (`--bits`, `--int-ops`): lines named as TFHE-rs's integer
+    /// benchmark names them (`uint8_add`, `uint32_mul`, …), each result checked by decryption.
+    Integer,
     /// The seven HE-MxV layers encrypted for real on `--mxv-set` (long: minutes per set).
     Mxv,
     /// CKKS bootstrapping on `--preset` (`--log-slots`, `--keys`): every thread count from one
@@ -82,6 +85,12 @@ pub struct BenchArgs {
     /// TFHE parameter sets (pbs suite).
     #[arg(long = "set", value_delimiter = ',', default_value = "TFHERS_2_2_KS_PBS")]
     sets: Vec<String>,
+    /// integer: widths in bits (8, 16, 32, 64).
+    #[arg(long, value_delimiter = ',', default_value = "8,32", value_parser = radix_bits)]
+    bits: Vec<u32>,
+    /// integer: operations (add, mul, lt, eq).
+    #[arg(long = "int-ops", value_delimiter = ',', default_value = "add,mul", value_parser = int_op)]
+    int_ops: Vec<String>,
     /// Batch sizes for the PBS throughput runs.
     #[arg(long, value_delimiter = ',', default_value = "1,8,64,512", value_parser = crate::args::count)]
     counts: Vec<usize>,
@@ -188,6 +197,54 @@ fn predict(
     Ok(Some(r.seconds * 1e3))
 }
 
+/// A radix-integer width: 8, 16, 32 or 64 bits.
+fn radix_bits(s: &str) -> Result<u32, String> {
+    match s.trim().parse::<u32>() {
+        Ok(b @ (8 | 16 | 32 | 64)) => Ok(b),
+        _ => Err(format!("{s:?}: radix integers are 8, 16, 32 or 64 bits")),
+    }
+}
+
+/// A radix-integer operation the integer suite measures.
+fn int_op(s: &str) -> Result<String, String> {
+    basalt_bench::tfhe_integer::IntOp::parse(s.trim())
+        .map(|o| o.name().to_string())
+        .ok_or(format!("{s:?}: integer operations are add, mul, lt and eq"))
+}
+
+/// `basalt bench integer`: every `--bits` × `--int-ops` × `--threads` on each `--set`.
+fn integer(a: &BenchArgs, emit: &mut dyn FnMut(Value)) -> Result<(), String> {
+    use basalt_bench::tfhe_integer::{IntOp, IntegerBenchOptions, run_integer_bench};
+    let ops = a
+        .int_ops
+        .iter()
+        .map(|o| {
+            IntOp::parse(o).ok_or(format!("{o:?}: integer operations are add, mul, lt and eq"))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let opts = IntegerBenchOptions {
+        threads: a.threads.clone(),
+        bits: if a.quick { vec![8] } else { a.bits.clone() },
+        ops,
+        reps: if a.quick { 1 } else { a.reps },
+        ..Default::default()
+    };
+    for set in &a.sets {
+        eprintln!("bench integer: {set}, {:?} bits, threads {:?} …", opts.bits, opts.threads);
+        let params =
+            basalt_tfhe::TfheParams::preset(set, a.allow_insecure).map_err(|e| e.to_string())?;
+        let mut err = None;
+        run_integer_bench(&params, &opts, &mut |r| match serde_json::to_value(r) {
+            Ok(v) => emit(v),
+            Err(e) => err = Some(e.to_string()),
+        })?;
+        if let Some(e) = err {
+            return Err(e);
+        }
+    }
+    Ok(())
+}
+
 pub fn run(a: &BenchArgs) -> Result<(), String> {
     use basalt_bench::harness::{Pools, Timing};
     let timing = if a.quick {
@@ -245,6 +302,9 @@ pub fn run(a: &BenchArgs) -> Result<(), String> {
             basalt_bench::tfhe::run_pbs_bench_named(set, a.allow_insecure, &opts, &mut sink)
                 .map_err(|e| e.to_string())?;
         }
+    }
+    if a.suite == Suite::Integer {
+        integer(a, &mut |v| emit(v))?;
     }
     if a.suite == Suite::Mxv {
         let layers: Vec<basalt_circuits::mxv_suite::Layer> = if a.layers.is_empty() {

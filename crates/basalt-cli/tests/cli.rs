@@ -520,6 +520,8 @@ fn bad_numbers_are_refused_naming_the_option() {
         (vec!["bench", "ntt", "--log-n", "40"], "--log-n"),
         (vec!["bench", "ntt", "--min-time", "nan"], "--min-time"),
         (vec!["bench", "pbs", "--counts", "8,0"], "--counts"),
+        (vec!["bench", "integer", "--bits", "12"], "--bits"),
+        (vec!["bench", "integer", "--int-ops", "add,div"], "--int-ops"),
         (vec!["bench", "bootstrap", "--reps", "0"], "--reps"),
         (vec!["bench", "lintrans", "--quick", "--lt-reps", "0"], "--lt-reps"),
         (vec!["bench", "lintrans", "--quick", "--n1", "0"], "--n1"),

@@ -461,13 +461,19 @@ pub struct NnOptions {
     pub images: Option<usize>,
     /// Polynomial sizes (default: 1024 quick, all three full).
     pub sizes: Option<Vec<usize>>,
-    /// Time one inference with each schedule on 1 and 2 threads.
+    /// Time one inference with each schedule on 1 and 2 threads (four more inferences per
+    /// size, two of them on one thread).
     pub timing: bool,
+    /// Report each key generation, image and timing run on stderr as it ends.
+    pub progress: bool,
 }
 
 /// `basalt workload run nn-20|nn-50|nn-100 [--quick] [--threads T]`.
 pub fn run(name: &str, quick: bool, threads: Option<usize>) -> Result<Value, String> {
-    run_with(name, &NnOptions { quick, threads, images: None, sizes: None, timing: true })
+    run_with(
+        name,
+        &NnOptions { quick, threads, images: None, sizes: None, timing: true, progress: false },
+    )
 }
 
 fn pool(t: usize) -> Result<rayon::ThreadPool, String> {
@@ -504,22 +510,36 @@ pub fn run_with(name: &str, o: &NnOptions) -> Result<Value, String> {
         if params.plaintext_modulus() != net.p {
             return Err(format!("NN_N{n}: plaintext modulus differs from the network's"));
         }
+        let say = |msg: String| {
+            if o.progress {
+                eprintln!("{}: {msg}", params.name);
+            }
+        };
+        let t = Instant::now();
         let mut rng = Csprng::from_os();
         let ck = ClientKey::<u64>::with_rng(&params, &mut rng).map_err(|e| e.to_string())?;
         let sk = ck.server_key_with(&mut rng);
+        let keygen_seconds = t.elapsed().as_secs_f64();
+        say(format!("keys in {keygen_seconds:.1} s"));
         let lut = Lut::from_fn(&params, |v| net.relu_table(v));
         let mut agree_logits = 0;
         let mut agree_class = 0;
         let mut correct = 0;
         let t = Instant::now();
         pool(threads)?.install(|| -> Result<(), String> {
-            for (im, &label) in test.images.iter().zip(&test.labels).take(images) {
-                let (logits, _) =
+            for (i, (im, &label)) in test.images.iter().zip(&test.labels).take(images).enumerate() {
+                let (logits, times) =
                     encrypted_logits(&net, &ck, &sk, &lut, im, Schedule::Batched, &mut rng)?;
                 let want = net.plain_logits(im);
                 agree_logits += (logits == want) as usize;
                 agree_class += (argmax(&logits) == argmax(&want)) as usize;
                 correct += (argmax(&logits) == label) as usize;
+                say(format!(
+                    "image {}/{images}: {:.1} s ({threads} threads, batched), logits {}",
+                    i + 1,
+                    times.iter().sum::<f64>(),
+                    if logits == want { "agree" } else { "DIFFER" }
+                ));
             }
             Ok(())
         })?;
@@ -531,6 +551,10 @@ pub fn run_with(name: &str, o: &NnOptions) -> Result<Value, String> {
                 for sched in [Schedule::Unbatched, Schedule::Batched] {
                     let (_, times) = pool(th)?
                         .install(|| encrypted_logits(&net, &ck, &sk, &lut, im, sched, &mut rng))?;
+                    say(format!(
+                        "timing, {th} thread(s), {sched:?}: {:.1} s",
+                        times.iter().sum::<f64>()
+                    ));
                     timing.push(json!({
                         "threads": th,
                         "schedule": if sched == Schedule::Batched { "batched" } else { "unbatched" },
@@ -555,6 +579,7 @@ pub fn run_with(name: &str, o: &NnOptions) -> Result<Value, String> {
             "agreement_logits": agree_logits as f64 / images.max(1) as f64,
             "agreement_threads": threads,
             "agreement_seconds_per_image": agreement_seconds / images.max(1) as f64,
+            "keygen_seconds": keygen_seconds,
             "timing": timing,
             "strix_model": strix,
         }));
