@@ -54,6 +54,7 @@ use crate::units;
 /// when the trace stands for bootstraps it does not contain (time it with
 /// [`crate::refresh::simulate_with_bootstrap`]).
 pub fn simulate(machine: &Machine, trace: &Trace) -> Result<Report, SimError> {
+    crate::refresh::check_marker_form(trace)?;
     let markers = crate::refresh::bootstrap_markers(trace);
     if markers > 0 {
         return Err(SimError::UntimedBootstraps { markers });
@@ -85,7 +86,8 @@ pub(crate) fn simulate_unmarked(machine: &Machine, trace: &Trace) -> Result<Repo
                     return Err(SimError::BadTrace("region exit without enter".into()));
                 }
             }
-            Event::Key { .. } => {}
+            // Markers are cut out by `refresh` before a trace reaches here.
+            Event::Key { .. } | Event::Marker { .. } => {}
             Event::Kernel(k) => {
                 let is_barrier = barrier && matches!(k, Kernel::BConv { .. });
                 if is_barrier {
