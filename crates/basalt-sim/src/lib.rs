@@ -11,6 +11,7 @@
 //! * [`units`] — one cost model per unit class (NTT, BConv, automorphism, element-wise, KSHGen,
 //!   TFHE PBS cluster);
 //! * [`memory`] — HBM traffic by kind and the on-chip store (Belady / LRU);
+//! * [`bandwidth`] — HBM latency and banks, on-chip store banking, prefetch bounded by capacity;
 //! * [`schedule`] — compute/memory overlap per window, stall accounting, regions;
 //! * [`refresh`] — programs whose bootstraps are markers (`basalt_trace::Marker::Bootstrap`),
 //!   timed from one recorded bootstrap;
@@ -31,6 +32,7 @@
 //! assert!(r.seconds > 5e-6);
 //! ```
 
+pub mod bandwidth;
 mod error;
 pub mod fragmentation;
 pub mod grid;

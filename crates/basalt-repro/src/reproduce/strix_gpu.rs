@@ -1,5 +1,5 @@
 //! Strix §III / Fig. 2 rows: blind-rotation fragmentation of NuFHE on a Titan RTX
-//! ([`crate::fragmentation`]), from `data/machines/gpu/titan_rtx_nufhe.toml`.
+//! ([`basalt_sim::fragmentation`]), from `data/machines/gpu/titan_rtx_nufhe.toml`.
 
 use std::path::Path;
 
