@@ -197,8 +197,7 @@ def test_bootstrap_markers_are_timed_from_a_bootstrap_trace_or_refused():
         x.rotate(1)
     # The op, a bootstrap marker (as ResNet-20 and sort record them), the op again.
     events = json.loads(r.trace.to_json())["events"]
-    marker = [{"ev": "Enter", "name": "bootstrap (timed from the Bootstrap program)"},
-              {"ev": "Exit"}]
+    marker = [{"ev": "Marker", "marker": "bootstrap"}]
     marked = basalt.sim.Trace.from_json(json.dumps({"events": events + marker + events}))
     with pytest.raises(BasaltError, match="1 bootstrap"):
         run(marked, "craterlake")

@@ -281,7 +281,7 @@ pub fn validate_bootstrap(
         let stats = measure(Duration::ZERO, || drop(bt.bootstrap(&eval, encaps.as_ref(), &ct)));
         Ok(cpu_s(stats))
     })?;
-    let trace = basalt_workloads::sim_source::record_program(&basalt_sim::Program::Bootstrap {
+    let trace = basalt_repro::library::record_program(&basalt_repro::Program::Bootstrap {
         preset: preset.to_string(),
         log_slots: Some(log_slots),
         dft: None,

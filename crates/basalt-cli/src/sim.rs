@@ -182,10 +182,10 @@ pub fn run(a: &SimArgs) -> Result<(), String> {
     match &a.cmd {
         SimCmd::Reproduce { paper, json, markdown, data, plot } => {
             // Bootstrapping rows need whole programs: the libraries record them here.
-            let r = basalt_workloads::sim_source::reproduce(paper.as_deref(), &resolve_data(data))
+            let r = basalt_repro::library::reproduce(paper.as_deref(), &resolve_data(data))
                 .map_err(|e| e.to_string())?;
             if let Some(p) = plot {
-                write_file(p, &basalt_sim::plot::reproduce_svg(&r))?;
+                write_file(p, &basalt_repro::plot::reproduce_svg(&r))?;
             }
             if *json {
                 println!("{}", serde_json::to_string_pretty(&r).map_err(|e| e.to_string())?);

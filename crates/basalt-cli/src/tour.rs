@@ -317,23 +317,23 @@ fn papers(quick: bool) -> Result<(), String> {
         if quick { "HE-MxV and Strix" } else { "all five papers, about a minute" }
     ));
     let data = &crate::sim::resolve_data(std::path::Path::new("data"));
-    if !basalt_sim::source::exists(&data.join("papers")) {
+    if !basalt_repro::data::exists(&data.join("papers")) {
         eprintln!("   (skipped: data/papers not found; set BASALT_DATA to the repository's data)");
         return Ok(());
     }
     // One call for all five runs the papers in parallel; the quick tour names its two.
     let r = timed("reproduce", || {
         if !quick {
-            return basalt_workloads::sim_source::reproduce(None, data);
+            return basalt_repro::library::reproduce(None, data);
         }
-        list.iter().try_fold(basalt_sim::ReproReport::default(), |mut acc, p| {
-            acc.rows.extend(basalt_workloads::sim_source::reproduce(Some(p), data)?.rows);
+        list.iter().try_fold(basalt_repro::ReproReport::default(), |mut acc, p| {
+            acc.rows.extend(basalt_repro::library::reproduce(Some(p), data)?.rows);
             Ok(acc)
         })
     })
     .map_err(|e| e.to_string())?;
     for p in list {
-        for role in [basalt_sim::papers::Role::Target, basalt_sim::papers::Role::Validation] {
+        for role in [basalt_repro::papers::Role::Target, basalt_repro::papers::Role::Validation] {
             let rows: Vec<_> = r.rows.iter().filter(|x| x.paper == *p && x.role == role).collect();
             if rows.is_empty() {
                 continue;

@@ -1,8 +1,10 @@
 //! `basalt trace`: run a CKKS program in trace mode (symbolic ciphertexts: no arithmetic) and
 //! print the kernel stream as JSON, for `basalt sim run` or any other tool.
 
+use clap::builder::TypedValueParser;
 use clap::{Args, ValueEnum};
 
+use basalt_circuits::lintrans::Hoisting;
 use basalt_ckks::{Ciphertext, Evaluator, KeyGenerator, KsVariant, Parameters};
 use basalt_trace::{Trace, record};
 
@@ -80,8 +82,13 @@ pub struct TraceArgs {
     #[arg(long, value_parser = crate::args::count_u32)]
     pub dft_n1: Option<u32>,
     /// Bootstrap (with `--dft-n1`) and networks: hoisting of the BSGS baby steps.
-    #[arg(long, value_enum, default_value = "double")]
-    pub dft_hoisting: DftHoistingArg,
+    #[arg(
+        long,
+        default_value = "double",
+        value_parser = clap::builder::PossibleValuesParser::new(["none", "single", "double"])
+            .try_map(|s| s.parse::<Hoisting>())
+    )]
+    pub dft_hoisting: Hoisting,
     /// Networks only: Lattigo's baby-step-centric BSGS order instead of Osiris' giant-step-centric one.
     #[arg(long)]
     pub plain_order: bool,
@@ -116,29 +123,12 @@ impl TraceArgs {
             seeded: false,
             log_slots: None,
             dft_n1: None,
-            dft_hoisting: DftHoistingArg::Double,
+            dft_hoisting: Hoisting::Double,
             plain_order: false,
             stored_diagonals: false,
             max_partials: 4,
             steps: 150,
             allow_insecure: false,
-        }
-    }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum DftHoistingArg {
-    None,
-    Single,
-    Double,
-}
-
-impl From<DftHoistingArg> for basalt_sim::DftHoisting {
-    fn from(h: DftHoistingArg) -> Self {
-        match h {
-            DftHoistingArg::None => basalt_sim::DftHoisting::None,
-            DftHoistingArg::Single => basalt_sim::DftHoisting::Single,
-            DftHoistingArg::Double => basalt_sim::DftHoisting::Double,
         }
     }
 }
@@ -150,7 +140,7 @@ pub fn record_program(params: &Parameters, a: &TraceArgs) -> Result<Trace, Strin
     if let Some(p) = workload(a) {
         // The recorder `sim reproduce` uses (seeded keys on request, the workloads' own
         // circuits), so a printed trace is the one a reproduction row timed.
-        return basalt_workloads::sim_source::record_program(&p);
+        return basalt_repro::library::record_program(&p);
     }
     let level = a.level.unwrap_or(params.max_level());
     let kg = KeyGenerator::new(params);
@@ -196,47 +186,47 @@ pub fn record_program(params: &Parameters, a: &TraceArgs) -> Result<Trace, Strin
 
 /// The simulator's description of a workload program (bootstrap, networks, sort), or `None`
 /// for the single-operation programs recorded here.
-fn workload(a: &TraceArgs) -> Option<basalt_sim::Program> {
+fn workload(a: &TraceArgs) -> Option<basalt_repro::Program> {
     let (preset, seeded) = (a.preset.clone(), a.seeded);
     Some(match a.program {
-        Program::Bootstrap => basalt_sim::Program::Bootstrap {
+        Program::Bootstrap => basalt_repro::Program::Bootstrap {
             preset,
             log_slots: a.log_slots,
-            dft: a.dft_n1.map(|n1| basalt_sim::DftPlan {
+            dft: a.dft_n1.map(|n1| basalt_repro::DftPlan {
                 n1,
-                hoisting: a.dft_hoisting.into(),
+                hoisting: a.dft_hoisting,
                 max_partials: a.max_partials,
                 of_limb: !a.stored_diagonals,
             }),
             seeded,
         },
-        Program::Resnet20 => basalt_sim::Program::Resnet20 { preset, sparse: None, seeded },
+        Program::Resnet20 => basalt_repro::Program::Resnet20 { preset, sparse: None, seeded },
         Program::MnistLola | Program::MnistMlp | Program::MnistLenet => {
-            basalt_sim::Program::Mnist {
+            basalt_repro::Program::Mnist {
                 net: match a.program {
-                    Program::MnistLola => basalt_sim::MnistNet::Lola,
-                    Program::MnistMlp => basalt_sim::MnistNet::Mlp,
-                    _ => basalt_sim::MnistNet::Lenet,
+                    Program::MnistLola => basalt_repro::MnistNet::Lola,
+                    Program::MnistMlp => basalt_repro::MnistNet::Mlp,
+                    _ => basalt_repro::MnistNet::Lenet,
                 },
                 preset,
-                hoisting: a.dft_hoisting.into(),
+                hoisting: a.dft_hoisting,
                 gsc: !a.plain_order,
                 max_partials: a.max_partials,
                 of_limb: !a.stored_diagonals,
                 seeded,
             }
         }
-        Program::Lstm => basalt_sim::Program::Lstm { preset, steps: a.steps, seeded },
-        Program::MnistLolaEncrypted | Program::LolaCifar => basalt_sim::Program::Lola {
+        Program::Lstm => basalt_repro::Program::Lstm { preset, steps: a.steps, seeded },
+        Program::MnistLolaEncrypted | Program::LolaCifar => basalt_repro::Program::Lola {
             net: if a.program == Program::LolaCifar {
-                basalt_sim::LolaNet::Cifar
+                basalt_repro::LolaNet::Cifar
             } else {
-                basalt_sim::LolaNet::MnistEncryptedWeights
+                basalt_repro::LolaNet::MnistEncryptedWeights
             },
             preset,
             seeded,
         },
-        Program::Logreg => basalt_sim::Program::Logreg {
+        Program::Logreg => basalt_repro::Program::Logreg {
             preset,
             start_limbs: a.level.map_or(38, |l| l as u32 + 1),
             iterations: a.steps,
@@ -244,7 +234,7 @@ fn workload(a: &TraceArgs) -> Option<basalt_sim::Program> {
             seeded,
         },
         Program::Sort => {
-            basalt_sim::Program::Sort { preset, log_len: a.log_slots.unwrap_or(14), seeded }
+            basalt_repro::Program::Sort { preset, log_len: a.log_slots.unwrap_or(14), seeded }
         }
         Program::Hmult
         | Program::MulRelin

@@ -70,7 +70,9 @@ pub fn run(a: &WorkloadArgs) -> Result<(), String> {
                 progress: !*json || std::io::IsTerminal::is_terminal(&std::io::stderr()),
                 allow_insecure: *allow_insecure,
             };
-            let record = registry::run(name, &opts).map_err(|e| e.to_string())?;
+            let mut record = registry::run(name, &opts).map_err(|e| e.to_string())?;
+            // The TFHE networks' Strix time: a simulator figure, added above the workloads.
+            basalt_repro::strix_nn::annotate(name, &mut record)?;
             if *json {
                 println!("{record}");
             } else {

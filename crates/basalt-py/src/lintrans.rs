@@ -78,12 +78,7 @@ fn strategy(
     max_partials: usize,
     of_limb: bool,
 ) -> PyResult<Strategy> {
-    let hoisting = match hoisting {
-        "none" => Hoisting::None,
-        "single" => Hoisting::Single,
-        "double" => Hoisting::Double,
-        h => return Err(err(format!("hoisting must be none, single or double, not {h:?}"))),
-    };
+    let hoisting: Hoisting = hoisting.parse().map_err(err)?;
     let order = match order {
         "baby-step" => GscOrder::BabyStepCentric,
         "giant-step" => GscOrder::GiantStepCentric { max_partials, of_limb },

@@ -138,7 +138,7 @@ fn sim_check_machine(path: &str, overrides: Vec<String>) -> PyResult<()> {
 fn sim_reproduce(py: Python<'_>, data: Option<String>, paper: Option<String>) -> PyResult<String> {
     let dir = data.map_or_else(|| basalt_sim::source::builtin_dir().to_path_buf(), Into::into);
     let r = py
-        .allow_threads(|| basalt_workloads::sim_source::reproduce(paper.as_deref(), &dir))
+        .allow_threads(|| basalt_repro::library::reproduce(paper.as_deref(), &dir))
         .map_err(err)?;
     serde_json::to_string(&r).map_err(err)
 }

@@ -30,7 +30,9 @@ fn workloads_run(
         return Err(err("threads must be at least 1"));
     }
     let opts = RunOptions { preset, quick, threads, progress, allow_insecure };
-    let record = py.allow_threads(|| registry::run(name, &opts)).map_err(err)?;
+    let mut record = py.allow_threads(|| registry::run(name, &opts)).map_err(err)?;
+    // The TFHE networks' Strix time: a simulator figure, added above the workloads.
+    basalt_repro::strix_nn::annotate(name, &mut record).map_err(err)?;
     Ok(record.to_string())
 }
 

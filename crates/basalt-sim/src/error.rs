@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-/// Errors from loading machines and paper data, or from simulating a trace on a machine.
+/// Errors from loading machines, or from simulating a trace on a machine.
 #[derive(Debug, thiserror::Error)]
 pub enum SimError {
     #[error("cannot read {path}: {source}")]
@@ -31,19 +31,13 @@ pub enum SimError {
     )]
     DoesNotFit { machine: String, need_mib: f64, onchip_mib: f64, hbm_gib: f64 },
     #[error(
-        "the trace stands for {markers} bootstrap(s) it does not contain (empty `bootstrap` \
-         regions): time it with a bootstrap trace (`basalt sim run --bootstrap-trace b.json`, \
+        "the trace stands for {markers} bootstrap(s) it does not contain (bootstrap markers): \
+         time it with a bootstrap trace (`basalt sim run --bootstrap-trace b.json`, \
          `basalt_sim::refresh::simulate_with_bootstrap`)"
     )]
     UntimedBootstraps { markers: usize },
     #[error("trace is malformed: {0}")]
     BadTrace(String),
-    #[error("{path}:{line}: {message}")]
-    PaperData { path: PathBuf, line: usize, message: String },
-    #[error("trace source could not record {program}: {message}")]
-    TraceSource { program: String, message: String },
-    #[error("unknown paper `{0}` (known: osiris, fab, mxv, craterlake, strix)")]
-    UnknownPaper(String),
     #[error("grid: {0}")]
     Grid(String),
     #[error("`{field}` does not change how a recorded trace is timed: {takes_effect}")]

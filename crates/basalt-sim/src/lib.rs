@@ -1,8 +1,9 @@
 //! basalt-sim: a trace-driven performance model of FHE accelerators.
 //!
 //! The simulator times the very kernel traces Basalt's libraries record (`basalt-trace`) on a
-//! machine described as data (`data/machines/*.toml`), and compares its figures with the
-//! papers' tables (`data/papers/<paper>/*.csv`). Layout (STYLE.md §6):
+//! machine described as data (`data/machines/*.toml`). It depends on `basalt-trace` alone: the
+//! papers' tables, their readings and the reproduction report that compares the model with them
+//! live in `basalt-repro`, above the workloads that record the programs. Layout (STYLE.md §6):
 //!
 //! * [`machine`] — the machine schema, strict loading with named errors;
 //! * [`grid`] — design-space grids: latency, area, energy, EDP per point, Pareto front;
@@ -10,13 +11,15 @@
 //! * [`units`] — one cost model per unit class (NTT, BConv, automorphism, element-wise, KSHGen,
 //!   TFHE PBS cluster);
 //! * [`memory`] — HBM traffic by kind and the on-chip store (Belady / LRU);
+//! * [`bandwidth`] — HBM latency and banks, on-chip store banking, prefetch bounded by capacity;
 //! * [`schedule`] — compute/memory overlap per window, stall accounting, regions;
-//! * [`refresh`] — programs whose bootstraps are markers, timed from one recorded bootstrap;
+//! * [`refresh`] — programs whose bootstraps are markers (`basalt_trace::Marker::Bootstrap`),
+//!   timed from one recorded bootstrap;
 //! * [`physical`] — area and energy per action, scaled with lanes, word size and node;
 //! * [`report`] — latency, utilisation, traffic, energy, power (text and serde);
-//! * [`papers`] / [`reproduce`](mod@reproduce) — paper data and "ours vs theirs" per row;
-//! * [`source`] — the built-in machine files and paper data, user paths, `extends`;
-//! * [`synth`] — closed-form kernel-stream generators used until library traces exist.
+//! * [`plot`] — SVG figures of reports, sweeps, grids and ratio plots;
+//! * [`source`] — the built-in machine files, user paths, `extends`;
+//! * [`synth`] — closed-form kernel streams of the papers' listings, for tests and cross-checks.
 //!
 //! # Example
 //! ```
@@ -29,18 +32,17 @@
 //! assert!(r.seconds > 5e-6);
 //! ```
 
+pub mod bandwidth;
 mod error;
 pub mod fragmentation;
 pub mod grid;
 pub mod machine;
 pub mod memory;
 mod overrides;
-pub mod papers;
 pub mod physical;
 pub mod plot;
 pub mod refresh;
 pub mod report;
-pub mod reproduce;
 pub mod schedule;
 mod selector;
 pub mod source;
@@ -51,9 +53,4 @@ pub use error::SimError;
 pub use machine::Machine;
 pub use overrides::check_timing_overrides;
 pub use report::Report;
-pub use reproduce::{ReproReport, reproduce, reproduce_with};
 pub use schedule::simulate;
-pub use synth::{
-    BOOTSTRAP_REGION, ClosedForm, DftHoisting, DftPlan, HelrStep, LolaNet, MnistNet, Program,
-    ResnetSparse, TraceSource, Workload,
-};

@@ -114,6 +114,28 @@ pub struct Memory {
     /// Off in every machine file: a what-if (`basalt sim run --set memory.warm=true`).
     #[serde(default)]
     pub warm: bool,
+    /// HBM first-word latency, ns: a load's data arrives this long after the channel sends it
+    /// ([`crate::bandwidth`]). Absent = 0.
+    #[serde(default)]
+    pub hbm_latency_ns: Option<f64>,
+    /// HBM banks that activate rows in parallel (all channels together), the row size in bytes
+    /// and the row cycle tRC in ns: all three, or none (no bank model).
+    #[serde(default)]
+    pub hbm_banks: Option<u32>,
+    #[serde(default)]
+    pub hbm_row_bytes: Option<u32>,
+    #[serde(default)]
+    pub hbm_row_cycle_ns: Option<f64>,
+    /// On-chip bytes that may hold data loaded ahead of the window reading it, MiB. Absent =
+    /// `onchip_mib`.
+    #[serde(default)]
+    pub prefetch_mib: Option<f64>,
+    /// Banks of the on-chip store and the bytes each moves per cycle: both, or neither (no
+    /// SRAM bandwidth limit).
+    #[serde(default)]
+    pub sram_banks: Option<u32>,
+    #[serde(default)]
+    pub sram_bank_bytes_per_cycle: Option<f64>,
     pub source: String,
 }
 
@@ -423,6 +445,33 @@ impl Machine {
         if let Some(a) = self.memory.output_overhead_ns_per_word {
             pos("memory.output_overhead_ns_per_word", a)?;
         }
+        let mem = &self.memory;
+        for (f, v) in [
+            ("memory.hbm_latency_ns", mem.hbm_latency_ns),
+            ("memory.hbm_banks", mem.hbm_banks.map(f64::from)),
+            ("memory.hbm_row_bytes", mem.hbm_row_bytes.map(f64::from)),
+            ("memory.hbm_row_cycle_ns", mem.hbm_row_cycle_ns),
+            ("memory.prefetch_mib", mem.prefetch_mib),
+            ("memory.sram_banks", mem.sram_banks.map(f64::from)),
+            ("memory.sram_bank_bytes_per_cycle", mem.sram_bank_bytes_per_cycle),
+        ] {
+            if let Some(v) = v {
+                pos(f, v)?;
+            }
+        }
+        let incomplete = |group: &[bool]| group.iter().any(|b| *b) && !group.iter().all(|b| *b);
+        let banks =
+            [mem.hbm_banks.is_some(), mem.hbm_row_bytes.is_some(), mem.hbm_row_cycle_ns.is_some()];
+        let sram = [mem.sram_banks.is_some(), mem.sram_bank_bytes_per_cycle.is_some()];
+        if incomplete(&banks) || incomplete(&sram) {
+            return Err(SimError::BadUnit {
+                machine: self.name.clone(),
+                unit: "memory".into(),
+                message: "give hbm_banks, hbm_row_bytes and hbm_row_cycle_ns together, \
+                          and sram_banks with sram_bank_bytes_per_cycle"
+                    .into(),
+            });
+        }
         for (f, v) in [
             ("schedule.rf_ports", self.schedule.rf_ports),
             ("schedule.rf_port_lanes", self.schedule.rf_port_lanes),
@@ -721,12 +770,36 @@ source = "test"
                 "eviction = \"lru\"\noutput_overhead_ns_per_word = -0.5",
                 "memory.output_overhead_ns_per_word",
             ),
+            (
+                "eviction = \"lru\"",
+                "eviction = \"lru\"\nhbm_latency_ns = -1.0",
+                "memory.hbm_latency_ns",
+            ),
+            ("eviction = \"lru\"", "eviction = \"lru\"\nprefetch_mib = 0.0", "memory.prefetch_mib"),
+            (
+                "eviction = \"lru\"",
+                "eviction = \"lru\"\nsram_banks = 0\nsram_bank_bytes_per_cycle = 8.0",
+                "memory.sram_banks",
+            ),
         ] {
             match load(&MINIMAL.replace(from, to)) {
                 Err(SimError::NonPositive { field: f, .. }) => assert_eq!(f, field),
                 other => panic!("{to}: {other:?}"),
             }
         }
+    }
+
+    #[test]
+    fn memory_models_need_all_their_parameters() {
+        let e = load(&MINIMAL.replace("eviction = \"lru\"", "eviction = \"lru\"\nhbm_banks = 64"));
+        let e = e.unwrap_err().to_string();
+        assert!(e.contains("hbm_row_bytes") && e.contains("together"), "{e}");
+        let e = load(&MINIMAL.replace("eviction = \"lru\"", "eviction = \"lru\"\nsram_banks = 8"));
+        assert!(e.unwrap_err().to_string().contains("sram_bank_bytes_per_cycle"));
+        let full = "eviction = \"lru\"\nhbm_banks = 64\nhbm_row_bytes = 1024\nhbm_row_cycle_ns = 45.0\n\
+                    hbm_latency_ns = 100.0\nsram_banks = 32\nsram_bank_bytes_per_cycle = 64.0";
+        let m = load(&MINIMAL.replace("eviction = \"lru\"", full)).unwrap();
+        assert_eq!((m.memory.hbm_banks, m.memory.sram_banks), (Some(64), Some(32)));
     }
 
     #[test]

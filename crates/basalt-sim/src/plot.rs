@@ -21,7 +21,6 @@ use serde::Serialize;
 
 use crate::machine::{Machine, Overlap};
 use crate::report::Report;
-use crate::reproduce::ReproReport;
 
 const W: f64 = 720.0;
 const H: f64 = 440.0;
@@ -189,7 +188,8 @@ fn nice_step(span: f64) -> f64 {
     }
 }
 
-fn fmt_num(v: f64) -> String {
+/// A number as the figures print it.
+pub fn fmt_num(v: f64) -> String {
     if v == 0.0 {
         "0".into()
     } else if v.abs() >= 1e4 || v.abs() < 1e-2 {
@@ -453,25 +453,34 @@ pub fn sweep_svg(machine: &str, field: &str, ylabel: &str, pts: &[SweepPoint]) -
     s.finish()
 }
 
-/// Ours / theirs for every modelled paper row (log scale), grey band = ±tolerance around 1.
-pub fn reproduce_svg(rr: &ReproReport) -> String {
-    let rows: Vec<_> = rr.rows.iter().filter(|r| r.ratio.is_some_and(|x| x > 0.0)).collect();
-    let mut s =
-        Svg::new("paper reproduction: ours / theirs per modelled row", "row", "ours / theirs");
-    let lo = rows.iter().filter_map(|r| r.ratio).fold(0.5, f64::min);
-    let hi = rows.iter().filter_map(|r| r.ratio).fold(2.0, f64::max);
+/// One point of [`ratio_svg`]: a ratio (ours / theirs), its tolerance band, the series it
+/// belongs to (coloured and listed in a legend) and its tooltip.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RatioPoint {
+    pub series: String,
+    pub ratio: f64,
+    pub tolerance: f64,
+    pub tip: String,
+}
+
+/// Ratios on a log scale, one per slot in order, each over a grey band of ±its tolerance around
+/// 1 (the reproduction report's figure). Points with a non-positive ratio are skipped.
+pub fn ratio_svg(title: &str, ylabel: &str, points: &[RatioPoint]) -> String {
+    let rows: Vec<_> = points.iter().filter(|r| r.ratio > 0.0).collect();
+    let mut s = Svg::new(title, "row", ylabel);
+    let lo = rows.iter().map(|r| r.ratio).fold(0.5, f64::min);
+    let hi = rows.iter().map(|r| r.ratio).fold(2.0, f64::max);
     let ya = Axis::new(lo, hi, true, H - MB, MT);
     y_ticks(&mut s, &ya);
     s.line(ML, ya.px(1.0), W - MR, ya.px(1.0), r#"stroke="black" stroke-dasharray="4 3""#);
     let slot = (W - ML - MR) / rows.len().max(1) as f64;
-    let papers: Vec<&str> = {
-        let mut p: Vec<&str> = rows.iter().map(|r| r.paper.as_str()).collect();
+    let series: Vec<&str> = {
+        let mut p: Vec<&str> = rows.iter().map(|r| r.series.as_str()).collect();
         p.dedup();
         p
     };
     for (i, r) in rows.iter().enumerate() {
         let x = ML + slot * (i as f64 + 0.5);
-        let ratio = r.ratio.unwrap_or(1.0);
         let tol = r.tolerance.clamp(0.0, 0.99);
         let (b0, b1) = (ya.px(1.0 + tol), ya.px(1.0 - tol));
         let _ = writeln!(
@@ -481,21 +490,10 @@ pub fn reproduce_svg(rr: &ReproReport) -> String {
             slot * 0.8,
             (b1 - b0).max(0.5)
         );
-        let c = papers.iter().position(|p| *p == r.paper).unwrap_or(0) % PALETTE.len();
-        let tip = format!(
-            "{} {} {} {}: ours {} theirs {} ({:?}, {})",
-            r.paper,
-            r.table,
-            r.row,
-            r.metric,
-            r.ours.map_or("-".into(), fmt_num),
-            fmt_num(r.theirs),
-            r.role,
-            if r.within == Some(true) { "within" } else { "outside" }
-        );
-        s.circle(x, ya.px(ratio), PALETTE[c], &tip);
+        let c = series.iter().position(|p| *p == r.series).unwrap_or(0) % PALETTE.len();
+        s.circle(x, ya.px(r.ratio), PALETTE[c], &r.tip);
     }
-    for (i, p) in papers.iter().enumerate() {
+    for (i, p) in series.iter().enumerate() {
         let _ = writeln!(
             s.out,
             r#"<text x="{:.2}" y="{}" fill="{}">● {}</text>"#,
@@ -768,15 +766,20 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn reproduction_ratios_plot_every_modelled_row() {
-        let data = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data");
-        let rr = crate::reproduce(Some("strix"), std::path::Path::new(data)).unwrap();
-        let svg = reproduce_svg(&rr);
+    fn ratio_plots_draw_every_positive_ratio_with_its_band() {
+        let p = |series: &str, ratio: f64| RatioPoint {
+            series: series.into(),
+            ratio,
+            tolerance: 0.1,
+            tip: format!("{series} <{ratio}>"),
+        };
+        let pts = [p("a", 1.0), p("a", 0.5), p("b", 3.0), p("b", 0.0)];
+        let svg = ratio_svg("t", "ours / theirs", &pts);
         check_xml(&svg).unwrap();
-        let modelled = rr.rows.iter().filter(|r| r.ratio.is_some_and(|x| x > 0.0)).count();
-        assert!(modelled > 0);
-        assert_eq!(svg.matches(r#"<circle class="point""#).count(), modelled);
-        assert!(svg.contains(">ours / theirs</text>"));
+        assert_eq!(svg.matches(r#"<circle class="point""#).count(), 3);
+        assert_eq!(svg.matches(r#"class="band""#).count(), 3);
+        assert!(svg.contains(">ours / theirs</text>") && svg.contains("&lt;3&gt;"));
+        assert!(svg.contains("● a") && svg.contains("● b"));
     }
 
     #[test]

@@ -1,55 +1,58 @@
-//! Programs whose bootstraps are markers: an empty region named [`BOOTSTRAP_REGION`] where the
-//! program refreshed a ciphertext. A whole ResNet-20 or sort holds dozens to hundreds of
-//! identical bootstraps, each seconds to record at N = 2^16, so the workloads record each as a
-//! marker and the simulator times it from one separately recorded bootstrap.
+//! Programs whose bootstraps are markers: a [`Marker::Bootstrap`] event where the program
+//! refreshed a ciphertext. A whole ResNet-20 or sort holds dozens to hundreds of identical
+//! bootstraps, each seconds to record at N = 2^16, so the workloads record each as a marker
+//! (`basalt_trace::mark`) and the simulator times it from one separately recorded bootstrap.
 //!
 //! [`simulate_with_bootstrap`] cuts the program at its markers, times every segment on its own
 //! (the on-chip store and the overlap windows start afresh after a bootstrap, which itself
 //! fills the chip) and adds the bootstrap once per marker. [`crate::simulate`] refuses a trace
 //! with markers, so a program never silently loses its bootstraps.
 
-use basalt_trace::{Event, Trace};
+use basalt_trace::{Event, Marker, Trace};
 
 use crate::machine::Machine;
 use crate::report::Report;
-use crate::synth::BOOTSTRAP_REGION;
 use crate::{SimError, schedule};
+
+/// The empty region that stood for a bootstrap before the trace had a [`Marker`] event. A trace
+/// holding it is refused with a message, rather than timed without its bootstraps.
+const OLD_BOOTSTRAP_REGION: &str = "bootstrap (timed from the Bootstrap program)";
 
 /// How many bootstrap markers `t` holds.
 pub fn bootstrap_markers(t: &Trace) -> usize {
-    t.events
-        .iter()
-        .filter(|e| matches!(e, Event::Enter { name } if name == BOOTSTRAP_REGION))
-        .count()
+    t.markers(Marker::Bootstrap)
 }
 
-/// Cut `t` at every (empty) [`BOOTSTRAP_REGION`] region: the segments in between, each with the
-/// regions open at the cut closed and reopened (so windows are cut where they were), and the
-/// number of markers.
+/// [`SimError::BadTrace`] if `t` marks a bootstrap with the old empty region.
+pub(crate) fn check_marker_form(t: &Trace) -> Result<(), SimError> {
+    if t.events.iter().any(|e| matches!(e, Event::Enter { name } if name == OLD_BOOTSTRAP_REGION)) {
+        return Err(SimError::BadTrace(format!(
+            "the region `{OLD_BOOTSTRAP_REGION}` is the old form of a bootstrap marker: record \
+             the trace again (bootstraps are now `{{\"ev\":\"Marker\",\"marker\":\"bootstrap\"}}` events)"
+        )));
+    }
+    Ok(())
+}
+
+/// Cut `t` at every bootstrap marker: the segments in between, each with the regions open at
+/// the cut closed and reopened (so windows are cut where they were), and the number of markers.
 ///
 /// # Errors
-/// [`SimError::BadTrace`] if a marker region is not empty.
+/// [`SimError::BadTrace`] for a bootstrap marked in the old form.
 pub fn split_at_bootstraps(t: &Trace) -> Result<(Vec<Trace>, usize), SimError> {
+    check_marker_form(t)?;
     let mut segments = Vec::new();
     let mut current = Vec::new();
     let mut open: Vec<String> = Vec::new();
-    let (mut markers, mut in_marker) = (0, false);
+    let mut markers = 0;
     for ev in &t.events {
-        if in_marker && !matches!(ev, Event::Exit) {
-            return Err(SimError::BadTrace(format!(
-                "the region `{BOOTSTRAP_REGION}` must be empty (it stands for a bootstrap \
-                 recorded separately)"
-            )));
-        }
         match ev {
-            Event::Enter { name } if name == BOOTSTRAP_REGION => {
+            Event::Marker { marker: Marker::Bootstrap } => {
                 markers += 1;
-                in_marker = true;
                 current.extend(open.iter().map(|_| Event::Exit));
                 segments.push(Trace { events: std::mem::take(&mut current) });
                 current = open.iter().map(|n| Event::Enter { name: n.clone() }).collect();
             }
-            Event::Exit if in_marker => in_marker = false,
             Event::Enter { name } => {
                 open.push(name.clone());
                 current.push(ev.clone());
@@ -104,21 +107,14 @@ mod tests {
         Event::Enter { name: n.into() }
     }
 
+    fn boot() -> Event {
+        Event::Marker { marker: Marker::Bootstrap }
+    }
+
     #[test]
     fn markers_cut_the_trace_with_regions_balanced() {
-        let t = Trace {
-            events: vec![
-                enter("SortStage"),
-                k(),
-                enter(BOOTSTRAP_REGION),
-                Event::Exit,
-                k(),
-                k(),
-                Event::Exit,
-                enter(BOOTSTRAP_REGION),
-                Event::Exit,
-            ],
-        };
+        let t =
+            Trace { events: vec![enter("SortStage"), k(), boot(), k(), k(), Event::Exit, boot()] };
         let (segs, n) = split_at_bootstraps(&t).unwrap();
         assert_eq!((segs.len(), n), (3, 2));
         assert_eq!(bootstrap_markers(&t), 2);
@@ -135,17 +131,17 @@ mod tests {
         let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/machines/craterlake.toml");
         let m = Machine::load(dir).unwrap();
         let shape = KsShape { n: 1 << 16, limbs: 20, dnum: 1, special: 20, seeded: true };
-        let (a, b, boot) = (mult(shape), rescale(1 << 16, 20), mult(shape));
+        let (a, b, boot_trace) = (mult(shape), rescale(1 << 16, 20), mult(shape));
         let mut program = a.clone();
-        program.events.extend([enter(BOOTSTRAP_REGION), Event::Exit]);
+        program.events.push(boot());
         program.events.extend(b.events.iter().cloned());
-        program.events.extend([enter(BOOTSTRAP_REGION), Event::Exit]);
+        program.events.push(boot());
         assert!(matches!(
             crate::simulate(&m, &program),
             Err(SimError::UntimedBootstraps { markers: 2 })
         ));
-        let r = simulate_with_bootstrap(&m, &program, &boot).unwrap();
-        let (ra, rb, rboot) = [&a, &b, &boot].map(|t| crate::simulate(&m, t).unwrap()).into();
+        let r = simulate_with_bootstrap(&m, &program, &boot_trace).unwrap();
+        let (ra, rb, rboot) = [&a, &b, &boot_trace].map(|t| crate::simulate(&m, t).unwrap()).into();
         let close = |x: f64, y: f64| (x - y).abs() <= 1e-9 * y.abs().max(1.0);
         assert!(close(r.cycles, ra.cycles + rb.cycles + 2.0 * rboot.cycles));
         assert!(close(
@@ -161,12 +157,18 @@ mod tests {
             assert!(close(u.utilisation, u.busy_cycles / r.cycles));
         }
         // Without markers it is plain `simulate`.
-        assert_eq!(simulate_with_bootstrap(&m, &a, &boot).unwrap(), ra);
+        assert_eq!(simulate_with_bootstrap(&m, &a, &boot_trace).unwrap(), ra);
     }
 
+    /// A trace recorded with the old marker region is refused by name, by `simulate` and by
+    /// the split, never timed as if it had no bootstraps.
     #[test]
-    fn a_marker_with_kernels_inside_is_refused() {
-        let t = Trace { events: vec![enter(BOOTSTRAP_REGION), k(), Event::Exit] };
-        assert!(matches!(split_at_bootstraps(&t), Err(SimError::BadTrace(_))));
+    fn the_old_marker_region_is_refused() {
+        let t = Trace { events: vec![k(), enter(OLD_BOOTSTRAP_REGION), Event::Exit] };
+        let e = split_at_bootstraps(&t).unwrap_err();
+        assert!(matches!(e, SimError::BadTrace(_)) && e.to_string().contains("record"), "{e}");
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/machines/craterlake.toml");
+        let m = Machine::load(dir).unwrap();
+        assert!(matches!(crate::simulate(&m, &t), Err(SimError::BadTrace(_))));
     }
 }

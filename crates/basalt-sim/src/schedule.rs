@@ -16,8 +16,10 @@
 //! start as soon as window w − p started (double-buffering, CraterLake's decoupled data
 //! orchestration §6, Osiris' next-key fetch under GSC §IV-E, Strix's bsk prefetch §IV-C); a
 //! window then ends at max(its start + compute, the end of its loads). With p = 0 loads start
-//! with their window. On-chip capacity does not limit prefetch yet (no operand identities in the
-//! trace), so keep p small. Barriers: with Osiris' `limb_interleaving = false` a BConv cannot overlap
+//! with their window. Loads issued ahead are held on chip, so at most `memory.prefetch_mib`
+//! (default: the on-chip capacity) may arrive before their window starts; HBM latency, bank
+//! activations and the on-chip store's banks are the unit models of [`crate::bandwidth`], each
+//! off unless the machine file gives it. Barriers: with Osiris' `limb_interleaving = false` a BConv cannot overlap
 //! the INTT before it or the NTT after it (Osiris §IV-B), so BConv kernels get a window of
 //! their own. Without a KSHGen unit (or with `kshgen = false`) `KeyGen` kernels cost nothing
 //! and their keys are loaded in full instead (`memory::kernel_traffic`). Without a BConv unit
@@ -39,6 +41,7 @@ use std::collections::{BTreeMap, HashMap};
 use basalt_trace::{ElemOp, Event, Kernel, KernelKind, Trace};
 
 use crate::SimError;
+use crate::bandwidth::{self, Hbm};
 use crate::machine::{Machine, Overlap};
 use crate::memory::{Access, DataKind, Outcome, Store, Traffic, kernel_traffic};
 use crate::report::{Costs, RegionStat, Report, UnitStat};
@@ -54,6 +57,7 @@ use crate::units;
 /// when the trace stands for bootstraps it does not contain (time it with
 /// [`crate::refresh::simulate_with_bootstrap`]).
 pub fn simulate(machine: &Machine, trace: &Trace) -> Result<Report, SimError> {
+    crate::refresh::check_marker_form(trace)?;
     let markers = crate::refresh::bootstrap_markers(trace);
     if markers > 0 {
         return Err(SimError::UntimedBootstraps { markers });
@@ -85,7 +89,8 @@ pub(crate) fn simulate_unmarked(machine: &Machine, trace: &Trace) -> Result<Repo
                     return Err(SimError::BadTrace("region exit without enter".into()));
                 }
             }
-            Event::Key { .. } => {}
+            // Markers are cut out by `refresh` before a trace reaches here.
+            Event::Key { .. } | Event::Marker { .. } => {}
             Event::Kernel(k) => {
                 let is_barrier = barrier && matches!(k, Kernel::BConv { .. });
                 if is_barrier {
@@ -272,6 +277,8 @@ struct State<'m> {
     onchip_hits: u64,
     onchip_hit_bytes: f64,
     bytes_per_cycle: f64,
+    /// Latency, banks and prefetch buffer of the HBM ([`crate::bandwidth`]).
+    hbm: Hbm,
     stack: Vec<String>,
     /// Unit index per kernel kind (routing depends only on the kind).
     route: HashMap<KernelKind, usize>,
@@ -287,6 +294,10 @@ struct State<'m> {
     key_bytes: f64,
     ksk_bytes: f64,
     other_bytes: f64,
+    /// Row-activation cycles of the window's HBM stream (bank model).
+    activations: f64,
+    /// Bytes the window's loads and stores move through the on-chip store's banks.
+    sram_bytes: f64,
     kernels: u64,
     // timelines
     hbm_free: f64,
@@ -336,6 +347,7 @@ impl<'m> State<'m> {
             onchip_hits: 0,
             onchip_hit_bytes: 0.0,
             bytes_per_cycle: m.memory.hbm_gbps * 1e9 / m.hz(),
+            hbm: Hbm::of(m),
             stack: Vec::new(),
             route: HashMap::new(),
             busy: vec![0.0; m.units.len()],
@@ -347,6 +359,8 @@ impl<'m> State<'m> {
             key_bytes: 0.0,
             ksk_bytes: 0.0,
             other_bytes: 0.0,
+            activations: 0.0,
+            sram_bytes: 0.0,
             kernels: 0,
             hbm_free: 0.0,
             starts: Vec::new(),
@@ -390,6 +404,10 @@ impl<'m> State<'m> {
             };
             self.traffic.add(kind, loaded);
             self.traffic.add(DataKind::Intermediates, written);
+            self.activations +=
+                self.hbm.activation_cycles(loaded) + self.hbm.activation_cycles(written);
+            // The operand passes the on-chip store's banks, and so does what HBM delivers.
+            self.sram_bytes += bytes + loaded;
             let ksk = matches!(k, Kernel::TfheKeyLoad { key: basalt_trace::TfheKey::Ksk, .. });
             if ksk && self.m.memory.ksk_share.is_some() {
                 self.ksk_bytes += loaded;
@@ -477,11 +495,13 @@ impl<'m> State<'m> {
             Some(i) => self.ends[i].max(self.starts.last().copied().unwrap_or(0.0)),
             None => self.starts.last().copied().unwrap_or(0.0),
         };
-        // Data movement that bounds compute: register-file ports, crossbar words.
+        // Data movement that bounds compute: register-file ports, crossbar words, the on-chip
+        // store's banks.
         let moves = match self.m.crossbar() {
             Some(x) => self.rf.max(self.net_in.max(self.net_out) / x.words_per_cycle as f64),
             None => self.rf,
-        };
+        }
+        .max(bandwidth::sram_cycles(self.m, self.sram_bytes));
         let (compute_start, compute_end) = if o == 0 {
             let compute = match self.m.overlap() {
                 Overlap::Serial => self.serial,
@@ -524,12 +544,15 @@ impl<'m> State<'m> {
         if kk > 0.0 {
             mem = mem.max(self.ksk_bytes / (bpc * kk));
         }
+        // The banks' row activations bound the stream as well as its bytes.
+        mem = mem.max(self.activations);
         let mut end = compute_end;
         if mem > 0.0 {
             self.load_starts.push(start);
-            let load_start = self.hbm_free.max(earliest);
+            let load_start = self.hbm.load_start(self.hbm_free.max(earliest), start, mem);
             self.hbm_free = load_start + mem;
-            end = end.max(self.hbm_free);
+            // The channel is free again after the transfer; the data lands a latency later.
+            end = end.max(self.hbm_free + self.hbm.latency_cycles);
         }
         self.starts.push(start);
         self.ends.push(end);
@@ -566,6 +589,8 @@ impl<'m> State<'m> {
         self.key_bytes = 0.0;
         self.ksk_bytes = 0.0;
         self.other_bytes = 0.0;
+        self.activations = 0.0;
+        self.sram_bytes = 0.0;
         self.kernels = 0;
     }
 

@@ -1,9 +1,9 @@
-//! Where machine files and paper data come from: the copies built into this crate, or user
-//! paths.
+//! Where machine files come from: the copies built into this crate, or user paths.
 //!
-//! The shipped machine files and the papers' tables are compiled in (`include_str!`), so the
-//! simulator runs the same from a checkout, an installed wheel or any working directory, and
-//! never reads a repository's `data/` at run time. They live under a virtual folder,
+//! The shipped machine files are compiled in (`include_str!`), so the simulator runs the same
+//! from a checkout, an installed wheel or any working directory, and never reads a repository's
+//! `data/` at run time (`basalt-repro` builds the papers' tables in the same way, under the
+//! same virtual folder). They live under a virtual folder,
 //! [`builtin_dir`]: paths below it are served from the embedded copies, every other path from
 //! the file system. A user's own machine file (a path) still loads from disk.
 //!
@@ -17,7 +17,8 @@ use std::path::{Path, PathBuf};
 
 use crate::SimError;
 
-/// The name of the virtual folder holding the built-in data (`machines/`, `papers/`).
+/// The name of the virtual folder holding the built-in data (`machines/` here; `basalt-repro`
+/// adds `papers/`).
 pub const BUILTIN_ROOT: &str = "<built-in>";
 
 /// How many `extends` a machine file may chain (CraterLake's 128K variant uses one).
@@ -41,42 +42,6 @@ static FILES: &[(&str, &str)] = &[
     data_file!("machines/mxv_u200.toml"),
     data_file!("machines/osiris.toml"),
     data_file!("machines/strix.toml"),
-    data_file!("papers/craterlake/SOURCE.md"),
-    data_file!("papers/craterlake/fig11.csv"),
-    data_file!("papers/craterlake/readings.toml"),
-    data_file!("papers/craterlake/table1.csv"),
-    data_file!("papers/craterlake/table2.csv"),
-    data_file!("papers/craterlake/table3.csv"),
-    data_file!("papers/craterlake/table4.csv"),
-    data_file!("papers/craterlake/table5.csv"),
-    data_file!("papers/fab/SOURCE.md"),
-    data_file!("papers/fab/readings.toml"),
-    data_file!("papers/fab/table3.csv"),
-    data_file!("papers/fab/table4.csv"),
-    data_file!("papers/fab/table5.csv"),
-    data_file!("papers/fab/table6.csv"),
-    data_file!("papers/fab/table7.csv"),
-    data_file!("papers/fab/table8.csv"),
-    data_file!("papers/mxv/SOURCE.md"),
-    data_file!("papers/mxv/fig3.csv"),
-    data_file!("papers/mxv/readings.toml"),
-    data_file!("papers/mxv/table5.csv"),
-    data_file!("papers/mxv/table6.csv"),
-    data_file!("papers/mxv/table7.csv"),
-    data_file!("papers/osiris/SOURCE.md"),
-    data_file!("papers/osiris/fig11.csv"),
-    data_file!("papers/osiris/readings.toml"),
-    data_file!("papers/osiris/table3a.csv"),
-    data_file!("papers/osiris/table3b.csv"),
-    data_file!("papers/osiris/table4.csv"),
-    data_file!("papers/osiris/table5.csv"),
-    data_file!("papers/strix/SOURCE.md"),
-    data_file!("papers/strix/fig2.csv"),
-    data_file!("papers/strix/readings.toml"),
-    data_file!("papers/strix/table3.csv"),
-    data_file!("papers/strix/table5.csv"),
-    data_file!("papers/strix/table6.csv"),
-    data_file!("papers/strix/table7.csv"),
 ];
 
 /// The virtual data folder of the built-in copies (pass it where a data folder is expected).
@@ -297,7 +262,7 @@ mod tests {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data")
     }
 
-    /// Every file of the repository's machines and papers folders is built in, byte for byte.
+    /// Every file of the repository's machines folder is built in, byte for byte.
     #[test]
     fn every_shipped_data_file_is_built_in() {
         fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -308,7 +273,6 @@ mod tests {
         }
         let mut files = Vec::new();
         walk(&data().join("machines"), &mut files);
-        walk(&data().join("papers"), &mut files);
         assert_eq!(files.len(), FILES.len());
         for f in files {
             let rel = f.strip_prefix(data()).unwrap().to_str().unwrap().replace('\\', "/");
@@ -325,8 +289,8 @@ mod tests {
         }
         let e = resolve_machine("no_such_chip").unwrap_err().to_string();
         assert!(e.contains("craterlake, craterlake_128k"), "{e}");
-        let papers = list_dir(&builtin_dir().join("papers/strix")).unwrap();
-        assert!(papers.iter().any(|p| p.ends_with("SOURCE.md")), "{papers:?}");
+        let gpus = list_dir(&builtin_dir().join("machines/gpu")).unwrap();
+        assert!(gpus.iter().any(|p| p.ends_with("titan_rtx_nufhe.toml")), "{gpus:?}");
     }
 
     fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
@@ -390,14 +354,5 @@ mod tests {
         assert_eq!(m.memory.hbm_gbps, 2000.0);
         assert_eq!(m.name, "mine");
         std::fs::remove_dir_all(d).unwrap();
-    }
-
-    /// The papers' tables reproduce from the built-in copies exactly as from the folder.
-    #[test]
-    fn reproduction_reads_the_built_in_paper_data() {
-        let built = crate::reproduce(Some("strix"), builtin_dir()).unwrap();
-        let disk = crate::reproduce(Some("strix"), &data()).unwrap();
-        assert!(!built.rows.is_empty());
-        assert_eq!(serde_json::to_string(&built).unwrap(), serde_json::to_string(&disk).unwrap());
     }
 }

@@ -22,6 +22,6 @@ mod recorder;
 pub use kernel::{ElemOp, Kernel, KernelKind, KeyId, TfheKey, TfheStep};
 pub use objects::{ObjectId, ObjectShape, Operation, operation};
 pub use recorder::{
-    Event, KeyScope, OnChipPlaintexts, RegionGuard, Trace, begin, emit, end, is_recording,
-    key_scope, plaintexts_on_chip, record, region,
+    Event, KeyScope, Marker, OnChipPlaintexts, RegionGuard, Trace, begin, emit, end, is_recording,
+    key_scope, mark, plaintexts_on_chip, record, region,
 };

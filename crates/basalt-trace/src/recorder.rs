@@ -7,7 +7,19 @@ use serde::{Deserialize, Serialize};
 
 use crate::kernel::{Kernel, KernelKind, KeyId};
 
-/// A recorded event: a kernel, or the opening/closing of a named region.
+/// A point in a program that stands for work recorded elsewhere (no kernel, no region).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Marker {
+    /// One bootstrap, recorded separately and timed once per marker. A ResNet-20 inference or a
+    /// sort bootstraps dozens to hundreds of times with one identical kernel stream, seconds to
+    /// record at N = 2^16 each, so the workloads record each as a marker and a consumer (the
+    /// simulator's `refresh`) adds the one recorded bootstrap per marker.
+    Bootstrap,
+}
+
+/// A recorded event: a kernel, the opening/closing of a named region, a key identity or a
+/// [`Marker`].
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "ev")]
 pub enum Event {
@@ -20,6 +32,10 @@ pub enum Event {
     /// [`key_scope`]; metadata, not work).
     Key {
         key: KeyId,
+    },
+    /// Work recorded elsewhere stands here (JSON `{"ev":"Marker","marker":"bootstrap"}`).
+    Marker {
+        marker: Marker,
     },
 }
 
@@ -50,6 +66,14 @@ impl Trace {
     /// Units of one kind.
     pub fn count(&self, kind: KernelKind) -> u64 {
         self.kernels().filter(|k| k.kind() == kind).map(Kernel::units).sum()
+    }
+
+    /// How many `marker` events the trace holds.
+    pub fn markers(&self, marker: Marker) -> usize {
+        self.events
+            .iter()
+            .filter(|e| matches!(e, Event::Marker { marker: m } if *m == marker))
+            .count()
     }
 
     /// The program's inputs: each `CtLoad` of an object the trace neither stored nor loaded
@@ -210,6 +234,15 @@ impl Drop for RegionGuard {
     }
 }
 
+/// Record `marker` in the innermost open recorder, if any (see [`Marker`]).
+pub fn mark(marker: Marker) {
+    STACK.with(|s| {
+        if let Some(t) = s.borrow_mut().last_mut() {
+            t.events.push(Event::Marker { marker });
+        }
+    });
+}
+
 /// Open a named region until the returned guard is dropped.
 #[must_use = "the region closes when the guard is dropped"]
 pub fn region(name: &str) -> RegionGuard {
@@ -354,6 +387,23 @@ mod tests {
         });
         // Renumbered: 7 -> 0, 8 -> 1, 9 -> 2.
         assert_eq!(t.input_loads(), [&ct(0, true), &ct(2, true)]);
+    }
+
+    #[test]
+    fn markers_are_recorded_inside_a_recording_only() {
+        mark(Marker::Bootstrap); // no recorder: nothing to write to
+        let ((), t) = record(|| {
+            emit(Kernel::Ntt { n: 8, limbs: 1 });
+            mark(Marker::Bootstrap);
+            let _r = region("r");
+            mark(Marker::Bootstrap);
+        });
+        assert_eq!(t.markers(Marker::Bootstrap), 2);
+        assert_eq!(t.events[1], Event::Marker { marker: Marker::Bootstrap });
+        let s = serde_json::to_string(&t.events[1]).unwrap();
+        assert_eq!(s, r#"{"ev":"Marker","marker":"bootstrap"}"#);
+        assert_eq!(serde_json::from_str::<Event>(&s).unwrap(), t.events[1]);
+        assert!(serde_json::from_str::<Event>(r#"{"ev":"Marker","marker":"nap"}"#).is_err());
     }
 
     #[test]

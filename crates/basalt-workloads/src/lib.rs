@@ -1,8 +1,9 @@
 //! The papers' benchmark applications as encrypted CKKS programs.
 //!
 //! Layering: `basalt-ckks` (scheme) ← `basalt-circuits` (linear transforms) ← this crate ←
-//! `basalt-cli` and `basalt-py` (which use [`sim_source`] for the reproduction report). Nothing
-//! below depends on it; it uses `basalt-sim` only for the program names of the report.
+//! `basalt-repro` (the papers' reproduction, which records these programs shape-only),
+//! `basalt-cli` and `basalt-py`. It does not know the simulator: where a trace stands for a
+//! bootstrap recorded elsewhere it writes a `basalt_trace::Marker::Bootstrap`.
 //!
 //! - [`network`]: a small feed-forward network as a list of [`network::Layer`]s (LoLa's
 //!   convolution-representation convolution, dense layers as hybrid-diagonal BSGS products,
@@ -33,8 +34,6 @@
 //!   against their twins.
 //! - [`registry`]: every runnable workload by name (`basalt workload`, `basalt.workloads`).
 //! - [`trace`]: record one inference at a preset in trace mode.
-//! - [`sim_source`]: every library program as a `basalt_sim::TraceSource`, for the
-//!   reproduction report (CLI and Python).
 //!
 //! See `docs/workloads.md` for packing, depth and parameters.
 
@@ -53,7 +52,6 @@ pub mod network;
 pub mod registry;
 pub mod resnet;
 pub mod resnet_run;
-pub mod sim_source;
 pub mod sort;
 pub mod sort_run;
 pub mod tfhe_nn;

@@ -318,7 +318,7 @@ pub fn shares(n: usize, k: usize) -> Result<Vec<std::ops::Range<usize>>> {
 }
 
 /// Record a run of `iterations` of `lr` at `params` in trace mode, from weights at `start`
-/// (a level index), each bootstrap an empty region named [`basalt_sim::BOOTSTRAP_REGION`]
+/// (a level index), each bootstrap a marker ([`basalt_trace::Marker::Bootstrap`])
 /// ending at `refreshed` with the input's scale, the bootstrap taking inputs up to
 /// `boot_scale`; `seeded` keys as for the other workloads. Returns the trace and the
 /// bootstraps.
@@ -348,7 +348,7 @@ pub fn record_logreg(
     let (v, w) = (shape(start)?, shape(start)?);
     let mut bootstraps = 0;
     let mut marker = |ct: &Ciphertext| -> Result<Ciphertext> {
-        drop(basalt_trace::region(basalt_sim::BOOTSTRAP_REGION));
+        basalt_trace::mark(basalt_trace::Marker::Bootstrap);
         bootstraps += 1;
         let mut out = shape(refreshed)?;
         out.set_scale(ct.scale());

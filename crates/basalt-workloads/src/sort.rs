@@ -186,8 +186,8 @@ impl BitonicSort {
 }
 
 /// Record `sort` on a shape-only ciphertext at `params`' top level (`2^log_len` slots, the
-/// default scale), seeded keys or not. Each refresh is an empty region named
-/// [`basalt_sim::BOOTSTRAP_REGION`] and returns a fresh ciphertext at the top: the bootstrap it
+/// default scale), seeded keys or not. Each refresh is a bootstrap marker
+/// ([`basalt_trace::Marker::Bootstrap`]) and returns a fresh ciphertext at the top: the bootstrap it
 /// stands for is recorded once on its own chain and timed by multiplicity (a sort of `2^14`
 /// needs hundreds). Returns the trace and the refresh count.
 ///
@@ -214,7 +214,7 @@ pub fn record_sort(
     let input = fresh(params.default_scale())?;
     let mut refreshes = 0;
     let mut refresh = |c: &Ciphertext| -> Result<Ciphertext> {
-        drop(basalt_trace::region(basalt_sim::BOOTSTRAP_REGION));
+        basalt_trace::mark(basalt_trace::Marker::Bootstrap);
         refreshes += 1;
         fresh(c.scale())
     };

@@ -25,9 +25,9 @@
 //!
 //! # Parameters
 //! `NN_N1024` (k = 2), `NN_N2048`, `NN_N4096` (`data/params/tfhe/`), all KS→PBS with the
-//! modulus-switch noise reduction. Strix timing: the same layer sequence as epochs of
-//! PBS + KS (`basalt_sim::Workload::PbsEpoch`) on `data/machines/strix.toml`, each layer
-//! waiting for the previous one (layer-by-layer epochs).
+//! modulus-switch noise reduction. Strix timing (`basalt-repro`'s `strix_nn`, added to the
+//! record by `basalt workload run` and `basalt.workloads.run`): the same layer sequence as
+//! epochs of PBS + KS on `data/machines/strix.toml`, each layer waiting for the previous one.
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -396,61 +396,6 @@ pub fn modelled_failures(net: &Network, params: &TfheParams) -> Value {
     })
 }
 
-/// Strix time of one inference (seconds) on `data/machines/strix.toml`: every bootstrapping
-/// layer as `⌈W / (TvLP·B)⌉` epochs of PBS + KS, KS of an epoch hidden under the next epoch's
-/// blind rotation inside a layer but not across layers.
-pub fn strix_seconds(net: &Network, params: &TfheParams) -> Result<Value, String> {
-    use basalt_sim::machine::Batching;
-    use basalt_sim::synth::tfhe::PbsParams;
-    use basalt_sim::{Machine, Workload, simulate};
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data/machines/strix.toml");
-    let m = Machine::load(&path).map_err(|e| e.to_string())?;
-    let tvlp = m.units.iter().find(|u| u.name == "vma").map_or(1, |u| u.count);
-    let core = match m.switches.batching {
-        Some(Batching::Device) => 1,
-        _ => m.switches.core_batch.unwrap_or(1),
-    };
-    let epoch = (tvlp * core) as usize;
-    let p = PbsParams {
-        n: params.lwe_dimension as u32,
-        k: params.glwe_dimension as u32,
-        big_n: params.polynomial_size as u32,
-        l_b: params.pbs_level as u32,
-        l_k: params.ks_level as u32,
-    };
-    let mut cache = std::collections::HashMap::new();
-    let mut epoch_cycles = |b: usize| -> Result<(f64, f64), String> {
-        if let Some(v) = cache.get(&b) {
-            return Ok(*v);
-        }
-        let t = Workload::PbsEpoch { params: p, batch: b as u32, accum_depth: 2 }.closed_form();
-        let r = simulate(&m, &t).map_err(|e| e.to_string())?;
-        let sum = |prefix: &str| -> f64 {
-            r.regions.iter().filter(|(k, _)| k.starts_with(prefix)).map(|(_, s)| s.cycles).sum()
-        };
-        let v = (sum("PBS"), sum("KeySwitch"));
-        cache.insert(b, v);
-        Ok(v)
-    };
-    let mut cycles = 0.0;
-    for layer in net.relu_layers() {
-        let w = layer.outputs;
-        let (full, rest) = (w / epoch, w % epoch);
-        let mut last_ks = 0.0;
-        for b in std::iter::repeat_n(epoch, full).chain((rest > 0).then_some(rest)) {
-            let (br, ks) = epoch_cycles(b)?;
-            cycles += br.max(ks);
-            last_ks = ks;
-        }
-        cycles += last_ks.min(cycles);
-    }
-    Ok(json!({
-        "machine": m.name,
-        "epoch_lwes": epoch,
-        "seconds": cycles / m.hz(),
-    }))
-}
-
 /// Options of [`run_with`].
 #[derive(Clone, Debug)]
 pub struct NnOptions {
@@ -564,7 +509,6 @@ pub fn run_with(name: &str, o: &NnOptions) -> Result<Value, String> {
                 }
             }
         }
-        let strix = strix_seconds(&net, &params)?;
         per_size.push(json!({
             "set": params.name,
             "polynomial_size": n,
@@ -581,7 +525,6 @@ pub fn run_with(name: &str, o: &NnOptions) -> Result<Value, String> {
             "agreement_seconds_per_image": agreement_seconds / images.max(1) as f64,
             "keygen_seconds": keygen_seconds,
             "timing": timing,
-            "strix_model": strix,
         }));
     }
     Ok(json!({

@@ -9,7 +9,7 @@ use basalt_circuits::polynomial::minimax::{self, CompositeSign};
 use basalt_circuits::testing::{precision_bits_real, toy_bootstrap_params};
 use basalt_ckks::encryptor::{decrypt, encrypt_sk};
 use basalt_ckks::{Ciphertext, Encoder, Evaluator, KeyGenerator, Parameters, SecretDistribution};
-use basalt_trace::{Event, KernelKind, record};
+use basalt_trace::{KernelKind, record};
 use basalt_workloads::resnet::{
     Arch, Bootstrap, BootstrapMarker, ConvStrategy, Model, Network, Refresh, test_image,
 };
@@ -148,11 +148,7 @@ fn bootstrap_markers_count_the_inline_bootstraps() -> Result<()> {
     let inline = Bootstrap { bt: &bt, encaps: Some(&encaps) };
     let (r, full) = record(|| model.evaluate(&eval, &inline, &ct));
     r?;
-    let markers = marked
-        .events
-        .iter()
-        .filter(|e| matches!(e, Event::Enter { name } if name == basalt_sim::BOOTSTRAP_REGION))
-        .count();
+    let markers = marked.markers(basalt_trace::Marker::Bootstrap);
     assert_eq!(markers, model.bootstraps());
     // Each bootstrap recorded on its own, from the very ciphertext the inference hands it:
     // the markers plus these are the inline run, kernel for kernel and load for load.

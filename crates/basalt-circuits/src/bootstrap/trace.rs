@@ -52,7 +52,7 @@ pub fn record_bootstrap(params: &Parameters, bt: &Bootstrapper) -> Result<Bootst
             Event::Exit => {
                 stack.pop();
             }
-            Event::Key { .. } => {}
+            Event::Key { .. } | Event::Marker { .. } => {}
             Event::Kernel(_) => {
                 if stack.last().copied().unwrap_or(false) {
                     inside.events.push(e.clone());

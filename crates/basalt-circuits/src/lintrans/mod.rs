@@ -58,6 +58,20 @@ pub enum Hoisting {
     Double,
 }
 
+impl std::str::FromStr for Hoisting {
+    type Err = String;
+
+    /// `none`, `single` or `double`, as the CLI, Python and the paper's NH / SH / DH name them.
+    fn from_str(s: &str) -> std::result::Result<Hoisting, String> {
+        match s {
+            "none" => Ok(Hoisting::None),
+            "single" => Ok(Hoisting::Single),
+            "double" => Ok(Hoisting::Double),
+            h => Err(format!("hoisting must be none, single or double, not {h:?}")),
+        }
+    }
+}
+
 /// Loop order of a BSGS transform.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -514,3 +514,90 @@ fn a_warm_start_finds_the_inputs_on_chip_and_still_streams_keys() {
     assert_eq!(warm.onchip_hits, cold.onchip_hits + 1);
     assert!(warm.cycles < cold.cycles);
 }
+
+/// HBM latency delays a window's data, not the channel: without prefetch a loading window ends
+/// a latency later; with the load issued a window ahead, the latency hides under compute.
+#[test]
+fn hbm_latency_delays_data_unless_prefetch_hides_it() {
+    let m0 = toy(Overlap::Chained);
+    let mut m = m0.clone();
+    m.memory.hbm_latency_ns = Some(500.0); // 500 cycles at 1 GHz
+    let t = three(true); // window 1: NTT (64 cycles); window 2: Add (96) + 262.144 load cycles
+    let (r0, r) = (simulate(&m0, &t).unwrap(), simulate(&m, &t).unwrap());
+    assert!((r.cycles - r0.cycles - 500.0).abs() < 1e-9, "{} vs {}", r.cycles, r0.cycles);
+    // Prefetch one window ahead: the load starts at 0, under the NTT's 64 cycles.
+    m.schedule.prefetch_windows = 1;
+    let mut mp = m0.clone();
+    mp.schedule.prefetch_windows = 1;
+    let (rp0, rp) = (simulate(&mp, &t).unwrap(), simulate(&m, &t).unwrap());
+    assert!((rp0.cycles - 262.144).abs() < 1e-9, "{}", rp0.cycles);
+    assert!((rp.cycles - (262.144 + 500.0)).abs() < 1e-9, "{}", rp.cycles);
+    assert!(rp.cycles < r.cycles, "prefetch hides part of the latency");
+}
+
+/// The bank model: one large load reaches the peak; the same bytes as many one-limb loads of
+/// a small ring open a row each and are activation-bound.
+#[test]
+fn hbm_banks_slow_small_scattered_loads() {
+    let mut m = toy(Overlap::Chained);
+    m.memory.hbm_banks = Some(16);
+    m.memory.hbm_row_bytes = Some(2048);
+    m.memory.hbm_row_cycle_ns = Some(64.0);
+    let load = |n: u32, count: usize| {
+        let mut b = Builder::new();
+        for _ in 0..count {
+            b.k(Kernel::PlainLoad { n, limbs: 1 });
+        }
+        b.build()
+    };
+    // 2^16 words x 4 B = 256 KiB: 128 rows x 64 / 16 = 512 activation cycles > 262 transfer.
+    let big = simulate(&m, &load(N, 1)).unwrap();
+    assert!((big.cycles - 512.0).abs() < 1e-9, "{}", big.cycles);
+    // 512 loads of 512 B (N = 128): 512 rows, 4x the activations of the same bytes in one.
+    let small = simulate(&m, &load(128, 512)).unwrap();
+    assert!((small.cycles - 2048.0).abs() < 1e-9, "{}", small.cycles);
+    assert_eq!(small.traffic.plaintexts, big.traffic.plaintexts);
+    // Without the model both take the bytes' transfer time.
+    let plain = toy(Overlap::Chained);
+    let (a, b) =
+        (simulate(&plain, &load(N, 1)).unwrap(), simulate(&plain, &load(128, 512)).unwrap());
+    assert!((a.cycles - 262.144).abs() < 1e-9 && (b.cycles - 262.144).abs() < 1e-9);
+}
+
+/// The on-chip store's banks bound a window's compute by the bytes its loads move.
+#[test]
+fn sram_banks_bound_the_window() {
+    let mut m = toy(Overlap::Chained);
+    m.memory.hbm_gbps = 1e9; // memory time negligible
+    m.memory.sram_banks = Some(4);
+    m.memory.sram_bank_bytes_per_cycle = Some(64.0);
+    let mut b = Builder::new();
+    b.k(Kernel::PlainLoad { n: N, limbs: 1 }); // 262,144 B through the banks, twice
+    b.k(Kernel::Elem { n: N, limbs: 3, op: ElemOp::Add }); // 96 cycles
+    let r = simulate(&m, &b.build()).unwrap();
+    // (262,144 read + 262,144 filled) / 256 B per cycle = 2048 cycles.
+    assert!((r.compute_cycles - 2048.0).abs() < 1e-6, "{}", r.compute_cycles);
+}
+
+/// Prefetch is bounded by the buffer: a load larger than `prefetch_mib` starts at most the
+/// buffer's transfer time before its window.
+#[test]
+fn prefetch_is_bounded_by_the_buffer() {
+    let mut m = toy(Overlap::Chained);
+    m.schedule.prefetch_windows = 1;
+    let mut b = Builder::new();
+    b.region("compute", |b| {
+        b.k(Kernel::Ntt { n: N, limbs: 64 }); // 2048 cycles
+    });
+    b.region("load", |b| {
+        b.k(Kernel::PlainLoad { n: N, limbs: 8 }); // 2 MiB = 2097.152 cycles
+    });
+    let t = b.build();
+    // Unbounded (256 MiB buffer): the load runs under the NTT, the window ends at 2097.152.
+    let r = simulate(&m, &t).unwrap();
+    assert!((r.cycles - 2097.152).abs() < 1e-6, "{}", r.cycles);
+    // A 1 MiB buffer: the load may start 1048.576 cycles before its window (at 2048).
+    m.memory.prefetch_mib = Some(1.0);
+    let r = simulate(&m, &t).unwrap();
+    assert!((r.cycles - (2048.0 - 1048.576 + 2097.152)).abs() < 1e-6, "{}", r.cycles);
+}

@@ -41,7 +41,7 @@ impl Refresh for Bootstrap<'_> {
     }
 }
 
-/// Trace mode's stand-in for a bootstrap: an empty region named [`basalt_sim::BOOTSTRAP_REGION`]
+/// Trace mode's stand-in for a bootstrap: a [`basalt_trace::Marker::Bootstrap`] event
 /// and a shape-only ciphertext at `level` with the input's scale and slots.
 pub struct BootstrapMarker {
     pub level: usize,
@@ -52,7 +52,7 @@ impl Refresh for BootstrapMarker {
         self.level
     }
     fn refresh(&self, eval: &Evaluator, ct: &Ciphertext) -> Result<Ciphertext> {
-        let _r = basalt_trace::region(basalt_sim::BOOTSTRAP_REGION);
+        basalt_trace::mark(basalt_trace::Marker::Bootstrap);
         let mut out = Ciphertext::symbolic(eval.params(), self.level)?;
         out.set_scale(ct.scale());
         out.set_slots(ct.slots());

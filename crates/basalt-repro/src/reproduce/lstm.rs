@@ -14,12 +14,14 @@ use std::path::Path;
 
 use basalt_trace::Event;
 
-use crate::machine::Machine;
+use crate::program::Program;
 use crate::reproduce::craterlake::Ablations;
 use crate::reproduce::craterlake_security::{LEVELS, ring_degree};
 use crate::reproduce::{Computed, Traces};
-use crate::synth::Program;
-use crate::{SimError, simulate};
+use basalt_sim::machine::Machine;
+use basalt_sim::simulate;
+
+use crate::ReproError;
 
 /// Bootstraps per inference (§8) \[P\].
 const BOOTSTRAPS: u32 = 50;
@@ -31,7 +33,7 @@ const STEPS_PER_BOOTSTRAP: u32 = 3;
 const CPU_MS: f64 = 859_000.0;
 
 /// Rows of `paper` (none but CraterLake's).
-pub fn compute(paper: &str, data: &Path, traces: &Traces) -> Result<Vec<Computed>, SimError> {
+pub fn compute(paper: &str, data: &Path, traces: &Traces) -> Result<Vec<Computed>, ReproError> {
     if paper != "craterlake" {
         return Ok(Vec::new());
     }
@@ -41,7 +43,7 @@ pub fn compute(paper: &str, data: &Path, traces: &Traces) -> Result<Vec<Computed
         seeded: true,
     };
     let Some(t) = traces.program(&lstm("CRATERLAKE_80_BOOT"))? else { return Ok(Vec::new()) };
-    let ms = |m: &Machine, t: &basalt_trace::Trace| -> Result<f64, SimError> {
+    let ms = |m: &Machine, t: &basalt_trace::Trace| -> Result<f64, ReproError> {
         Ok(simulate(m, t)?.seconds * 1e3)
     };
     let how = |chain: &str, m: &str| {

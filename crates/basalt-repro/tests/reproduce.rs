@@ -3,9 +3,9 @@
 
 use std::path::{Path, PathBuf};
 
-use basalt_sim::papers::Role;
-use basalt_sim::reproduce::ReproReport;
-use basalt_sim::{SimError, reproduce};
+use basalt_repro::papers::Role;
+use basalt_repro::reproduce::ReproReport;
+use basalt_repro::{ReproError, reproduce};
 
 fn data() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data")
@@ -167,17 +167,17 @@ fn full_report_lists_every_row_and_serializes() {
 
 #[test]
 fn unknown_paper_is_an_error() {
-    assert!(matches!(reproduce(Some("heax"), &data()), Err(SimError::UnknownPaper(_))));
+    assert!(matches!(reproduce(Some("heax"), &data()), Err(ReproError::UnknownPaper(_))));
 }
 
 /// A trace source standing in for the libraries: it answers one workload with a trace that
 /// doubles the closed-form stream, so the row must move and say where its trace came from.
 struct Doubled;
 
-impl basalt_sim::TraceSource for Doubled {
-    fn trace(&self, w: &basalt_sim::Workload) -> Option<basalt_trace::Trace> {
+impl basalt_repro::TraceSource for Doubled {
+    fn trace(&self, w: &basalt_repro::Workload) -> Option<basalt_trace::Trace> {
         match w {
-            basalt_sim::Workload::StandardKeySwitch { .. } => {
+            basalt_repro::Workload::StandardKeySwitch { .. } => {
                 let mut t = w.closed_form();
                 t.events.extend(w.closed_form().events);
                 Some(t)
@@ -189,7 +189,7 @@ impl basalt_sim::TraceSource for Doubled {
 
 #[test]
 fn library_traces_replace_closed_forms_row_by_row() {
-    let r = basalt_sim::reproduce_with(Some("craterlake"), &data(), &Doubled).unwrap();
+    let r = basalt_repro::reproduce_with(Some("craterlake"), &data(), &Doubled).unwrap();
     let std = r.get("craterlake", "1", "standard L=60", "ntt").unwrap();
     assert_eq!(std.ours, Some(7200.0));
     assert!(std.how.contains("library trace"), "{}", std.how);

@@ -12,11 +12,13 @@ use std::path::Path;
 
 use basalt_trace::{ElemOp, Kernel, Trace};
 
-use crate::machine::Machine;
+use crate::program::{DftPlan, HelrStep, Hoisting, Program, Workload};
 use crate::reproduce::{Computed, Traces, computed, machine};
-use crate::synth::lintrans::BsgsShape;
-use crate::synth::{DftHoisting, DftPlan, HelrStep, Program, Workload};
-use crate::{SimError, simulate};
+use basalt_sim::machine::Machine;
+use basalt_sim::simulate;
+use basalt_sim::synth::lintrans::BsgsShape;
+
+use crate::ReproError;
 
 /// Modular multipliers on chip (Table IV).
 const MULTIPLIERS: f64 = 32_256.0;
@@ -46,19 +48,19 @@ struct Point {
     modmults: f64,
 }
 
-pub fn compute(data: &Path, traces: &Traces) -> Result<Vec<Computed>, SimError> {
+pub fn compute(data: &Path, traces: &Traces) -> Result<Vec<Computed>, ReproError> {
     let m = machine(data, "osiris")?;
     let gsc = m.switches.gsc_order.unwrap_or(false);
     // Set IV at ℓ = 12: 13 Q limbs; α = 14 P limbs at the bootstrapping levels (Osiris §VI, the
     // text under Table II: "separately set α = 14", read as the bootstrapping-level α).
     // The library's product where the source records programs: level 12 of the Set IV chain
     // (13 Q limbs, α = 14 P limbs), 64 diagonals, n2 = max_partials giant steps (so n1 = 64/n2).
-    let point = |n1: u32, n2: u32| -> Result<(Point, &'static str), SimError> {
+    let point = |n1: u32, n2: u32| -> Result<(Point, &'static str), ReproError> {
         let p = Program::MatVec {
             preset: "OSIRIS_SET_IV_BOOT".into(),
             level: 12,
             diagonals: n1 * n2,
-            hoisting: DftHoisting::Double,
+            hoisting: Hoisting::Double,
             max_partials: n2,
             gsc,
             rescale: true,
@@ -133,7 +135,10 @@ pub(super) const DFT_N1: u32 = 4;
 /// by the library with every DFT in the giant-step-centric order and the column's hoisting;
 /// seeded keys (Osiris' PRNG generates half of every key). 1 TB/s rows are targets; the same
 /// traces at `memory.hbm_gbps = 2000` give the validation rows, with nothing else changed.
-fn bootstrap(data: &Path, traces: &Traces) -> Result<(Vec<Computed>, Option<[f64; 3]>), SimError> {
+fn bootstrap(
+    data: &Path,
+    traces: &Traces,
+) -> Result<(Vec<Computed>, Option<[f64; 3]>), ReproError> {
     let (m1, m2) = machines(data)?;
     let mut out = Vec::new();
     let mut ms = [[0.0; 3]; 2];
@@ -196,18 +201,18 @@ fn bootstrap(data: &Path, traces: &Traces) -> Result<(Vec<Computed>, Option<[f64
 
 /// Table III's hoisting columns: the DFTs' baby steps without, with single and with double
 /// hoisting.
-pub(super) const COLUMNS: [(&str, DftHoisting); 3] =
-    [("NH", DftHoisting::None), ("SH", DftHoisting::Single), ("DH", DftHoisting::Double)];
+pub(super) const COLUMNS: [(&str, Hoisting); 3] =
+    [("NH", Hoisting::None), ("SH", Hoisting::Single), ("DH", Hoisting::Double)];
 
 /// `osiris.toml` at 1 TB/s (Table III(a)) and at 2 TB/s (III(b), validation).
-pub(super) fn machines(data: &Path) -> Result<(Machine, Machine), SimError> {
+pub(super) fn machines(data: &Path) -> Result<(Machine, Machine), ReproError> {
     let path = data.join("machines").join("osiris.toml");
     Ok((Machine::load(&path)?, Machine::load_with(&path, &["memory.hbm_gbps=2000"])?))
 }
 
 /// A bootstrap on the reconstructed Set III chain with every DFT in the GSC order, seeded keys;
 /// `log_slots = None` is fully packed.
-fn bootstrap_program(hoisting: DftHoisting, log_slots: Option<u32>) -> Program {
+fn bootstrap_program(hoisting: Hoisting, log_slots: Option<u32>) -> Program {
     Program::Bootstrap {
         preset: "OSIRIS_SET_III_BOOT".into(),
         log_slots,
@@ -234,7 +239,7 @@ fn t_mult(
     data: &Path,
     traces: &Traces,
     boot_s: Option<[f64; 3]>,
-) -> Result<Vec<Computed>, SimError> {
+) -> Result<Vec<Computed>, ReproError> {
     let Some(boot_s) = boot_s else { return Ok(Vec::new()) };
     let (m1, _) = machines(data)?;
     let mut hmults = 0.0;
@@ -276,7 +281,11 @@ const CPU_T_MV_NS: f64 = 112_000.0;
 /// library splits q_0 into two primes, so ℓ is library level ℓ + 1. Products rescale, except at
 /// ℓ = 0 (q_0 alone), where no rescale exists and the product stops before it (Lattigo's linear
 /// transforms leave the rescale to the caller).
-fn t_mv(data: &Path, traces: &Traces, boot_s: Option<[f64; 3]>) -> Result<Vec<Computed>, SimError> {
+fn t_mv(
+    data: &Path,
+    traces: &Traces,
+    boot_s: Option<[f64; 3]>,
+) -> Result<Vec<Computed>, ReproError> {
     let Some(boot_s) = boot_s else { return Ok(Vec::new()) };
     let (m1, _) = machines(data)?;
     let base = SET_III_TOP - L_EFF;
@@ -330,7 +339,7 @@ const HELR_CTS: u32 = 8;
 /// limbs), seeded keys), then one sparse bootstrap of the 256-slot weights in each column's
 /// hoisting. The circuit has no BSGS product of its own, so the columns differ in the
 /// bootstrap only.
-fn helr(data: &Path, traces: &Traces) -> Result<Vec<Computed>, SimError> {
+fn helr(data: &Path, traces: &Traces) -> Result<Vec<Computed>, ReproError> {
     let (m1, m2) = machines(data)?;
     let step = |step| Program::Helr {
         preset: "OSIRIS_SET_III".into(),

@@ -7,11 +7,15 @@ use std::path::Path;
 
 use basalt_trace::{ElemOp, Kernel};
 
-use crate::machine::Machine;
 use crate::reproduce::{Computed, Traces, computed, machine};
-use crate::synth::ckks::KsShape;
-use crate::synth::{Builder, Workload};
-use crate::{SimError, simulate};
+use basalt_sim::machine::Machine;
+use basalt_sim::synth::Builder;
+use basalt_sim::synth::ckks::KsShape;
+
+use crate::program::Workload;
+use basalt_sim::simulate;
+
+use crate::ReproError;
 
 /// Data entities of HE MxV with their total DRAM read cost without reuse and their size
 /// (the one-time cost once kept on chip), eqs. (1)–(12) with ⌈2n/N⌉ = 1.
@@ -76,7 +80,7 @@ const BRAM36_DEPTH: f64 = 512.0;
 /// steady state one key switch retires per occupancy of the busiest resource. The SPN and the
 /// NTT cores form one block (NTT, INTT and automorphism), and base conversion runs on the
 /// modular MAC array (machine file), so their busy times add. Returns (per second, bottleneck).
-fn stream_throughput(m: &Machine, r: &crate::Report) -> (f64, &'static str) {
+fn stream_throughput(m: &Machine, r: &basalt_sim::Report) -> (f64, &'static str) {
     let busy = |names: &[&str]| -> f64 {
         r.units.iter().filter(|u| names.contains(&u.name.as_str())).map(|u| u.busy_cycles).sum()
     };
@@ -105,12 +109,12 @@ fn memories(m: &Machine, max_n: u32) -> (f64, f64) {
     (bram, uram)
 }
 
-pub fn compute(data: &Path, traces: &Traces) -> Result<Vec<Computed>, SimError> {
+pub fn compute(data: &Path, traces: &Traces) -> Result<Vec<Computed>, ReproError> {
     let m = machine(data, "mxv_u200")?;
     let pe = one_pe(m.clone());
     let n = 1u32 << 14;
     let mut out = Vec::new();
-    let cycles = |k: Kernel| -> Result<f64, SimError> {
+    let cycles = |k: Kernel| -> Result<f64, ReproError> {
         let mut b = Builder::new();
         b.k(k);
         Ok(simulate(&pe, &b.build())?.cycles)

@@ -17,9 +17,9 @@ use std::path::Path;
 
 use basalt_trace::{Kernel, Trace};
 
-use crate::SimError;
-use crate::machine::Machine;
+use crate::ReproError;
 use crate::reproduce::{Computed, computed, machine};
+use basalt_sim::machine::Machine;
 
 /// One security column of Table 5.
 pub(crate) struct Level {
@@ -58,7 +58,7 @@ impl Level {
     }
 
     /// The machine this column runs on.
-    pub(crate) fn machine(&self, data: &Path) -> Result<Machine, SimError> {
+    pub(crate) fn machine(&self, data: &Path) -> Result<Machine, ReproError> {
         machine(data, self.machine)
     }
 

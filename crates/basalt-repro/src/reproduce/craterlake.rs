@@ -9,12 +9,14 @@ use std::path::Path;
 
 use basalt_trace::{ElemOp, KernelKind, Trace};
 
-use crate::machine::Machine;
+use crate::program::{Program, Workload};
 use crate::reproduce::craterlake_security::{LEVELS, ring_degree};
 use crate::reproduce::{Computed, Traces, computed, constituent, machine};
-use crate::synth::ckks::KsShape;
-use crate::synth::{Program, Workload};
-use crate::{SimError, simulate};
+use basalt_sim::machine::Machine;
+use basalt_sim::simulate;
+use basalt_sim::synth::ckks::KsShape;
+
+use crate::ReproError;
 
 const N: u32 = 1 << 16;
 const L: u32 = 60;
@@ -38,7 +40,7 @@ fn ntts(t: &Trace) -> f64 {
     (t.count(KernelKind::Ntt) + t.count(KernelKind::Intt)) as f64
 }
 
-pub fn compute(data: &Path, traces: &Traces) -> Result<Vec<Computed>, SimError> {
+pub fn compute(data: &Path, traces: &Traces) -> Result<Vec<Computed>, ReproError> {
     let shape = KsShape { n: N, limbs: L, dnum: 1, special: L, seeded: true };
     let (boosted, pb) = traces.get(&Workload::HybridKeySwitch(shape));
     let (standard, ps) = traces.get(&Workload::StandardKeySwitch { n: N, limbs: L });
@@ -98,8 +100,8 @@ pub(crate) const RF_SPEEDUP: &str = "speedup at 300 MB RF";
 
 /// How a benchmark's time on one machine is measured (ms), and how its trace on a named
 /// machine file is described (the report's `how`).
-pub(crate) type TimeOn<'a> = &'a dyn Fn(&Machine) -> Result<f64, SimError>;
-pub(crate) type HowOn<'a> = &'a dyn Fn(&Machine, &str) -> Result<String, SimError>;
+pub(crate) type TimeOn<'a> = &'a dyn Fn(&Machine) -> Result<f64, ReproError>;
+pub(crate) type HowOn<'a> = &'a dyn Fn(&Machine, &str) -> Result<String, ReproError>;
 
 impl Ablations {
     /// Table 3's four rows (`r3`: CraterLake and F1+ times, speedup over F1+, quoted CPU time
@@ -111,7 +113,7 @@ impl Ablations {
         cpu_ms: f64,
         ms: TimeOn,
         how: HowOn,
-    ) -> Result<(Vec<Computed>, f64), SimError> {
+    ) -> Result<(Vec<Computed>, f64), ReproError> {
         let (t_cl, t_f1) = (ms(&self.cl)?, ms(&self.f1)?);
         let mut out = vec![
             computed("3", r3, "CraterLake time", t_cl, &how(&self.cl, "craterlake.toml")?),
@@ -145,7 +147,7 @@ impl Ablations {
         r3: &str,
         t_cl: f64,
         ms: TimeOn,
-    ) -> Result<Vec<Computed>, SimError> {
+    ) -> Result<Vec<Computed>, ReproError> {
         let how = |mb| format!("craterlake.toml with memory.onchip_mib={mb}, against 256");
         Ok(vec![
             constituent("11", r3, RF_SLOWDOWN, ms(&self.rf_small)? / t_cl, &how(RF_SMALL_MB)),
@@ -153,7 +155,7 @@ impl Ablations {
         ])
     }
 
-    pub(crate) fn load(data: &Path) -> Result<Ablations, SimError> {
+    pub(crate) fn load(data: &Path) -> Result<Ablations, ReproError> {
         let cl = data.join("machines/craterlake.toml");
         let off = |set: &str| Machine::load_with(&cl, &[set]);
         Ok(Ablations {
@@ -178,11 +180,11 @@ fn boot(preset: &str, seeded: bool) -> Program {
 /// bootstrap is one library trace of the chain's circuit with the automatic DFT plan; seeded
 /// keys, so that a machine with an enabled KSHGen loads half of each key and one without (F1+,
 /// or CraterLake with `switches.kshgen=false`) loads all of it.
-fn bootstrap(data: &Path, traces: &Traces) -> Result<Vec<Computed>, SimError> {
+fn bootstrap(data: &Path, traces: &Traces) -> Result<Vec<Computed>, ReproError> {
     let ablations = Ablations::load(data)?;
     let Ablations { cl, f1, no_kshgen, no_crb, network, .. } = &ablations;
     let ms =
-        |m: &Machine, t: &Trace| -> Result<f64, SimError> { Ok(simulate(m, t)?.seconds * 1e3) };
+        |m: &Machine, t: &Trace| -> Result<f64, ReproError> { Ok(simulate(m, t)?.seconds * 1e3) };
     let mut out = Vec::new();
     let rows = [
         (

@@ -8,12 +8,14 @@
 
 use std::path::Path;
 
-use crate::machine::{Batching, Machine};
-use crate::report::{RegionStat, Report};
+use crate::program::Workload;
 use crate::reproduce::{Computed, Traces, computed, machine};
-use crate::synth::Workload;
-use crate::synth::tfhe::{PbsParams, STRIX_SETS};
-use crate::{SimError, simulate};
+use basalt_sim::machine::{Batching, Machine};
+use basalt_sim::report::{RegionStat, Report};
+use basalt_sim::simulate;
+use basalt_sim::synth::tfhe::{PbsParams, STRIX_SETS};
+
+use crate::ReproError;
 
 const LATENCY: &str = "one LWE on one core: n iterations of the busiest unit (bsk streaming, \
      no refill; reading from Table VI's pair) + its key switch on the KS cluster";
@@ -33,7 +35,7 @@ fn tvlp(m: &Machine) -> u32 {
     m.units.iter().find(|u| u.name == "vma").map_or(1, |u| u.count)
 }
 
-fn run(m: &Machine, p: PbsParams, traces: &Traces) -> Result<Run, SimError> {
+fn run(m: &Machine, p: PbsParams, traces: &Traces) -> Result<Run, ReproError> {
     let core = match m.switches.batching {
         Some(Batching::Device) => 1,
         _ => m.switches.core_batch.unwrap_or(1),
@@ -69,7 +71,7 @@ fn run(m: &Machine, p: PbsParams, traces: &Traces) -> Result<Run, SimError> {
 ///   500 × 256 cycles), so the paper charges no fill that grows with the FFT length.
 /// * Key switching: the LWE's k·N·l_k × (n+1) MACs on its core's KS cluster; the ksk tiles are
 ///   the batch's shared stream (§IV-C), not a per-LWE wait, so only the cluster's compute counts.
-fn latency(m: &Machine, p: PbsParams, traces: &Traces) -> Result<f64, SimError> {
+fn latency(m: &Machine, p: PbsParams, traces: &Traces) -> Result<f64, ReproError> {
     let clp = m.units.iter().find(|u| u.name == "fft").map_or(4, |u| u.lanes);
     let one = design_point(m.clone(), 1, clp);
     let w = Workload::PbsEpoch { params: p, batch: 1, accum_depth: PLP };
@@ -114,7 +116,7 @@ fn design_point(mut m: Machine, tvlp: u32, clp: u32) -> Machine {
     m
 }
 
-pub fn compute(data: &Path, traces: &Traces) -> Result<Vec<Computed>, SimError> {
+pub fn compute(data: &Path, traces: &Traces) -> Result<Vec<Computed>, ReproError> {
     let m = machine(data, "strix")?;
     let mut out = Vec::new();
     let mut by_set = Vec::new();

@@ -2,7 +2,7 @@
 //! target), Table 4 (feature ablations; validation) and Table 5 (128 and 200 bits; validation), from the
 //! library's trace of one training run (`basalt_workloads::logreg`, [`Program::Logreg`]: HELR
 //! iterations over 256-sample batches from weights at the paper's L = 38 residues) plus one
-//! packed bootstrap per `BOOTSTRAP_REGION` in it (`inference.rs`), timed from the same
+//! packed bootstrap per bootstrap marker in it (`inference.rs`), timed from the same
 //! chain's [`Program::Bootstrap`] trace (the packed-bootstrapping row's; both NAG vectors as
 //! one complex ciphertext).
 //!
@@ -13,13 +13,13 @@
 
 use std::path::Path;
 
-use crate::SimError;
-use crate::machine::Machine;
+use crate::ReproError;
+use crate::program::Program;
 use crate::reproduce::craterlake::Ablations;
 use crate::reproduce::craterlake_security::LEVELS;
 use crate::reproduce::inference::Inference;
 use crate::reproduce::{Computed, Traces};
-use crate::synth::Program;
+use basalt_sim::machine::Machine;
 
 /// Training iterations, one 256-sample batch each \[GAP\].
 const ITERATIONS: u32 = 30;
@@ -31,7 +31,7 @@ const ROW: &str = "Logistic Regression";
 
 /// The run on `preset`, `side_by_side` trainings per ciphertext, with its bootstraps timed
 /// from the same chain's packed bootstrap.
-fn load(traces: &Traces, preset: &str, side_by_side: u32) -> Result<Option<Inference>, SimError> {
+fn load(traces: &Traces, preset: &str, side_by_side: u32) -> Result<Option<Inference>, ReproError> {
     let p = Program::Logreg {
         preset: preset.into(),
         start_limbs: START_LIMBS,
@@ -44,7 +44,7 @@ fn load(traces: &Traces, preset: &str, side_by_side: u32) -> Result<Option<Infer
 }
 
 /// The rows, for CraterLake only.
-pub fn compute(paper: &str, data: &Path, traces: &Traces) -> Result<Vec<Computed>, SimError> {
+pub fn compute(paper: &str, data: &Path, traces: &Traces) -> Result<Vec<Computed>, ReproError> {
     if paper != "craterlake" {
         return Ok(Vec::new());
     }
@@ -57,7 +57,7 @@ pub fn compute(paper: &str, data: &Path, traces: &Traces) -> Result<Vec<Computed
         } else {
             String::new()
         };
-        Ok::<_, SimError>(format!(
+        Ok::<_, ReproError>(format!(
             "library trace: HELR training (basalt_workloads::logreg: {ITERATIONS} NAG \
              iterations, one batch of 256 samples x 256 features = 2 fully packed data \
              ciphertexts each{side}, from weights at L = {START_LIMBS} residues), {preset} \

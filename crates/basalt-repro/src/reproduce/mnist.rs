@@ -6,11 +6,13 @@
 
 use std::path::Path;
 
-use crate::machine::Machine;
+use crate::program::{Hoisting, MnistNet, Program};
 use crate::reproduce::craterlake::Ablations;
 use crate::reproduce::{Computed, Traces, computed};
-use crate::synth::{DftHoisting, MnistNet, Program};
-use crate::{SimError, simulate};
+use basalt_sim::machine::Machine;
+use basalt_sim::simulate;
+
+use crate::ReproError;
 
 /// Osiris' MNIST rows (Table III(a)): network, row, parameter set (Table II), giant-step
 /// partial sums on chip, and Lattigo v5.2's CPU latency it quotes, for the improvement rows.
@@ -33,7 +35,7 @@ const LENET_PARTIALS: u32 = 72;
 const CRATERLAKE_CPU_MS: f64 = 561.0;
 
 /// Rows of `paper` from the MNIST traces (none for the other papers).
-pub fn compute(paper: &str, data: &Path, traces: &Traces) -> Result<Vec<Computed>, SimError> {
+pub fn compute(paper: &str, data: &Path, traces: &Traces) -> Result<Vec<Computed>, ReproError> {
     match paper {
         "osiris" => osiris(data, traces),
         "craterlake" => craterlake(data, traces),
@@ -45,10 +47,9 @@ pub fn compute(paper: &str, data: &Path, traces: &Traces) -> Result<Vec<Computed
 /// giant-step-centric order (at most four giant-step partials, as the bootstrap rows) and
 /// seeded keys, on osiris.toml at 1 TB/s. The improvement rows divide the quoted CPU time by
 /// our NH latency: the paper's improvements match its NH column (Osiris Table III(a)).
-fn osiris(data: &Path, traces: &Traces) -> Result<Vec<Computed>, SimError> {
+fn osiris(data: &Path, traces: &Traces) -> Result<Vec<Computed>, ReproError> {
     let m = Machine::load(data.join("machines").join("osiris.toml"))?;
-    let cols =
-        [("NH", DftHoisting::None), ("SH", DftHoisting::Single), ("DH", DftHoisting::Double)];
+    let cols = [("NH", Hoisting::None), ("SH", Hoisting::Single), ("DH", Hoisting::Double)];
     let mut out = Vec::new();
     for (net, row, preset, max_partials, cpu_us) in OSIRIS_ROWS {
         let mut nh = None;
@@ -89,11 +90,11 @@ fn osiris(data: &Path, traces: &Traces) -> Result<Vec<Computed>, SimError> {
 /// bits, [GAP], data/papers/craterlake/readings.toml): single-hoisted BSGS in Lattigo's order
 /// (the reading the bootstrap rows follow) and seeded keys, so that KSHGen halves key loads on
 /// CraterLake and F1+ loads whole keys.
-fn craterlake(data: &Path, traces: &Traces) -> Result<Vec<Computed>, SimError> {
+fn craterlake(data: &Path, traces: &Traces) -> Result<Vec<Computed>, ReproError> {
     let p = Program::Mnist {
         net: MnistNet::Lola,
         preset: "CRATERLAKE_MNIST".into(),
-        hoisting: DftHoisting::Single,
+        hoisting: Hoisting::Single,
         gsc: false,
         max_partials: 4,
         of_limb: false,

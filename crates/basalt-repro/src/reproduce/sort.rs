@@ -1,6 +1,6 @@
 //! Osiris Table III "Sorting" (Set IV; NH / SH / DH at 1 TB/s, targets; at 2 TB/s, validation):
 //! the library's bitonic sort of 2^14 values (`basalt_workloads::sort`, recorded shape-only on
-//! `OSIRIS_SET_IV` with its bootstraps as [`BOOTSTRAP_REGION`] markers) plus as many 2^14-slot
+//! `OSIRIS_SET_IV` with its bootstraps as bootstrap markers) plus as many 2^14-slot
 //! bootstraps on the reconstructed `OSIRIS_SET_IV_BOOT` chain, each recorded once.
 //!
 //! The sort needs hundreds of bootstraps; recording and simulating each would take minutes, so
@@ -11,11 +11,13 @@
 use std::path::Path;
 
 use super::osiris::{COLUMNS, DFT_N1, machines};
-use crate::machine::Machine;
-use crate::refresh::split_at_bootstraps;
+use crate::program::{DftPlan, Program};
 use crate::reproduce::{Computed, Traces, computed};
-use crate::synth::{DftPlan, Program};
-use crate::{SimError, simulate};
+use basalt_sim::machine::Machine;
+use basalt_sim::refresh::split_at_bootstraps;
+use basalt_sim::simulate;
+
+use crate::ReproError;
 
 /// Lattigo's CPU time for the sort as Table III quotes it (23.0 K s), for the improvement rows.
 const CPU_SORT_S: f64 = 23_000.0;
@@ -25,7 +27,7 @@ const CPU_SORT_S: f64 = 23_000.0;
 const LOG_LEN: u32 = 14;
 
 /// Rows of `paper` from the sort's traces (Osiris only).
-pub fn compute(paper: &str, data: &Path, traces: &Traces) -> Result<Vec<Computed>, SimError> {
+pub fn compute(paper: &str, data: &Path, traces: &Traces) -> Result<Vec<Computed>, ReproError> {
     if paper != "osiris" {
         return Ok(Vec::new());
     }
@@ -33,7 +35,7 @@ pub fn compute(paper: &str, data: &Path, traces: &Traces) -> Result<Vec<Computed
     let Some(sort) = traces.program(&p)? else { return Ok(Vec::new()) };
     let (segments, boots) = split_at_bootstraps(&sort)?;
     let (m1, m2) = machines(data)?;
-    let segments_s = |m: &Machine| -> Result<f64, SimError> {
+    let segments_s = |m: &Machine| -> Result<f64, ReproError> {
         segments.iter().map(|t| Ok(simulate(m, t)?.seconds)).sum()
     };
     let rest = [segments_s(&m1)?, segments_s(&m2)?];

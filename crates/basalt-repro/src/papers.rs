@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::SimError;
+use crate::ReproError;
 
 /// The five reproduced papers, in the order reports list them.
 pub const PAPERS: [&str; 5] = ["osiris", "fab", "mxv", "craterlake", "strix"];
@@ -181,10 +181,10 @@ fn split_csv(line: &str) -> Result<Vec<String>, String> {
 }
 
 /// Load and validate one CSV.
-pub fn load_csv(path: &Path, paper: &str) -> Result<Vec<PaperRow>, SimError> {
-    let text = crate::source::read_to_string(path)?;
+pub fn load_csv(path: &Path, paper: &str) -> Result<Vec<PaperRow>, ReproError> {
+    let text = crate::data::read_to_string(path)?;
     let err =
-        |line: usize, message: String| SimError::PaperData { path: path.into(), line, message };
+        |line: usize, message: String| ReproError::PaperData { path: path.into(), line, message };
     let mut lines = text.lines().enumerate();
     match lines.next() {
         Some((_, h)) if h.trim_end() == HEADER => {}
@@ -307,10 +307,10 @@ pub fn load_readings(
     data_dir: &Path,
     paper: &str,
     rows: &[PaperRow],
-) -> Result<Vec<Reading>, SimError> {
+) -> Result<Vec<Reading>, ReproError> {
     let path = data_dir.join("papers").join(paper).join("readings.toml");
-    let text = crate::source::read_to_string(&path)?;
-    let bad = |message: String| SimError::PaperData { path: path.clone(), line: 0, message };
+    let text = crate::data::read_to_string(&path)?;
+    let bad = |message: String| ReproError::PaperData { path: path.clone(), line: 0, message };
     let file: ReadingsFile = toml::from_str(&text).map_err(|e| bad(e.to_string()))?;
     let mut out = file.reading;
     for r in &mut out {
@@ -326,20 +326,20 @@ pub fn load_readings(
 }
 
 /// Every CSV of one paper (sorted by file name), after checking SOURCE.md exists.
-pub fn load_paper(data_dir: &Path, paper: &str) -> Result<Vec<PaperRow>, SimError> {
+pub fn load_paper(data_dir: &Path, paper: &str) -> Result<Vec<PaperRow>, ReproError> {
     if !PAPERS.contains(&paper) {
-        return Err(SimError::UnknownPaper(paper.into()));
+        return Err(ReproError::UnknownPaper(paper.into()));
     }
     let dir = data_dir.join("papers").join(paper);
     let source = dir.join("SOURCE.md");
-    if !crate::source::is_file(&source) {
-        return Err(SimError::PaperData {
+    if !crate::data::is_file(&source) {
+        return Err(ReproError::PaperData {
             path: source,
             line: 0,
             message: "every paper directory needs a SOURCE.md".into(),
         });
     }
-    let files: Vec<PathBuf> = crate::source::list_dir(&dir)?
+    let files: Vec<PathBuf> = crate::data::list_dir(&dir)?
         .into_iter()
         .filter(|p| p.extension().is_some_and(|x| x == "csv"))
         .collect();
@@ -358,8 +358,8 @@ pub fn key_string(r: &PaperRow) -> String {
 
 /// Give every derived row the tolerance its sources imply ([`inherited`]), sources first; a
 /// source that is not a row of the paper, or a cycle, is an error naming the row.
-fn resolve_derived(rows: &mut [PaperRow], dir: &Path) -> Result<(), SimError> {
-    let bad = |message: String| SimError::PaperData { path: dir.into(), line: 0, message };
+fn resolve_derived(rows: &mut [PaperRow], dir: &Path) -> Result<(), ReproError> {
+    let bad = |message: String| ReproError::PaperData { path: dir.into(), line: 0, message };
     let keys: Vec<String> = rows.iter().map(key_string).collect();
     let mut idx: Vec<Vec<usize>> = Vec::with_capacity(rows.len());
     for (r, k) in rows.iter().zip(&keys) {
@@ -399,7 +399,7 @@ mod tests {
     use super::*;
 
     fn tmp(name: &str, body: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("basalt-sim-papers-{}", std::process::id()));
+        let dir = std::env::temp_dir().join(format!("basalt-repro-papers-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let p = dir.join(name);
         std::fs::write(&p, body).unwrap();
@@ -408,7 +408,8 @@ mod tests {
 
     #[test]
     fn a_reading_of_an_unknown_row_is_an_error() {
-        let data = std::env::temp_dir().join(format!("basalt-sim-readings-{}", std::process::id()));
+        let data =
+            std::env::temp_dir().join(format!("basalt-repro-readings-{}", std::process::id()));
         let dir = data.join("papers").join("fab");
         std::fs::create_dir_all(&dir).unwrap();
         let body = "[[reading]]\nissue = \"a\"\nfollows = \"b\"\nrows = [\"9/x/y\"]\n";

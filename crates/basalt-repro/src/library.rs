@@ -1,27 +1,28 @@
-//! The libraries as a [`TraceSource`] for the simulator's reproductions (`basalt sim
-//! reproduce`, Python's `basalt.sim.reproduce`): whole programs (bootstraps, HMult at a level,
-//! HELR steps, the MNIST networks, the LSTM) are recorded by the code that computes them, in shape-only
-//! mode, so those rows never come from a hand-written stream. It lives in the top layer because
-//! it needs every library below (ckks, circuits, these workloads) and the simulator's `Program`.
+//! The libraries as a [`TraceSource`] for the reproductions (`basalt sim reproduce`, Python's
+//! `basalt.sim.reproduce`): whole programs (bootstraps, HMult at a level, HELR steps, the MNIST
+//! networks, the LSTM, ResNet-20, the sort, logistic regression) are recorded by the code that
+//! computes them, in shape-only mode, so those rows never come from a hand-written stream.
 //!
-//! Closed-form workloads (`Workload`) are left to their generators: the existing rows were
-//! checked against those streams, and switching them is a separate change.
+//! Closed-form workloads ([`Workload`]: a paper's listing as a kernel stream, such as
+//! CraterLake's Table 1 key switch or Strix's PBS epoch) are left to their generators.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
 
-use crate::logreg::{LogReg, record_logreg};
-use crate::mnist;
-use crate::network::StrategyRule;
-use crate::resnet::ConvStrategy;
-use crate::sort::{BitonicSort, record_sort};
-use crate::trace::{record_inference, record_lstm};
 use basalt_circuits::bootstrap::{Bootstrapper, Encapsulation, config::for_preset};
 use basalt_circuits::helr::{self, Helr};
 use basalt_circuits::lintrans::{GscOrder, Hoisting, LinearTransform, Strategy};
 use basalt_ckks::{Ciphertext, Evaluator, KeyGenerator, Parameters};
-use basalt_sim::{DftHoisting, HelrStep, LolaNet, MnistNet, Program, TraceSource, Workload};
 use basalt_trace::{Trace, record};
+use basalt_workloads::logreg::{LogReg, record_logreg};
+use basalt_workloads::mnist;
+use basalt_workloads::network::StrategyRule;
+use basalt_workloads::resnet::ConvStrategy;
+use basalt_workloads::sort::{BitonicSort, record_sort};
+use basalt_workloads::trace::{record_inference, record_lstm};
+
+use crate::program::{HelrStep, LolaNet, MnistNet, Program, TraceSource, Workload};
+use crate::{ReproError, ReproReport};
 
 /// Records [`Program`]s with basalt-ckks / basalt-circuits and keeps each trace: a reproduction
 /// times the same bootstrap on several machines and ablations, and recording one at N = 2^16
@@ -48,26 +49,23 @@ impl TraceSource for LibrarySource {
 
 /// `basalt sim reproduce` with the libraries' traces: one paper (`Some`) or all five, the
 /// papers on threads of their own (each with its own [`LibrarySource`]: no two papers record
-/// the same program, and a recording is thread-local), merged in [`basalt_sim::papers::PAPERS`]
+/// the same program, and a recording is thread-local), merged in [`crate::papers::PAPERS`]
 /// order, so the report is the same as one paper after another, in about the time of the
 /// slowest paper.
 ///
 /// # Errors
-/// The first paper's error in that order, as [`basalt_sim::reproduce_with`].
-pub fn reproduce(
-    paper: Option<&str>,
-    data: &std::path::Path,
-) -> Result<basalt_sim::ReproReport, basalt_sim::SimError> {
-    let one = |p: Option<&str>| basalt_sim::reproduce_with(p, data, &LibrarySource::default());
+/// The first paper's error in that order, as [`crate::reproduce_with`].
+pub fn reproduce(paper: Option<&str>, data: &std::path::Path) -> Result<ReproReport, ReproError> {
+    let one = |p: Option<&str>| crate::reproduce_with(p, data, &LibrarySource::default());
     if paper.is_some() {
         return one(paper);
     }
     let parts: Vec<_> = std::thread::scope(|s| {
         let handles: Vec<_> =
-            basalt_sim::papers::PAPERS.iter().map(|p| s.spawn(move || one(Some(p)))).collect();
+            crate::papers::PAPERS.iter().map(|p| s.spawn(move || one(Some(p)))).collect();
         handles.into_iter().map(|h| h.join().expect("a reproduction thread panicked")).collect()
     });
-    let mut out = basalt_sim::ReproReport::default();
+    let mut out = ReproReport::default();
     for part in parts {
         let part = part?;
         out.rows.extend(part.rows);
@@ -103,7 +101,7 @@ pub fn record_program(p: &Program) -> Result<Trace, String> {
                     max_partials: d.max_partials as usize,
                     of_limb: d.of_limb,
                 };
-                let hoisting = hoisting_of(d.hoisting);
+                let hoisting = d.hoisting;
                 cfg.strategy = Some(Strategy::Bsgs { n1: d.n1 as usize, hoisting, order });
             }
             let bt = Bootstrapper::symbolic(&params, cfg).map_err(|e| e.to_string())?;
@@ -167,7 +165,7 @@ pub fn record_program(p: &Program) -> Result<Trace, String> {
                 MnistNet::Lenet => mnist::Net::Lenet,
             };
             let rule = StrategyRule {
-                hoisting: hoisting_of(*hoisting),
+                hoisting: *hoisting,
                 gsc: *gsc,
                 max_partials: *max_partials as usize,
                 of_limb: *of_limb,
@@ -180,16 +178,20 @@ pub fn record_program(p: &Program) -> Result<Trace, String> {
                 None => (preset, None, ConvStrategy::LATTIGO),
                 Some(s) => {
                     let order = GscOrder::GiantStepCentric { max_partials: 4, of_limb: true };
-                    let conv = ConvStrategy { hoisting: hoisting_of(s.hoisting), order };
+                    let conv = ConvStrategy { hoisting: s.hoisting, order };
                     (&s.boot_preset, Some(s.log_slots), conv)
                 }
             };
             let boot_params = paper_preset(boot_preset).map_err(|e| e.to_string())?;
             let cfg = for_preset(boot_preset, log_slots, boot_params.log_n())
                 .ok_or(format!("preset {boot_preset:?} has no bootstrapping circuit"))?;
-            let (t, _) =
-                crate::resnet::record_resnet20(&params, (&boot_params, &cfg), conv, *seeded)
-                    .map_err(|e| e.to_string())?;
+            let (t, _) = basalt_workloads::resnet::record_resnet20(
+                &params,
+                (&boot_params, &cfg),
+                conv,
+                *seeded,
+            )
+            .map_err(|e| e.to_string())?;
             Ok(t)
         }
         Program::MatVec {
@@ -203,7 +205,7 @@ pub fn record_program(p: &Program) -> Result<Trace, String> {
             seeded,
         } => {
             let rule = StrategyRule {
-                hoisting: hoisting_of(*hoisting),
+                hoisting: *hoisting,
                 gsc: *gsc,
                 max_partials: *max_partials as usize,
                 of_limb: true,
@@ -219,9 +221,9 @@ pub fn record_program(p: &Program) -> Result<Trace, String> {
             let params = paper_preset(preset).map_err(|e| e.to_string())?;
             match net {
                 LolaNet::MnistEncryptedWeights => {
-                    crate::encrypted_weights::record_mnist(&params, LSTM_RULE, *seeded)
+                    basalt_workloads::encrypted_weights::record_mnist(&params, LSTM_RULE, *seeded)
                 }
-                LolaNet::Cifar => crate::cifar::record(&params, LSTM_RULE, *seeded),
+                LolaNet::Cifar => basalt_workloads::cifar::record(&params, LSTM_RULE, *seeded),
             }
             .map_err(|e| e.to_string())
         }
@@ -268,14 +270,6 @@ fn record_logreg_program(
 /// matrix-vector product.
 const LSTM_RULE: StrategyRule =
     StrategyRule { hoisting: Hoisting::Single, gsc: false, max_partials: 4, of_limb: true };
-
-fn hoisting_of(h: DftHoisting) -> Hoisting {
-    match h {
-        DftHoisting::None => Hoisting::None,
-        DftHoisting::Single => Hoisting::Single,
-        DftHoisting::Double => Hoisting::Double,
-    }
-}
 
 /// One product of a shape-only ciphertext at `level` (all slots) with `diagonals` consecutive
 /// diagonals, split by `rule`, rescaled or not ([`Program::MatVec`]).
@@ -347,8 +341,9 @@ mod tests {
 
     use std::path::PathBuf;
 
-    use basalt_sim::papers::Role;
-    use basalt_sim::{DftPlan, ReproReport, reproduce_with};
+    use crate::papers::Role;
+    use crate::program::DftPlan;
+    use crate::reproduce_with;
 
     use super::*;
 
@@ -541,7 +536,7 @@ mod tests {
             log_slots: None,
             dft: Some(DftPlan {
                 n1: 0,
-                hoisting: DftHoisting::Double,
+                hoisting: Hoisting::Double,
                 max_partials: 4,
                 of_limb: true,
             }),
@@ -579,7 +574,7 @@ mod tests {
                 })
                 .collect::<Vec<_>>()
         };
-        for h in [DftHoisting::None, DftHoisting::Single, DftHoisting::Double] {
+        for h in [Hoisting::None, Hoisting::Single, Hoisting::Double] {
             let t = record_program(&at(2, h, true)).unwrap();
             assert_eq!(count(&t, "Rotate"), 31 + 3, "{h:?}");
             assert_eq!(plain_limbs(&t), vec![1; 128], "{h:?}: OF-Limb loads one limb per diagonal");
@@ -587,7 +582,7 @@ mod tests {
             assert_eq!(count(&base, "Rotate"), 34, "{h:?}");
             assert!(t.events.len() > base.events.len(), "{h:?}: the rescale and a wider level");
         }
-        assert!(record_program(&at(1, DftHoisting::Double, true)).is_err());
+        assert!(record_program(&at(1, Hoisting::Double, true)).is_err());
     }
 
     /// A source whose programs fail makes the whole reproduction fail with the program named,

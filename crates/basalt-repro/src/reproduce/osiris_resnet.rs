@@ -10,9 +10,9 @@ use std::path::Path;
 
 use super::inference::Inference;
 use super::osiris::{COLUMNS, DFT_N1, machines};
-use crate::SimError;
+use crate::ReproError;
+use crate::program::{DftPlan, Program, ResnetSparse};
 use crate::reproduce::{Computed, Traces, computed};
-use crate::synth::{DftPlan, Program, ResnetSparse};
 
 /// Lattigo's CPU time for ResNet-20 as Table III quotes it (620 s), for the improvement rows.
 const CPU_MS: f64 = 620_000.0;
@@ -24,7 +24,7 @@ const ROW: &str = "ResNet-20";
 const LOG_SLOTS: u32 = 14;
 
 /// Rows of `paper` (Osiris only).
-pub fn compute(paper: &str, data: &Path, traces: &Traces) -> Result<Vec<Computed>, SimError> {
+pub fn compute(paper: &str, data: &Path, traces: &Traces) -> Result<Vec<Computed>, ReproError> {
     if paper != "osiris" {
         return Ok(Vec::new());
     }

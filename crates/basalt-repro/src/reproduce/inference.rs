@@ -1,14 +1,16 @@
 //! One network inference timed as its marker trace plus one recorded bootstrap per
-//! [`BOOTSTRAP_REGION`](crate::BOOTSTRAP_REGION) in it ([`crate::refresh`]): the ResNet-20 rows
+//! [`basalt_trace::Marker::Bootstrap`] in it ([`basalt_sim::refresh`]): the ResNet-20 rows
 //! of CraterLake and Osiris.
 
 use basalt_trace::Trace;
 
-use crate::machine::Machine;
-use crate::refresh::{bootstrap_markers, simulate_with_bootstrap};
+use crate::program::Program;
 use crate::reproduce::Traces;
-use crate::synth::Program;
-use crate::{SimError, simulate};
+use basalt_sim::machine::Machine;
+use basalt_sim::refresh::{bootstrap_markers, simulate_with_bootstrap};
+use basalt_sim::simulate;
+
+use crate::ReproError;
 
 /// One inference: the network's trace and its bootstrap's, and how many bootstraps.
 pub(super) struct Inference {
@@ -24,7 +26,7 @@ impl Inference {
         traces: &Traces,
         net: &Program,
         boot: &Program,
-    ) -> Result<Option<Inference>, SimError> {
+    ) -> Result<Option<Inference>, ReproError> {
         let (Some(net), Some(boot)) = (traces.program(net)?, traces.program(boot)?) else {
             return Ok(None);
         };
@@ -34,7 +36,7 @@ impl Inference {
 
     /// Milliseconds on `m`: the network's segments between bootstraps plus `bootstraps`
     /// bootstraps.
-    pub(super) fn ms(&self, m: &Machine) -> Result<f64, SimError> {
+    pub(super) fn ms(&self, m: &Machine) -> Result<f64, ReproError> {
         Ok(simulate_with_bootstrap(m, &self.net, &self.boot)?.seconds * 1e3)
     }
 
@@ -44,7 +46,7 @@ impl Inference {
     }
 
     /// Milliseconds on `m` of the network's kernels (all segments) and of one bootstrap.
-    pub(super) fn split_ms(&self, m: &Machine) -> Result<(f64, f64), SimError> {
+    pub(super) fn split_ms(&self, m: &Machine) -> Result<(f64, f64), ReproError> {
         let boot = simulate(m, &self.boot)?.seconds * 1e3;
         Ok((self.ms(m)? - self.bootstraps as f64 * boot, boot))
     }

@@ -8,11 +8,13 @@
 
 use std::path::Path;
 
-use crate::machine::Machine;
+use crate::program::{LolaNet, Program};
 use crate::reproduce::craterlake::Ablations;
 use crate::reproduce::{Computed, Traces};
-use crate::synth::{LolaNet, Program};
-use crate::{SimError, simulate};
+use basalt_sim::machine::Machine;
+use basalt_sim::simulate;
+
+use crate::ReproError;
 
 /// The rows: network, Table 3 and Table 4 names (Table 4 spells them differently), quoted CPU
 /// time (ms, Table 3) and what the trace is.
@@ -38,7 +40,7 @@ const ROWS: [(LolaNet, &str, &str, f64, &str); 2] = [
 ];
 
 /// Rows of `paper` (none but CraterLake's).
-pub fn compute(paper: &str, data: &Path, traces: &Traces) -> Result<Vec<Computed>, SimError> {
+pub fn compute(paper: &str, data: &Path, traces: &Traces) -> Result<Vec<Computed>, ReproError> {
     if paper != "craterlake" {
         return Ok(Vec::new());
     }

@@ -1,13 +1,13 @@
 //! Strix §III / Fig. 2 rows: blind-rotation fragmentation of NuFHE on a Titan RTX
-//! ([`crate::fragmentation`]), from `data/machines/gpu/titan_rtx_nufhe.toml`.
+//! ([`basalt_sim::fragmentation`]), from `data/machines/gpu/titan_rtx_nufhe.toml`.
 
 use std::path::Path;
 
 use serde::Deserialize;
 
-use crate::SimError;
-use crate::fragmentation::DeviceBatchedGpu;
+use crate::ReproError;
 use crate::reproduce::{Computed, computed};
+use basalt_sim::fragmentation::DeviceBatchedGpu;
 
 /// The GPU file: the SM count and the stream throughput that sets the BR time per SM.
 #[derive(Deserialize)]
@@ -22,16 +22,16 @@ struct GpuFile {
     source: String,
     /// The constant fitted to a paper row (checked by `reproduce::check_fits`).
     #[allow(dead_code)]
-    fitted: Vec<crate::machine::Fit>,
+    fitted: Vec<basalt_sim::machine::Fit>,
 }
 
-fn load(data: &Path) -> Result<(DeviceBatchedGpu, String), SimError> {
+fn load(data: &Path) -> Result<(DeviceBatchedGpu, String), ReproError> {
     let path = data.join("machines/gpu/titan_rtx_nufhe.toml");
-    let text = crate::source::read_to_string(&path)?;
+    let text = crate::data::read_to_string(&path)?;
     let f: GpuFile = toml::from_str(&text)
-        .map_err(|e| SimError::Parse { path: path.clone(), message: e.to_string() })?;
+        .map_err(|e| ReproError::Parse { path: path.clone(), message: e.to_string() })?;
     if f.sms == 0 || !(f.stream_pbs_per_s.is_finite() && f.stream_pbs_per_s > 0.0) {
-        return Err(SimError::Parse {
+        return Err(ReproError::Parse {
             path,
             message: "sms and stream_pbs_per_s must be positive".into(),
         });
@@ -40,7 +40,7 @@ fn load(data: &Path) -> Result<(DeviceBatchedGpu, String), SimError> {
     Ok((gpu, f.name))
 }
 
-pub fn compute(data: &Path) -> Result<Vec<Computed>, SimError> {
+pub fn compute(data: &Path) -> Result<Vec<Computed>, ReproError> {
     let (gpu, name) = load(data)?;
     let t = |w, core_batch| gpu.br_time(w, core_batch);
     let how = format!(

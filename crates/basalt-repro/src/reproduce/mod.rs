@@ -32,11 +32,12 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use crate::SimError;
-use crate::machine::Machine;
-use crate::papers::{self, KINDS, Kind, PAPERS, PaperRow, Reading, Tag};
-use crate::synth::{ClosedForm, Program, TraceSource, Workload};
+use basalt_sim::machine::Machine;
 use basalt_trace::Trace;
+
+use crate::ReproError;
+use crate::papers::{self, KINDS, Kind, PAPERS, PaperRow, Reading, Tag};
+use crate::program::{ClosedForm, Program, TraceSource, Workload};
 
 /// Traces for the reproductions, with their provenance.
 pub(crate) struct Traces<'a> {
@@ -54,10 +55,10 @@ impl Traces<'_> {
 
     /// The library's trace of `p`, or `None` when the source records no programs (then the
     /// rows that need it stay "not yet modelled": there is no closed form to fall back to).
-    pub(crate) fn program(&self, p: &Program) -> Result<Option<Trace>, SimError> {
+    pub(crate) fn program(&self, p: &Program) -> Result<Option<Trace>, ReproError> {
         self.src
             .program(p)
-            .map_err(|message| SimError::TraceSource { program: format!("{p:?}"), message })
+            .map_err(|message| ReproError::TraceSource { program: format!("{p:?}"), message })
     }
 }
 
@@ -147,19 +148,19 @@ impl ReproReport {
 /// The fitted constants of every machine file under `data_dir/machines` (and `gpu/`), as
 /// `(file, paper, field, row key)`. Read as plain TOML so that a fit is found whatever else
 /// the file holds.
-fn fits(data_dir: &Path) -> Result<Vec<(String, String, String, String)>, SimError> {
+fn fits(data_dir: &Path) -> Result<Vec<(String, String, String, String)>, ReproError> {
     let mut out = Vec::new();
     for dir in [data_dir.join("machines"), data_dir.join("machines").join("gpu")] {
         // Built-in machines or a folder on disk (`--data`, `BASALT_DATA`).
-        let Ok(entries) = crate::source::list_dir(&dir) else { continue };
+        let Ok(entries) = crate::data::list_dir(&dir) else { continue };
         let files: Vec<_> =
             entries.into_iter().filter(|p| p.extension().is_some_and(|x| x == "toml")).collect();
         for path in files {
-            let text = crate::source::read_to_string(&path)?;
+            let text = crate::data::read_to_string(&path)?;
             let v: toml::Table = toml::from_str(&text)
-                .map_err(|e| SimError::Parse { path: path.clone(), message: e.to_string() })?;
+                .map_err(|e| ReproError::Parse { path: path.clone(), message: e.to_string() })?;
             let Some(list) = v.get("fitted").and_then(|f| f.as_array()) else { continue };
-            let bad = |message: String| SimError::Parse { path: path.clone(), message };
+            let bad = |message: String| ReproError::Parse { path: path.clone(), message };
             let paper = v.get("paper").and_then(|p| p.as_str()).ok_or_else(|| {
                 bad("a file with `[[fitted]]` constants must name its `paper`".into())
             })?;
@@ -188,9 +189,9 @@ fn fits(data_dir: &Path) -> Result<Vec<(String, String, String, String)>, SimErr
 ///
 /// # Errors
 /// A fit naming an unknown or non-calibration row; a calibration row no fit names.
-pub fn check_fits(data_dir: &Path, paper: &str, rows: &[PaperRow]) -> Result<(), SimError> {
+pub fn check_fits(data_dir: &Path, paper: &str, rows: &[PaperRow]) -> Result<(), ReproError> {
     let fits: Vec<_> = fits(data_dir)?.into_iter().filter(|f| f.1 == paper).collect();
-    let bad = |message: String| SimError::PaperData {
+    let bad = |message: String| ReproError::PaperData {
         path: Path::new("data/papers").join(paper),
         line: 0,
         message,
@@ -222,8 +223,8 @@ pub fn check_fits(data_dir: &Path, paper: &str, rows: &[PaperRow]) -> Result<(),
 }
 
 /// Load a machine file from `data_dir/machines/<name>.toml`.
-pub(crate) fn machine(data_dir: &Path, name: &str) -> Result<Machine, SimError> {
-    Machine::load(data_dir.join("machines").join(format!("{name}.toml")))
+pub(crate) fn machine(data_dir: &Path, name: &str) -> Result<Machine, ReproError> {
+    Ok(Machine::load(data_dir.join("machines").join(format!("{name}.toml")))?)
 }
 
 /// Reproduce one paper (`Some("strix")`) or all of them, against `data_dir` (the repository's
@@ -232,7 +233,7 @@ pub(crate) fn machine(data_dir: &Path, name: &str) -> Result<Machine, SimError> 
 /// # Errors
 /// Paper data or machine files that fail to load or validate; a model that computes a row the
 /// CSVs do not have (a typo in a key).
-pub fn reproduce(paper: Option<&str>, data_dir: &Path) -> Result<ReproReport, SimError> {
+pub fn reproduce(paper: Option<&str>, data_dir: &Path) -> Result<ReproReport, ReproError> {
     reproduce_with(paper, data_dir, &ClosedForm)
 }
 
@@ -242,11 +243,11 @@ pub fn reproduce_with(
     paper: Option<&str>,
     data_dir: &Path,
     src: &dyn TraceSource,
-) -> Result<ReproReport, SimError> {
+) -> Result<ReproReport, ReproError> {
     let traces = Traces { src };
     let list: Vec<&str> = match paper {
         Some(p) if PAPERS.contains(&p) => vec![p],
-        Some(p) => return Err(SimError::UnknownPaper(p.into())),
+        Some(p) => return Err(ReproError::UnknownPaper(p.into())),
         None => PAPERS.to_vec(),
     };
     let mut out = ReproReport::default();
@@ -281,11 +282,11 @@ pub fn reproduce_with(
     Ok(out)
 }
 
-fn join(paper: &str, rows: &[PaperRow], comp: Vec<Computed>) -> Result<Vec<ReproRow>, SimError> {
+fn join(paper: &str, rows: &[PaperRow], comp: Vec<Computed>) -> Result<Vec<ReproRow>, ReproError> {
     for (i, c) in comp.iter().enumerate() {
         let key = (&*c.table, &*c.row, &*c.metric);
         if comp[..i].iter().any(|d| (&*d.table, &*d.row, &*d.metric) == key) {
-            return Err(SimError::PaperData {
+            return Err(ReproError::PaperData {
                 path: Path::new("data/papers").join(paper),
                 line: 0,
                 message: format!("two models computed ({}, {}, {})", c.table, c.row, c.metric),
@@ -295,7 +296,7 @@ fn join(paper: &str, rows: &[PaperRow], comp: Vec<Computed>) -> Result<Vec<Repro
             .iter()
             .any(|r| r.key() == (&*c.table, &*c.row, &*c.metric) && r.role == Kind::Baseline)
         {
-            return Err(SimError::PaperData {
+            return Err(ReproError::PaperData {
                 path: Path::new("data/papers").join(paper),
                 line: 0,
                 message: format!(
@@ -305,7 +306,7 @@ fn join(paper: &str, rows: &[PaperRow], comp: Vec<Computed>) -> Result<Vec<Repro
             });
         }
         if !rows.iter().any(|r| r.key() == (&*c.table, &*c.row, &*c.metric)) {
-            return Err(SimError::PaperData {
+            return Err(ReproError::PaperData {
                 path: Path::new("data/papers").join(paper),
                 line: 0,
                 message: format!(

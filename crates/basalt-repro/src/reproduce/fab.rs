@@ -15,13 +15,17 @@ use std::path::Path;
 
 use basalt_trace::{Event, Kernel, Trace};
 
-use crate::machine::Machine;
 use crate::reproduce::{Computed, Traces, computed, machine};
-use crate::synth::ckks::KsShape;
-use crate::synth::{Builder, HelrStep, Program, Workload};
-use crate::{SimError, simulate};
+use basalt_sim::machine::Machine;
+use basalt_sim::synth::Builder;
+use basalt_sim::synth::ckks::KsShape;
 
-pub fn compute(data: &Path, traces: &Traces) -> Result<Vec<Computed>, SimError> {
+use crate::program::{HelrStep, Program, Workload};
+use basalt_sim::simulate;
+
+use crate::ReproError;
+
+pub fn compute(data: &Path, traces: &Traces) -> Result<Vec<Computed>, ReproError> {
     let m = machine(data, "fab")?;
     let ks = KsShape { n: 1 << 16, limbs: 24, dnum: 3, special: 8, seeded: false };
     let (n, limbs) = (ks.n, ks.limbs);
@@ -73,7 +77,7 @@ pub fn compute(data: &Path, traces: &Traces) -> Result<Vec<Computed>, SimError> 
 
 /// Seconds the FU array's 256 modular multipliers are busy in `r` (the `modmul` pool of
 /// `fab.toml`): a lower bound on any schedule of the trace on FAB's datapath (§4.1).
-fn multiplier_seconds(m: &Machine, r: &crate::Report) -> f64 {
+fn multiplier_seconds(m: &Machine, r: &basalt_sim::Report) -> f64 {
     let pooled = |name: &str| {
         m.units.iter().any(|u| u.name == name && u.pools.iter().any(|p| p == "modmul"))
     };
@@ -93,7 +97,7 @@ const SLOTS: f64 = 32_768.0;
 /// in [15]) of two level-i ciphertexts. Every term is a library trace on `fab.toml` (hybrid key switching, full keys: FAB
 /// has no key generator). The other works' rows divide their quoted times by ours; the cycle
 /// speedups scale by the clock ratio as the paper does (FAB at 300 MHz).
-fn table7(m: &Machine, traces: &Traces) -> Result<Vec<Computed>, SimError> {
+fn table7(m: &Machine, traces: &Traces) -> Result<Vec<Computed>, ReproError> {
     let boot =
         Program::Bootstrap { preset: "FAB".into(), log_slots: None, dft: None, seeded: false };
     let Some(t) = traces.program(&boot)? else { return Ok(Vec::new()) };
@@ -140,7 +144,7 @@ fn multiplier_split(
     m: &Machine,
     t: &Trace,
     label: fn(&[String]) -> Option<String>,
-) -> Result<BTreeMap<String, f64>, SimError> {
+) -> Result<BTreeMap<String, f64>, ReproError> {
     let mut parts: BTreeMap<String, Trace> = BTreeMap::new();
     let mut scopes = Vec::new();
     for e in &t.events {
@@ -154,7 +158,7 @@ fn multiplier_split(
                     parts.entry(l).or_default().events.push(Event::Kernel(k.clone()));
                 }
             }
-            Event::Key { .. } => {}
+            Event::Key { .. } | Event::Marker { .. } => {}
         }
     }
     parts.into_iter().map(|(l, p)| Ok((l, multiplier_seconds(m, &simulate(m, &p)?)))).collect()
@@ -219,7 +223,7 @@ struct HelrTimes {
 }
 
 impl HelrTimes {
-    fn record(m: &Machine, traces: &Traces) -> Result<Option<HelrTimes>, SimError> {
+    fn record(m: &Machine, traces: &Traces) -> Result<Option<HelrTimes>, ReproError> {
         let fab =
             |step| Program::Helr { preset: "FAB".into(), level: LEVELS_LEFT, step, seeded: false };
         let boot = Program::Bootstrap {
@@ -260,7 +264,7 @@ impl HelrTimes {
 
 /// Table 8: one HELR iteration (`basalt_circuits::helr`, 5 levels of the 6 FAB's bootstrap
 /// leaves) on FAB-1 (`fab.toml`, `fpgas = 1`) and FAB-2 (`switches.fpgas=8`, §4.9).
-fn table8(data: &Path, m: &Machine, traces: &Traces) -> Result<Vec<Computed>, SimError> {
+fn table8(data: &Path, m: &Machine, traces: &Traces) -> Result<Vec<Computed>, ReproError> {
     let Some(t) = HelrTimes::record(m, traces)? else { return Ok(Vec::new()) };
     let m2 = Machine::load_with(data.join("machines").join("fab.toml"), &["switches.fpgas=8"])?;
     let (fab1, _) = t.iteration(m);
