@@ -21,6 +21,32 @@ pub struct PyParams {
     pub(crate) boot: Option<BootstrapConfig>,
 }
 
+impl PyParams {
+    /// The bootstrapping circuit of these parameters, rebuilt from its configuration (none if
+    /// they do not bootstrap): what validates the configuration on load, lists the rotation
+    /// keys a loaded key set must keep, and what a server runs.
+    pub(crate) fn circuit(&self) -> PyResult<Option<Bootstrapper>> {
+        self.boot.map(|cfg| Bootstrapper::new(&self.params, cfg).map_err(err)).transpose()
+    }
+
+    /// The bootstrapping configuration `what` (some bootstrapping keys) needs, or the error
+    /// that these parameters do not bootstrap.
+    fn bootstrapping(&self, what: &str) -> PyResult<&BootstrapConfig> {
+        self.boot
+            .as_ref()
+            .ok_or_else(|| err(format!("{what}, but the parameters do not bootstrap")))
+    }
+
+    /// Load the circuit's encapsulation keys (`what`, for the errors) from `data`: the
+    /// parameters must bootstrap with an ephemeral secret, whose weight shapes the keys.
+    fn encapsulation(&self, what: &str, data: &[u8]) -> PyResult<Encapsulation> {
+        let h = self.bootstrapping(what)?.ephemeral_h.ok_or_else(|| {
+            err("evaluation keys: encapsulation keys for a circuit without an ephemeral secret")
+        })?;
+        Encapsulation::from_bytes(&self.params, h, data).map_err(err)
+    }
+}
+
 #[derive(serde::Serialize, serde::Deserialize)]
 struct ParamsWire {
     literal: ParametersLiteral,
@@ -46,11 +72,9 @@ impl PyParams {
     #[staticmethod]
     fn from_json(s: &str) -> PyResult<PyParams> {
         let w: ParamsWire = serde_json::from_str(s).map_err(|e| err(format!("parameters: {e}")))?;
-        let params = Parameters::new(w.literal).map_err(err)?;
-        if let Some(cfg) = &w.bootstrapping {
-            Bootstrapper::new(&params, *cfg).map_err(err)?;
-        }
-        Ok(PyParams { params, boot: w.bootstrapping })
+        let p = PyParams { params: Parameters::new(w.literal).map_err(err)?, boot: w.bootstrapping };
+        p.circuit()?;
+        Ok(p)
     }
     fn __repr__(&self) -> String {
         format!("CkksParameters({:?}, bootstrapping={})", self.params.name(), self.boot.is_some())
@@ -96,12 +120,8 @@ fn evk_from_bytes(
     let (a, b) = rest.split_at(len);
     let mut steps = steps.map(<[i64]>::to_vec);
     let mut conjugate = conjugate;
-    let boot = match &p.boot {
-        Some(cfg) => Some(Bootstrapper::new(&p.params, *cfg).map_err(err)?),
-        None => None,
-    };
     // A bootstrapping server needs the circuit's keys whatever the program lists.
-    if let (Some(s), Some(bt)) = (steps.as_mut(), &boot) {
+    if let (Some(s), Some(bt)) = (steps.as_mut(), p.circuit()?) {
         s.extend(bt.rotations());
         conjugate = Some(true);
     }
@@ -109,25 +129,16 @@ fn evk_from_bytes(
         .map_err(err)?
         .expanded(&p.params)
         .map_err(err)?;
-    let encaps = match (&p.boot, b.is_empty()) {
-        (_, true) => None,
-        (Some(cfg), false) => Some(encaps_from_bytes(p, cfg, b)?),
-        (None, false) => {
-            return Err(bad("encapsulation keys, but the parameters do not bootstrap"));
-        }
+    let encaps = if b.is_empty() {
+        None
+    } else {
+        Some(p.encapsulation("evaluation keys: encapsulation keys", b)?)
     };
     if let Some(e) = &encaps {
         let id = keys.key_id().map_err(err)?.unwrap_or(KeyId::UNBOUND);
         id.join(e.key_id(), "the encapsulation keys").map_err(err)?;
     }
     Ok(PyEvalKeys { params: p.params.clone(), keys, encaps })
-}
-
-fn encaps_from_bytes(p: &PyParams, cfg: &BootstrapConfig, b: &[u8]) -> PyResult<Encapsulation> {
-    let h = cfg.ephemeral_h.ok_or_else(|| {
-        err("evaluation keys: encapsulation keys for a circuit without an ephemeral secret")
-    })?;
-    Encapsulation::from_bytes(&p.params, h, b).map_err(err)
 }
 
 #[pymethods]
@@ -235,9 +246,7 @@ impl PyEvalKeys {
                     out.galois.insert(g.galois, g.clone());
                 }
                 KeyObj::Encapsulation(e) => {
-                    if params.boot.is_none() {
-                        return Err(err("bootstrapping keys, but the parameters do not bootstrap"));
-                    }
+                    params.bootstrapping("bootstrapping keys")?;
                     if encaps.replace(e.as_ref().clone()).is_some() {
                         return Err(err("two sets of bootstrapping keys"));
                     }
@@ -363,10 +372,7 @@ impl PyKey {
                     KeyObj::Galois(GaloisKey::from_bytes(p, data).map_err(err)?)
                 }
                 "bootstrapping" => {
-                    let cfg = params.boot.as_ref().ok_or_else(|| {
-                        err("bootstrapping keys, but the parameters do not bootstrap")
-                    })?;
-                    KeyObj::Encapsulation(Box::new(encaps_from_bytes(params, cfg, data)?))
+                    KeyObj::Encapsulation(Box::new(params.encapsulation("bootstrapping keys", data)?))
                 }
                 other => return Err(err(format!("unknown key kind {other:?}"))),
             })
