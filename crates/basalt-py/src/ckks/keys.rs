@@ -5,7 +5,7 @@
 
 use basalt_circuits::bootstrap::{BootstrapConfig, Bootstrapper, Encapsulation};
 use basalt_ckks::{
-    EvaluationKeys, GaloisKey, KeyId, Parameters, ParametersLiteral, PublicKey, RelinKey,
+    EvaluationKeys, GaloisKey, KeyId, Parameters, ParametersLiteral, PublicKey, RelinKey, SecretKey,
 };
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
@@ -72,12 +72,33 @@ impl PyParams {
     #[staticmethod]
     fn from_json(s: &str) -> PyResult<PyParams> {
         let w: ParamsWire = serde_json::from_str(s).map_err(|e| err(format!("parameters: {e}")))?;
-        let p = PyParams { params: Parameters::new(w.literal).map_err(err)?, boot: w.bootstrapping };
+        let p =
+            PyParams { params: Parameters::new(w.literal).map_err(err)?, boot: w.bootstrapping };
         p.circuit()?;
         Ok(p)
     }
     fn __repr__(&self) -> String {
         format!("CkksParameters({:?}, bootstrapping={})", self.params.name(), self.boot.is_some())
+    }
+    /// The secret key exported as `data` (`Context.export_secret_key()`, two bits a
+    /// coefficient) as the library holds it in memory: its residues modulo every prime, NTT
+    /// domain, little-endian `u64` words. What a search of a process's memory for the secret
+    /// looks for; it holds nothing `data` does not. Validated like any load.
+    #[pyo3(name = "_secret_key_residues")]
+    fn secret_key_residues<'py>(
+        &self,
+        py: Python<'py>,
+        data: &[u8],
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let sk = SecretKey::from_bytes(&self.params, data).map_err(err)?;
+        let words = sk.poly().data();
+        // Written straight into the Python object: no other copy to erase.
+        PyBytes::new_with(py, 8 * words.len(), |out| {
+            for (o, w) in out.chunks_exact_mut(8).zip(words) {
+                o.copy_from_slice(&w.to_le_bytes());
+            }
+            Ok(())
+        })
     }
 }
 
@@ -371,9 +392,9 @@ impl PyKey {
                 "rotation" | "conjugation" => {
                     KeyObj::Galois(GaloisKey::from_bytes(p, data).map_err(err)?)
                 }
-                "bootstrapping" => {
-                    KeyObj::Encapsulation(Box::new(params.encapsulation("bootstrapping keys", data)?))
-                }
+                "bootstrapping" => KeyObj::Encapsulation(Box::new(
+                    params.encapsulation("bootstrapping keys", data)?,
+                )),
                 other => return Err(err(format!("unknown key kind {other:?}"))),
             })
         })?;
