@@ -3,7 +3,8 @@
 A server is started as its own OS process from the parameters and the evaluation keys (files,
 as a deployment sends them); it computes, then waits while the test reads every readable
 mapping of its memory (``/proc/PID/mem``) and looks for 64-byte windows of the secret key's
-residues, in the layout the library keeps them (the exported bytes hold the same ``u64`` words).
+residues, in the layout the library keeps them (the exported key holds its coefficients, two
+bits each; ``CkksParameters._secret_key_residues`` turns it into those ``u64`` words).
 A control process that does hold a secret key is searched the same way and must be found, so a
 search that reads nothing cannot pass.
 """
@@ -42,17 +43,19 @@ CONTROL = textwrap.dedent("""
     ctx = basalt.ckks.Context.toy_insecure(log_n=10, levels=2)
     sk = ctx.export_secret_key()
     open(sys.argv[1] + "/control.sk", "wb").write(sk)
+    open(sys.argv[1] + "/control.json", "w").write(ctx.parameters.to_json())
     del sk
     print("ready", flush=True)
     sys.stdin.readline()
 """)
 
 
-def windows(secret: bytes, count: int = 16, width: int = 64) -> list[bytes]:
-    """`count` windows of the secret's residues, spread over its body (past the header)."""
-    body = len(secret) - 32  # the checksum ends the blob
-    starts = np.linspace(body // 4, body - width - 8, count).astype(int)
-    return [secret[s - s % 8: s - s % 8 + width] for s in starts]
+def windows(params, exported: bytes, count: int = 16, width: int = 64) -> list[bytes]:
+    """`count` windows of the residues of the secret key ``exported`` for ``params``, spread
+    over them."""
+    residues = params._p._secret_key_residues(exported)
+    starts = np.linspace(len(residues) // 4, len(residues) - width - 8, count).astype(int)
+    return [residues[s - s % 8: s - s % 8 + width] for s in starts]
 
 
 def found(pid: int, patterns: list[bytes]) -> int:
@@ -93,7 +96,7 @@ def test_server_process_memory_holds_no_secret_key(tmp_path):
     client.evaluation_keys(rotations=[1]).save(str(tmp_path / "keys.bin"))
     x = np.linspace(-0.5, 0.5, client.slots)
     (tmp_path / "x.ct").write_bytes(client.encrypt(x).to_bytes())
-    secret = windows(client.export_secret_key())
+    secret = windows(client.parameters, client.export_secret_key())
 
     server = start(SERVER, str(tmp_path))
     try:
@@ -106,7 +109,8 @@ def test_server_process_memory_holds_no_secret_key(tmp_path):
 
     control = start(CONTROL, str(tmp_path))
     try:
-        in_control = found(control.pid, windows((tmp_path / "control.sk").read_bytes()))
+        params = basalt.ckks.Parameters.from_json((tmp_path / "control.json").read_text())
+        in_control = found(control.pid, windows(params, (tmp_path / "control.sk").read_bytes()))
     finally:
         stop(control)
     assert in_control > 0, "the search found the secret in no process: it reads nothing"

@@ -22,7 +22,7 @@ use crate::keys::{
     GaloisKey, KeyId, KeyMaterial, KeyPart, KeySwitchKey, KeyTag, PublicKey, RelinKey, SecretKey,
     SeededKeySwitchKey,
 };
-use crate::params::Parameters;
+use crate::params::{Parameters, SecretDistribution};
 
 /// 3: every object carries its key id and a checksum. (2: Galois keys switch `s` to
 /// `φ^{-1}(s)`, Lattigo's form; a version-1 Galois key would rotate wrongly.)
@@ -33,6 +33,19 @@ const VERSION: u32 = 3;
 /// stream `(gadget, digit, limb)`; a version-2 key (one part, stream `(digit, limb)`) would
 /// expand to other `a_j`, so it is refused.
 const KEY_VERSION: u32 = 4;
+
+/// Secret keys: 4 holds the ternary coefficients, two bits each (16 KiB at N = 2^16); 3 held
+/// the residues modulo every prime of `Q_L ∪ P` (15 MiB at N = 2^16).
+const SECRET_VERSION: u32 = 4;
+
+/// The version an object of `magic` is written in now.
+fn current_version(magic: &[u8]) -> u32 {
+    match magic {
+        b"BCKY" => KEY_VERSION,
+        b"BCSK" => SECRET_VERSION,
+        _ => VERSION,
+    }
+}
 
 /// Bytes of the SHA3-256 checksum that ends every serialized object.
 pub const CHECKSUM_BYTES: usize = 32;
@@ -55,6 +68,18 @@ struct CtWire {
     scale: f64,
     slots: u64,
     polys: Vec<PolyWire>,
+}
+
+/// A secret key: its coefficients, each in {−1, 0, 1}, as the two low bits of their two's
+/// complement (`00` = 0, `01` = 1, `11` = −1; `10` is invalid), four to a byte from the low
+/// bits up. The NTT-domain residues the key is used in are rebuilt on load.
+#[derive(Serialize, Deserialize)]
+struct SecretWire {
+    magic: [u8; 4],
+    version: u32,
+    params_id: u64,
+    key_id: KeyId,
+    coefficients: Vec<u8>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -128,7 +153,7 @@ fn decode<T: DeserializeOwned>(what: &'static str, bytes: &[u8]) -> Result<T> {
         // An object written before checksums existed fails here: name its version.
         if let (Some(magic), Some(v)) = (bytes.get(..4), bytes.get(4..8)) {
             let v = u32::from_le_bytes(v.try_into().expect("4 bytes"));
-            let current = if magic == b"BCKY" { KEY_VERSION } else { VERSION };
+            let current = current_version(magic);
             if magic.starts_with(b"BC") && v < current && v > 0 {
                 return Err(corrupt(
                     what,
@@ -203,7 +228,7 @@ fn check_meta(
     want: &[u8; 4],
     version: u32,
 ) -> Result<()> {
-    let expected = if want == b"BCKY" { KEY_VERSION } else { VERSION };
+    let expected = current_version(want);
     if &magic != want {
         return Err(corrupt(what, "bad magic"));
     }
@@ -536,39 +561,136 @@ impl PublicKey {
     }
 }
 
+/// Two bits a coefficient (see [`SecretWire`]); `Err` names the first coefficient outside
+/// {−1, 0, 1} and its value.
+fn pack_ternary(coeffs: &[i64]) -> std::result::Result<Vec<u8>, (usize, i64)> {
+    let mut out = vec![0u8; coeffs.len().div_ceil(4)];
+    for (i, &c) in coeffs.iter().enumerate() {
+        if c.unsigned_abs() > 1 {
+            zeroize::Zeroize::zeroize(&mut out);
+            return Err((i, c));
+        }
+        out[i / 4] |= ((c as u8) & 3) << (2 * (i % 4));
+    }
+    Ok(out)
+}
+
+/// The `n` coefficients [`pack_ternary`] wrote; `Err` names the first invalid code (`10`, or
+/// a non-zero code past the `n`-th).
+fn unpack_ternary(packed: &[u8], n: usize) -> std::result::Result<Vec<i64>, usize> {
+    let mut out = Vec::with_capacity(n);
+    for i in 0..4 * packed.len() {
+        let code = (packed[i / 4] >> (2 * (i % 4))) & 3;
+        if code == 0b10 || (i >= n && code != 0) {
+            zeroize::Zeroize::zeroize(&mut out);
+            return Err(i);
+        }
+        // Sign-extend the two bits: 00 → 0, 01 → 1, 11 → −1.
+        if i < n {
+            out.push(i64::from(((code << 6) as i8) >> 6));
+        }
+    }
+    Ok(out)
+}
+
 impl SecretKey {
     /// The secret key as bytes: the one way a secret leaves memory, named so that no caller
     /// serializes it by accident (there is no `to_bytes`). Whoever holds these bytes can decrypt
-    /// everything encrypted under the key set.
+    /// everything encrypted under the key set. Its ternary coefficients are stored, two bits
+    /// each (16 KiB and a header at N = 2^16, not the 15 MiB of its residues).
+    ///
+    /// # Errors
+    /// [`CkksError::Corrupt`] for a symbolic key or a coefficient outside {−1, 0, 1} (a key
+    /// made by [`SecretKey::from_coeffs`] with larger ones).
     pub fn export_bytes(&self) -> Result<Vec<u8>> {
-        encode(
-            "secret key",
-            &CtWire {
-                magic: *b"BCSK",
-                version: VERSION,
-                params_id: self.params_id,
-                key_id: self.key_id,
-                scale: 1.0,
-                slots: 1,
-                polys: vec![poly_out("secret key", &self.poly)?],
-            },
-        )
+        const W: &str = "secret key";
+        if self.poly.is_symbolic() {
+            return Err(corrupt(W, "cannot serialize a symbolic (trace-only) object"));
+        }
+        let coeffs = self.own_coefficients();
+        let packed = pack_ternary(&coeffs);
+        crate::keys::secret::zeroize_coeffs(coeffs);
+        let packed = packed.map_err(|(i, c)| {
+            corrupt(W, format!("coefficient {i} is {c}: only a ternary secret can be exported"))
+        })?;
+        let mut wire = SecretWire {
+            magic: *b"BCSK",
+            version: SECRET_VERSION,
+            params_id: self.params_id,
+            key_id: self.key_id,
+            coefficients: packed,
+        };
+        let out = encode(W, &wire);
+        zeroize::Zeroize::zeroize(&mut wire.coefficients);
+        out
     }
-    /// Load [`SecretKey::export_bytes`]'s output.
+
+    /// Load [`SecretKey::export_bytes`]'s output, validated against `params`: every
+    /// coefficient in {−1, 0, 1}, and the Hamming weight the parameter set fixes, if any.
+    ///
+    /// # Errors
+    /// [`CkksError::Corrupt`] naming the problem (checksum, version, length, a coefficient,
+    /// the weight), [`CkksError::WrongParams`].
     pub fn from_bytes(params: &Parameters, bytes: &[u8]) -> Result<SecretKey> {
         const W: &str = "secret key";
-        let mut w: CtWire = decode(W, bytes)?;
-        check_meta(W, params, w.magic, b"BCSK", w.version)?;
-        check_id(params, w.params_id)?;
-        if w.polys.len() != 1 {
-            return Err(corrupt(W, "a secret key has one polynomial"));
+        if bytes.starts_with(b"BCSK") && bytes.get(4..8) == Some(&VERSION.to_le_bytes()[..]) {
+            return Err(corrupt(
+                W,
+                format!(
+                    "version {VERSION} secret key (residues over every prime, not the \
+                     coefficients): export it again"
+                ),
+            ));
         }
-        let poly = poly_in(W, params, w.polys.remove(0), Some(params.max_level() + 1), params.k())?;
-        if !w.key_id.is_bound() {
-            return Err(corrupt(W, "the key carries no key identity"));
-        }
-        Ok(SecretKey { poly, params_id: w.params_id, key_id: w.key_id })
+        let mut w: SecretWire = decode(W, bytes)?;
+        let sk = secret_in(params, &w);
+        zeroize::Zeroize::zeroize(&mut w.coefficients);
+        sk
     }
+}
+
+fn secret_in(params: &Parameters, w: &SecretWire) -> Result<SecretKey> {
+    const W: &str = "secret key";
+    check_meta(W, params, w.magic, b"BCSK", w.version)?;
+    check_id(params, w.params_id)?;
+    if !w.key_id.is_bound() {
+        return Err(corrupt(W, "the key carries no key identity"));
+    }
+    let n = params.n();
+    if w.coefficients.len() != n.div_ceil(4) {
+        return Err(corrupt(
+            W,
+            format!(
+                "{} bytes of coefficients: N = {n} takes {}",
+                w.coefficients.len(),
+                n.div_ceil(4)
+            ),
+        ));
+    }
+    let coeffs = unpack_ternary(&w.coefficients, n).map_err(|i| {
+        corrupt(
+            W,
+            if i < n {
+                format!("coefficient {i} has the invalid code 0b10 (not −1, 0 or 1)")
+            } else {
+                format!("non-zero padding after the {n} coefficients")
+            },
+        )
+    })?;
+    if let SecretDistribution::Hamming { h } = params.secret() {
+        let weight = coeffs.iter().filter(|&&c| c != 0).count();
+        if weight != h {
+            crate::keys::secret::zeroize_coeffs(coeffs);
+            return Err(corrupt(
+                W,
+                format!("Hamming weight {weight}, where the parameter set fixes {h}"),
+            ));
+        }
+    }
+    let mut sk = SecretKey::from_coeffs(params, &coeffs);
+    crate::keys::secret::zeroize_coeffs(coeffs);
+    sk.key_id = w.key_id;
+    Ok(sk)
 }
 
 #[derive(Serialize, Deserialize)]

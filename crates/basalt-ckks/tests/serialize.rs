@@ -99,3 +99,76 @@ fn ciphertexts_plaintexts_and_keys_round_trip_and_reject_corruption() {
     fuzz(&gk.to_bytes().unwrap(), 50, |b| GaloisKey::from_bytes(p, b));
     fuzz(&pt.to_bytes().unwrap(), 50, |b| Plaintext::from_bytes(p, b));
 }
+
+/// The secret key leaves as its ternary coefficients, two bits each (the two low bits of their
+/// two's complement, four to a byte from the low bits up), and is validated on load: every
+/// coefficient in {−1, 0, 1}, the length N/4, the Hamming weight a sparse set fixes.
+#[test]
+fn the_secret_key_is_exported_as_two_bits_a_coefficient_and_validated() {
+    use basalt_ckks::serialize::reseal;
+    let msg = |r: Result<SecretKey>| match r {
+        Err(e) => e.to_string(),
+        Ok(_) => "accepted".to_string(),
+    };
+    for secret in [SecretDistribution::DenseTernary, SecretDistribution::Hamming { h: 64 }] {
+        let mut lit = ParametersLiteral::toy(10, 60, 40, 3, 61, 2, 2);
+        lit.secret = secret;
+        let p = Parameters::new(lit).unwrap();
+        let n = p.n();
+        let sk = KeyGenerator::new(&p).gen_secret_key();
+        let b = sk.export_bytes().unwrap();
+        // Header (magic, version, set id, key id, length: 40 bytes), N/4 bytes, checksum.
+        assert_eq!(b.len(), 40 + n / 4 + 32, "{secret:?}");
+        let body = &b[40..40 + n / 4];
+        let by_hand: Vec<i64> = (0..n)
+            .map(|i| match (body[i / 4] >> (2 * (i % 4))) & 3 {
+                0 => 0,
+                1 => 1,
+                3 => -1,
+                c => panic!("code {c}"),
+            })
+            .collect();
+        assert_eq!(by_hand, sk.coefficients(&p), "{secret:?}");
+        let back = SecretKey::from_bytes(&p, &b).unwrap();
+        assert_eq!(back, sk);
+        assert_eq!(back.key_id(), sk.key_id());
+
+        // A coefficient with the invalid code 0b10 (checksum recomputed: the decoder's check).
+        let zero = by_hand.iter().position(|&c| c == 0).unwrap();
+        let mut bad = b.clone();
+        bad[40 + zero / 4] |= 0b10 << (2 * (zero % 4));
+        assert!(msg(SecretKey::from_bytes(&p, &reseal(&bad))).contains("invalid code"));
+        // One more non-zero coefficient: refused where the set fixes the weight.
+        let mut heavier = b.clone();
+        heavier[40 + zero / 4] |= 0b01 << (2 * (zero % 4));
+        let r = SecretKey::from_bytes(&p, &reseal(&heavier));
+        match secret {
+            SecretDistribution::Hamming { h } => {
+                let m = msg(r);
+                assert!(m.contains(&format!("Hamming weight {}", h + 1)), "{m}");
+            }
+            SecretDistribution::DenseTernary => assert!(r.unwrap() != sk),
+        }
+        // A length that is not N/4 (the length field and the data agree).
+        let mut short = b[..40 + n / 4 - 1].to_vec();
+        short[32..40].copy_from_slice(&((n / 4 - 1) as u64).to_le_bytes());
+        short.extend_from_slice(&[0; 32]);
+        assert!(msg(SecretKey::from_bytes(&p, &reseal(&short))).contains("bytes of coefficients"));
+        // Another parameter set; corruption anywhere.
+        let other = toy(10, 2, 2, 2);
+        assert!(matches!(SecretKey::from_bytes(&other, &b), Err(CkksError::WrongParams { .. })));
+        assert_eq!(fuzz(&b, 40, |x| SecretKey::from_bytes(&p, x)), 40);
+    }
+    // Only a ternary secret has this encoding.
+    let p = toy(10, 3, 2, 2);
+    let mut coeffs = vec![0i64; p.n()];
+    coeffs[5] = 2;
+    let m = SecretKey::from_coeffs(&p, &coeffs).export_bytes().unwrap_err().to_string();
+    assert!(m.contains("coefficient 5 is 2"), "{m}");
+    // The residue form (version 3) is refused with what to do.
+    let mut old = b"BCSK".to_vec();
+    old.extend_from_slice(&3u32.to_le_bytes());
+    old.extend_from_slice(&[0; 64]);
+    let m = msg(SecretKey::from_bytes(&p, &reseal(&old)));
+    assert!(m.contains("version 3 secret key") && m.contains("export it again"), "{m}");
+}

@@ -138,7 +138,14 @@ fn rows(a: &KeysArgs) -> Result<(Parameters, Vec<Row>), String> {
 
 fn mib(b: u64) -> String {
     let m = b as f64 / (1u64 << 20) as f64;
-    if m >= 1024.0 { format!("{:.2} GiB", m / 1024.0) } else { format!("{m:.1} MiB") }
+    if m >= 1024.0 {
+        format!("{:.2} GiB", m / 1024.0)
+    } else if m >= 1.0 || b == 0 {
+        format!("{m:.1} MiB")
+    } else {
+        // The secret key: two bits a coefficient.
+        format!("{:.1} KiB", b as f64 / 1024.0)
+    }
 }
 
 /// Run `basalt keys`.

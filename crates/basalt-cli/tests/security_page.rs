@@ -2,13 +2,9 @@
 //! estimator computes now (`basalt security --markdown > docs/security.md`), and checks that
 //! the CLI refuses a preset estimated below 128 bits without `--allow-insecure`.
 
-use std::path::Path;
-use std::process::Command;
+mod common;
 
-fn basalt(args: &[&str]) -> std::process::Output {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    Command::new(env!("CARGO_BIN_EXE_basalt")).current_dir(&root).args(args).output().unwrap()
-}
+use common::basalt;
 
 #[test]
 #[cfg_attr(
@@ -16,25 +12,7 @@ fn basalt(args: &[&str]) -> std::process::Output {
     ignore = "building every preset's ring takes minutes unoptimised: CI runs it (`make test` builds with --release)"
 )]
 fn the_committed_security_page_is_what_the_estimator_computes() {
-    let out = basalt(&["security", "--markdown"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let now = String::from_utf8(out.stdout).unwrap();
-    let page = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/security.md");
-    let committed = std::fs::read_to_string(&page).unwrap_or_default();
-    if now != committed {
-        let first = now
-            .lines()
-            .zip(committed.lines())
-            .position(|(a, b)| a != b)
-            .unwrap_or_else(|| now.lines().count().min(committed.lines().count()));
-        panic!(
-            "docs/security.md is stale (first difference at line {}): regenerate it with \
-             `basalt security --markdown > docs/security.md`\n  now:       {}\n  committed: {}",
-            first + 1,
-            now.lines().nth(first).unwrap_or("<end>"),
-            committed.lines().nth(first).unwrap_or("<end>"),
-        );
-    }
+    common::assert_page_is_current("docs/security.md", &["security", "--markdown"]);
 }
 
 #[test]

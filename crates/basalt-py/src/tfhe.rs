@@ -1,8 +1,10 @@
-//! TFHE bindings in two roles. The client (`TfheContext`) holds the secret key: it encrypts,
-//! decrypts and makes the server key. The server (`TfheServer`) is built from the parameter set
-//! and a `TfheServerKey` (bootstrapping and key-switching keys) alone: lookup tables, gates,
-//! batches and radix integers, no decryption. Ciphertexts are opaque handles carrying the
-//! identity of their key; lookup tables are given as the list of outputs on every message.
+//! TFHE bindings in two roles over one engine. The server (`TfheServer`) is built from the
+//! parameter set and a `TfheServerKey` (bootstrapping and key-switching keys) alone: lookup
+//! tables, gates, batches and radix integers, no decryption. The client (`TfheContext`) holds the
+//! secret key: it encrypts, decrypts and makes the server key, and it extends the server on its
+//! own server key, so every homomorphic operation is bound once and the two roles cannot drift
+//! apart. Ciphertexts are opaque handles carrying the identity of their key; lookup tables are
+//! given as the list of outputs on every message.
 
 use std::sync::Arc;
 
@@ -17,11 +19,19 @@ use crate::err;
 use crate::integer::{PyIntegerClient, PyIntegerServer};
 use crate::progress::PyProgress;
 
-/// Keys and parameters of one TFHE instance: the client role.
-#[pyclass(module = "basalt._basalt", name = "TfheContext", frozen)]
+/// The server role and the engine of both roles: the server key and the batch schedule, every
+/// operation on ciphertexts of one key, no secret, no decryption.
+#[pyclass(module = "basalt._basalt", name = "TfheServer", subclass, frozen)]
+pub struct PyTfheServer {
+    key: DynServerKey,
+    batch: BatchConfig,
+}
+
+/// Keys and parameters of one TFHE instance: the client role. The secret key lives here; the
+/// operations are those of the server it extends, on its own server key.
+#[pyclass(module = "basalt._basalt", name = "TfheContext", extends = PyTfheServer, frozen)]
 pub struct PyTfhe {
     ctx: TfheContext,
-    engine: Engine,
 }
 
 /// The server key of one client (no secret inside): what a client sends to a server.
@@ -31,24 +41,11 @@ pub struct PyTfheServerKey {
     key: DynServerKey,
 }
 
-/// The server role: every operation on ciphertexts of one key, no secret, no decryption.
-#[pyclass(module = "basalt._basalt", name = "TfheServer", frozen)]
-pub struct PyTfheServer {
-    engine: Engine,
-}
-
 /// An encrypted small integer or boolean (opaque).
 #[pyclass(module = "basalt._basalt", name = "TfheCiphertext", frozen)]
 #[derive(Clone)]
 pub struct PyTfheCt {
     ct: DynCiphertext,
-}
-
-/// What the client and the server share: the server key and the batch schedule. Every
-/// homomorphic operation of both roles goes through it, so the two cannot drift apart.
-struct Engine {
-    key: DynServerKey,
-    batch: BatchConfig,
 }
 
 /// Ciphertexts per step of a batch: progress is reported, and Ctrl-C checked, between steps.
@@ -58,9 +55,9 @@ fn batch_step() -> usize {
     64 * std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
-impl Engine {
-    fn new(key: DynServerKey) -> Engine {
-        Engine { key, batch: BatchConfig::default() }
+impl PyTfheServer {
+    fn on(key: DynServerKey) -> PyTfheServer {
+        PyTfheServer { key, batch: BatchConfig::default() }
     }
 
     fn params(&self) -> &TfheParams {
@@ -80,7 +77,74 @@ impl Engine {
         }
         Ok(())
     }
+}
 
+fn gate_of(name: &str) -> PyResult<Gate> {
+    match name.to_ascii_lowercase().as_str() {
+        "nand" => Ok(Gate::Nand),
+        "and" => Ok(Gate::And),
+        "or" => Ok(Gate::Or),
+        "xor" => Ok(Gate::Xor),
+        other => Err(err(format!("unknown gate {other:?} (nand, and, or, xor)"))),
+    }
+}
+
+fn hex(id: u64) -> String {
+    format!("{id:016x}")
+}
+
+#[pymethods]
+impl PyTfheServer {
+    /// A server for the parameter set `name` holding `key`; a key of another set is refused.
+    /// No insecure opt-in here: the key exists, so whoever made or loaded it gave it.
+    #[new]
+    fn new(name: &str, key: &PyTfheServerKey) -> PyResult<PyTfheServer> {
+        let params = TfheParams::preset(name, true).map_err(err)?;
+        if params.id() != key.key.params().id() {
+            return Err(err(format!(
+                "parameter set mismatch: the server key was made for '{}', the server runs '{}'",
+                key.key.params().name,
+                params.name
+            )));
+        }
+        Ok(PyTfheServer::on(key.key.clone()))
+    }
+
+    /// Messages are integers in `0..plaintext_modulus` (message and carry space).
+    #[getter]
+    fn plaintext_modulus(&self) -> u64 {
+        self.params().plaintext_modulus()
+    }
+    #[getter]
+    fn message_modulus(&self) -> u64 {
+        self.params().message_modulus
+    }
+    #[getter]
+    fn name(&self) -> String {
+        self.params().name.clone()
+    }
+
+    /// The key's identity (hex): ciphertexts carry it, and every operation checks it.
+    #[getter]
+    fn key_id(&self) -> String {
+        hex(self.key.key_id())
+    }
+
+    /// The server key (no secret): hand it to `TfheServer`, or send its bytes.
+    fn server_key(&self) -> PyTfheServerKey {
+        PyTfheServerKey { key: self.key.clone() }
+    }
+
+    /// The radix-integer server on the same key (shared, not copied).
+    fn integer_server(&self) -> PyResult<PyIntegerServer> {
+        let name = &self.params().name;
+        let k = self.key.as_u64().ok_or_else(|| {
+            err(format!("radix integers use a 64-bit torus; set '{name}' is 32-bit"))
+        })?;
+        Ok(PyIntegerServer::from(IntegerServer::from_shared(Arc::clone(k)).map_err(err)?))
+    }
+
+    /// One programmable bootstrap evaluating the table `table[m]` (one output per message).
     fn apply_table(&self, py: Python<'_>, ct: &PyTfheCt, table: Vec<u64>) -> PyResult<PyTfheCt> {
         self.check_table(&table)?;
         let ct = ct.ct.clone();
@@ -90,6 +154,9 @@ impl Engine {
         })
     }
 
+    /// The table on many ciphertexts, with two-level batching over the cores; `progress(stage,
+    /// done, total)` is called between steps, and Ctrl-C stops the batch there.
+    #[pyo3(signature = (cts, table, progress=None))]
     fn apply_table_batch(
         &self,
         py: Python<'_>,
@@ -115,38 +182,17 @@ impl Engine {
         Ok(out)
     }
 
+    /// A boolean gate (`nand`, `and`, `or`, `xor`) on two encrypted booleans.
     fn gate(&self, py: Python<'_>, name: &str, a: &PyTfheCt, b: &PyTfheCt) -> PyResult<PyTfheCt> {
         let g = gate_of(name)?;
         let (a, b) = (a.ct.clone(), b.ct.clone());
         py.allow_threads(|| Ok(PyTfheCt { ct: self.key.gate(g, &a, &b).map_err(err)? }))
     }
 
+    /// Load a ciphertext; corrupted bytes or another set/key raise `BasaltError`.
     fn ciphertext_from_bytes(&self, data: &[u8]) -> PyResult<PyTfheCt> {
         Ok(PyTfheCt { ct: self.key.ciphertext_from_bytes(data).map_err(err)? })
     }
-}
-
-fn gate_of(name: &str) -> PyResult<Gate> {
-    match name.to_ascii_lowercase().as_str() {
-        "nand" => Ok(Gate::Nand),
-        "and" => Ok(Gate::And),
-        "or" => Ok(Gate::Or),
-        "xor" => Ok(Gate::Xor),
-        other => Err(err(format!("unknown gate {other:?} (nand, and, or, xor)"))),
-    }
-}
-
-fn hex(id: u64) -> String {
-    format!("{id:016x}")
-}
-
-/// The radix-integer server on a shared 64-bit key, or why the set has none.
-fn integer_server(key: &DynServerKey) -> PyResult<PyIntegerServer> {
-    let name = &key.params().name;
-    let k = key
-        .as_u64()
-        .ok_or_else(|| err(format!("radix integers use a 64-bit torus; set '{name}' is 32-bit")))?;
-    Ok(PyIntegerServer::from(IntegerServer::from_shared(Arc::clone(k)).map_err(err)?))
 }
 
 #[pymethods]
@@ -163,29 +209,15 @@ impl PyTfhe {
         allow_insecure: bool,
         progress: Option<Py<PyAny>>,
         force: bool,
-    ) -> PyResult<PyTfhe> {
+    ) -> PyResult<PyClassInitializer<PyTfhe>> {
         let name = name.to_string();
         let progress = PyProgress::new(progress);
-        py.allow_threads(|| {
-            let ctx = TfheContext::new_with(&name, allow_insecure, force, &progress)
-                .map_err(|e| progress.error(e))?;
-            let engine = Engine::new(ctx.server_key().clone());
-            Ok(PyTfhe { ctx, engine })
-        })
-    }
-
-    /// Messages are integers in `0..plaintext_modulus` (message and carry space).
-    #[getter]
-    fn plaintext_modulus(&self) -> u64 {
-        self.ctx.plaintext_modulus()
-    }
-    #[getter]
-    fn message_modulus(&self) -> u64 {
-        self.ctx.message_modulus()
-    }
-    #[getter]
-    fn name(&self) -> String {
-        self.ctx.set_name().to_string()
+        let ctx = py.allow_threads(|| {
+            TfheContext::new_with(&name, allow_insecure, force, &progress)
+                .map_err(|e| progress.error(e))
+        })?;
+        let engine = PyTfheServer::on(ctx.server_key().clone());
+        Ok(PyClassInitializer::from(engine).add_subclass(PyTfhe { ctx }))
     }
 
     fn encrypt(&self, m: u64) -> PyResult<PyTfheCt> {
@@ -201,11 +233,6 @@ impl PyTfhe {
         self.ctx.decrypt_bool(&ct.ct).map_err(err)
     }
 
-    /// The server key (no secret): hand it to `TfheServer`, or send its bytes.
-    fn server_key(&self) -> PyTfheServerKey {
-        PyTfheServerKey { key: self.ctx.server_key().clone() }
-    }
-
     /// The radix-integer client on this context's secret key (64-bit sets with 2-bit digits).
     fn integer_client(&self) -> PyResult<PyIntegerClient> {
         match self.ctx.client_key() {
@@ -219,40 +246,6 @@ impl PyTfhe {
         }
     }
 
-    /// The radix-integer server on this context's server key (shared, not copied).
-    fn integer_server(&self) -> PyResult<PyIntegerServer> {
-        integer_server(self.ctx.server_key())
-    }
-
-    /// One programmable bootstrap evaluating the table `table[m]` (one output per message).
-    fn apply_table(&self, py: Python<'_>, ct: &PyTfheCt, table: Vec<u64>) -> PyResult<PyTfheCt> {
-        self.engine.apply_table(py, ct, table)
-    }
-
-    /// The table on many ciphertexts, with two-level batching over the cores; `progress(stage,
-    /// done, total)` is called between steps, and Ctrl-C stops the batch there.
-    #[pyo3(signature = (cts, table, progress=None))]
-    fn apply_table_batch(
-        &self,
-        py: Python<'_>,
-        cts: Vec<PyTfheCt>,
-        table: Vec<u64>,
-        progress: Option<Py<PyAny>>,
-    ) -> PyResult<Vec<PyTfheCt>> {
-        self.engine.apply_table_batch(py, cts, table, progress)
-    }
-
-    /// A boolean gate (`nand`, `and`, `or`, `xor`) on two encrypted booleans.
-    fn gate(&self, py: Python<'_>, name: &str, a: &PyTfheCt, b: &PyTfheCt) -> PyResult<PyTfheCt> {
-        self.engine.gate(py, name, a, b)
-    }
-
-    /// The key's identity (hex): ciphertexts carry it, and every operation checks it.
-    #[getter]
-    fn key_id(&self) -> String {
-        hex(self.ctx.key_id())
-    }
-
     /// Whether `ct` holds a boolean (gate encoding) rather than an integer.
     fn is_boolean(&self, ct: &PyTfheCt) -> bool {
         ct.is_boolean()
@@ -260,10 +253,6 @@ impl PyTfhe {
 
     fn ciphertext_to_bytes<'py>(&self, py: Python<'py>, ct: &PyTfheCt) -> Bound<'py, PyBytes> {
         ct.to_bytes(py)
-    }
-    /// Load a ciphertext; corrupted bytes or another set/key raise `BasaltError`.
-    fn ciphertext_from_bytes(&self, data: &[u8]) -> PyResult<PyTfheCt> {
-        self.engine.ciphertext_from_bytes(data)
     }
 }
 
@@ -301,74 +290,6 @@ impl PyTfheServerKey {
     #[getter]
     fn name(&self) -> String {
         self.key.params().name.clone()
-    }
-}
-
-#[pymethods]
-impl PyTfheServer {
-    /// A server for the parameter set `name` holding `key`; a key of another set is refused.
-    /// No insecure opt-in here: the key exists, so whoever made or loaded it gave it.
-    #[new]
-    fn new(name: &str, key: &PyTfheServerKey) -> PyResult<PyTfheServer> {
-        let params = TfheParams::preset(name, true).map_err(err)?;
-        if params.id() != key.key.params().id() {
-            return Err(err(format!(
-                "parameter set mismatch: the server key was made for '{}', the server runs '{}'",
-                key.key.params().name,
-                params.name
-            )));
-        }
-        Ok(PyTfheServer { engine: Engine::new(key.key.clone()) })
-    }
-
-    #[getter]
-    fn plaintext_modulus(&self) -> u64 {
-        self.engine.params().plaintext_modulus()
-    }
-    #[getter]
-    fn message_modulus(&self) -> u64 {
-        self.engine.params().message_modulus
-    }
-    #[getter]
-    fn name(&self) -> String {
-        self.engine.params().name.clone()
-    }
-    #[getter]
-    fn key_id(&self) -> String {
-        hex(self.engine.key.key_id())
-    }
-
-    /// The server key it holds.
-    fn server_key(&self) -> PyTfheServerKey {
-        PyTfheServerKey { key: self.engine.key.clone() }
-    }
-
-    /// The radix-integer server on the same key (shared, not copied).
-    fn integer_server(&self) -> PyResult<PyIntegerServer> {
-        integer_server(&self.engine.key)
-    }
-
-    fn apply_table(&self, py: Python<'_>, ct: &PyTfheCt, table: Vec<u64>) -> PyResult<PyTfheCt> {
-        self.engine.apply_table(py, ct, table)
-    }
-
-    #[pyo3(signature = (cts, table, progress=None))]
-    fn apply_table_batch(
-        &self,
-        py: Python<'_>,
-        cts: Vec<PyTfheCt>,
-        table: Vec<u64>,
-        progress: Option<Py<PyAny>>,
-    ) -> PyResult<Vec<PyTfheCt>> {
-        self.engine.apply_table_batch(py, cts, table, progress)
-    }
-
-    fn gate(&self, py: Python<'_>, name: &str, a: &PyTfheCt, b: &PyTfheCt) -> PyResult<PyTfheCt> {
-        self.engine.gate(py, name, a, b)
-    }
-
-    fn ciphertext_from_bytes(&self, data: &[u8]) -> PyResult<PyTfheCt> {
-        self.engine.ciphertext_from_bytes(data)
     }
 }
 

@@ -97,6 +97,7 @@ impl KeyGenerator {
             poly: ring.automorphism(&sk.poly, inverse),
             params_id: sk.params_id,
             key_id: sk.key_id,
+            ring: sk.ring.clone(),
         };
         GaloisKey { galois, key: self.material(&sk.poly, &to, KeyTag::Galois(galois), seeded) }
     }

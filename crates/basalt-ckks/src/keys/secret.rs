@@ -6,7 +6,9 @@
 //! The key is erased from memory when dropped (`zeroize`), and it leaves the process only
 //! through [`SecretKey::export_bytes`], a call whose name says what it does.
 
-use basalt_math::{RnsPoly, sampler};
+use std::sync::Arc;
+
+use basalt_math::{RingContext, RnsPoly, sampler};
 use zeroize::Zeroize;
 
 use super::identity::KeyId;
@@ -14,11 +16,20 @@ use crate::params::{Parameters, SecretDistribution};
 use crate::util::csprng;
 
 /// The secret key `s`, with the [`KeyId`] of the key set it heads.
-#[derive(Clone, PartialEq)]
+#[derive(Clone)]
 pub struct SecretKey {
     pub(crate) poly: RnsPoly,
     pub(crate) params_id: u64,
     pub(crate) key_id: KeyId,
+    /// The ring of its parameter set: exporting the key reads its coefficients back from the
+    /// NTT domain without being handed the parameters.
+    pub(crate) ring: Arc<RingContext>,
+}
+
+impl PartialEq for SecretKey {
+    fn eq(&self, other: &SecretKey) -> bool {
+        self.poly == other.poly && self.params_id == other.params_id && self.key_id == other.key_id
+    }
 }
 
 impl std::fmt::Debug for SecretKey {
@@ -83,16 +94,12 @@ impl SecretKey {
     /// The ternary coefficients of `s` (centred lift of its first limb), to carry the same
     /// secret into another parameter set over the same ring.
     pub fn coefficients(&self, params: &Parameters) -> Vec<i64> {
-        let ring = params.ring();
-        let mut low = self.poly.clone();
-        low.truncate_q(1);
-        low.drop_p();
-        basalt_trace::record(|| ring.intt_assign(&mut low));
-        let q0 = params.q()[0];
-        low.limb(0)
-            .iter()
-            .map(|&x| if x > q0 / 2 { x as i64 - q0 as i64 } else { x as i64 })
-            .collect()
+        centred_coefficients(params.ring(), &self.poly)
+    }
+
+    /// The coefficients of `s` in its own ring (what [`SecretKey::export_bytes`] encodes).
+    pub(crate) fn own_coefficients(&self) -> Vec<i64> {
+        centred_coefficients(&self.ring, &self.poly)
     }
 
     /// The key with the given small coefficients (tests, reference computations), under a
@@ -101,7 +108,7 @@ impl SecretKey {
         let ring = params.ring();
         let mut poly = ring.from_i64(coeffs, params.max_level() + 1, params.k());
         ring.ntt_assign(&mut poly);
-        SecretKey { poly, params_id: params.id(), key_id: KeyId::fresh() }
+        SecretKey { poly, params_id: params.id(), key_id: KeyId::fresh(), ring: ring.clone() }
     }
 
     /// The identity of the key set this secret heads.
@@ -118,6 +125,23 @@ impl SecretKey {
     }
 }
 
-fn zeroize_coeffs(mut c: Vec<i64>) {
+/// The centred lift of the first limb of `poly` (NTT domain, ring `ring`): the small
+/// coefficients of a secret.
+fn centred_coefficients(ring: &RingContext, poly: &RnsPoly) -> Vec<i64> {
+    let mut low = poly.clone();
+    low.truncate_q(1);
+    low.drop_p();
+    basalt_trace::record(|| ring.intt_assign(&mut low));
+    let q0 = ring.q()[0].value();
+    let out = low
+        .limb(0)
+        .iter()
+        .map(|&x| if x > q0 / 2 { x as i64 - q0 as i64 } else { x as i64 })
+        .collect();
+    low.data_mut().zeroize();
+    out
+}
+
+pub(crate) fn zeroize_coeffs(mut c: Vec<i64>) {
     c.zeroize();
 }

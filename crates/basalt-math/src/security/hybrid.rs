@@ -54,37 +54,40 @@ pub fn drop_and_solve(inst: &LweInstance, model: CostModel) -> AttackCost {
     best
 }
 
-/// The dual-hybrid: guess `k` coordinates up to weight `w`, dual attack on the other `n − k`.
-pub fn dual_hybrid(inst: &LweInstance, model: CostModel) -> AttackCost {
+/// One guess of the hybrid attacks: `k` coordinates guessed up to weight `w` (of the secret's
+/// `h`), with log2 of the probability that the guessed part has weight at most `w` and of
+/// the number of guesses (ternary: `C(k, j)·2^j` of each weight `j ≤ w`).
+struct Guess {
+    k: usize,
+    w: usize,
+    h: usize,
+    log2_p: f64,
+    log2_guesses: f64,
+}
+
+/// The search the guessing hybrids share: for every number `k` of guessed coordinates and
+/// every weight bound `w ≤ max_w` of the guessed part, the cost `attack` gives for that guess
+/// (`None`: infeasible); the cheapest, or infeasible without a sparse secret.
+fn guess_search(
+    inst: &LweInstance,
+    kind: AttackKind,
+    max_w: usize,
+    attack: impl Fn(&Guess) -> Option<AttackCost>,
+) -> AttackCost {
     let Some(h) = inst.secret.hamming_weight() else {
-        return AttackCost::infeasible(AttackKind::DualHybrid);
+        return AttackCost::infeasible(kind);
     };
     let n = inst.n;
-    let mut best = AttackCost::infeasible(AttackKind::DualHybrid);
+    let mut best = AttackCost::infeasible(kind);
     for k in ks(n, h) {
-        // log2 of P(weight of the guessed part ≤ w) and of the number of guesses, for each w.
         let total = log2_binomial(n, k);
         let (mut p_acc, mut g_acc) = (f64::NEG_INFINITY, f64::NEG_INFINITY);
-        for w in 0..=h.min(k).min(8) {
+        for w in 0..=h.min(k).min(max_w) {
             let p_w = log2_binomial(h, w) + log2_binomial(n - h, k - w) - total;
             let g_w = log2_binomial(k, w) + w as f64;
             p_acc = primal::log2_add(p_acc, p_w);
             g_acc = primal::log2_add(g_acc, g_w);
-            // The rest has weight ≥ h − w: use h − w (the attacker's best case).
-            let rest = (h - w).max(1);
-            let log_sigma_s = 0.5 * (rest as f64 / (n - k) as f64).log2();
-            let found = scan_beta(inst, |beta| {
-                let (lattice, log2_r, d) = dual_core(inst, n - k, log_sigma_s, beta, model)?;
-                Some(AttackCost {
-                    kind: AttackKind::DualHybrid,
-                    log2_cost: primal::log2_add(lattice, log2_r + g_acc) - p_acc,
-                    beta,
-                    d,
-                    eta: None,
-                    guessed: Some(k),
-                })
-            });
-            if let Some(c) = found
+            if let Some(c) = attack(&Guess { k, w, h, log2_p: p_acc, log2_guesses: g_acc })
                 && c.log2_cost < best.log2_cost
             {
                 best = c;
@@ -92,6 +95,27 @@ pub fn dual_hybrid(inst: &LweInstance, model: CostModel) -> AttackCost {
         }
     }
     best
+}
+
+/// The dual-hybrid: guess `k` coordinates up to weight `w`, dual attack on the other `n − k`.
+pub fn dual_hybrid(inst: &LweInstance, model: CostModel) -> AttackCost {
+    let n = inst.n;
+    guess_search(inst, AttackKind::DualHybrid, 8, |g| {
+        // The rest has weight ≥ h − w: use h − w (the attacker's best case).
+        let rest = (g.h - g.w).max(1);
+        let log_sigma_s = 0.5 * (rest as f64 / (n - g.k) as f64).log2();
+        scan_beta(inst, |beta| {
+            let (lattice, log2_r, d) = dual_core(inst, n - g.k, log_sigma_s, beta, model)?;
+            Some(AttackCost {
+                kind: AttackKind::DualHybrid,
+                log2_cost: primal::log2_add(lattice, log2_r + g.log2_guesses) - g.log2_p,
+                beta,
+                d,
+                eta: None,
+                guessed: Some(g.k),
+            })
+        })
+    })
 }
 
 /// The primal hybrid (Howgrave-Graham, Crypto 2007; as modelled by Wunderer, "A detailed
@@ -104,50 +128,31 @@ pub fn dual_hybrid(inst: &LweInstance, model: CostModel) -> AttackCost {
 /// Gram–Schmidt norm is at least twice the error's standard deviation, the meet-in-the-middle
 /// is assumed to find every collision, and one Babai call costs `d²` operations.
 pub fn primal_hybrid(inst: &LweInstance, model: CostModel) -> AttackCost {
-    let Some(h) = inst.secret.hamming_weight() else {
-        return AttackCost::infeasible(AttackKind::PrimalHybrid);
-    };
-    let n = inst.n;
     let log_sigma = inst.log2_sigma_e();
-    let mut best = AttackCost::infeasible(AttackKind::PrimalHybrid);
-    for k in ks(n, h) {
-        let total = log2_binomial(n, k);
-        let (mut p_acc, mut g_acc) = (f64::NEG_INFINITY, f64::NEG_INFINITY);
-        let rest_n = n - k;
-        for w in 0..=h.min(k).min(32) {
-            p_acc =
-                primal::log2_add(p_acc, log2_binomial(h, w) + log2_binomial(n - h, k - w) - total);
-            g_acc = primal::log2_add(g_acc, log2_binomial(k, w) + w as f64);
-            let sub = LweInstance {
-                n: rest_n,
-                secret: Distribution::SparseTernary { h: (h - w).max(1) },
-                ..inst.clone()
-            };
-            let found = scan_beta(&sub, |beta| {
-                let (d, log_vol) = primal::embedding(&sub, beta);
-                if beta > d {
-                    return None;
-                }
-                let last = super::reduction::log2_gsa(beta, d, log_vol, d - 1.0);
-                if last < log_sigma + 1.0 {
-                    return None;
-                }
-                let guesses = 0.5 * g_acc + 2.0 * d.log2();
-                Some(AttackCost {
-                    kind: AttackKind::PrimalHybrid,
-                    log2_cost: primal::log2_add(model.log2_bkz(beta, d), guesses) - p_acc,
-                    beta,
-                    d,
-                    eta: None,
-                    guessed: Some(k),
-                })
-            });
-            if let Some(c) = found
-                && c.log2_cost < best.log2_cost
-            {
-                best = c;
+    guess_search(inst, AttackKind::PrimalHybrid, 32, |g| {
+        let sub = LweInstance {
+            n: inst.n - g.k,
+            secret: Distribution::SparseTernary { h: (g.h - g.w).max(1) },
+            ..inst.clone()
+        };
+        scan_beta(&sub, |beta| {
+            let (d, log_vol) = primal::embedding(&sub, beta);
+            if beta > d {
+                return None;
             }
-        }
-    }
-    best
+            let last = super::reduction::log2_gsa(beta, d, log_vol, d - 1.0);
+            if last < log_sigma + 1.0 {
+                return None;
+            }
+            let guesses = 0.5 * g.log2_guesses + 2.0 * d.log2();
+            Some(AttackCost {
+                kind: AttackKind::PrimalHybrid,
+                log2_cost: primal::log2_add(model.log2_bkz(beta, d), guesses) - g.log2_p,
+                beta,
+                d,
+                eta: None,
+                guessed: Some(g.k),
+            })
+        })
+    })
 }

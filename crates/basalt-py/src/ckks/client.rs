@@ -360,8 +360,9 @@ impl PyCkks {
         Ok(PyKey::new(&self.engine().params, KeyObj::Public(pk.clone())))
     }
 
-    /// The secret key as bytes: the one way it leaves this process. Whoever holds them can
-    /// decrypt everything encrypted under this key set.
+    /// The secret key as bytes (its ternary coefficients, two bits each: 16 KiB at N = 2^16):
+    /// the one way it leaves this process. Whoever holds them can decrypt everything encrypted
+    /// under this key set.
     fn export_secret_key<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
         let (sk, _) = keys_of(self)?;
         Ok(PyBytes::new(py, &sk.export_bytes().map_err(err)?))

@@ -5,7 +5,7 @@
 
 use basalt_circuits::bootstrap::{BootstrapConfig, Bootstrapper, Encapsulation};
 use basalt_ckks::{
-    EvaluationKeys, GaloisKey, KeyId, Parameters, ParametersLiteral, PublicKey, RelinKey,
+    EvaluationKeys, GaloisKey, KeyId, Parameters, ParametersLiteral, PublicKey, RelinKey, SecretKey,
 };
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
@@ -19,6 +19,36 @@ use crate::err;
 pub struct PyParams {
     pub(crate) params: Parameters,
     pub(crate) boot: Option<BootstrapConfig>,
+}
+
+impl PyParams {
+    /// The bootstrapping circuit of these parameters, rebuilt from its configuration (none if
+    /// they do not bootstrap): what validates the configuration on load, lists the rotation
+    /// keys a loaded key set must keep, and what a server runs.
+    pub(crate) fn circuit(&self) -> PyResult<Option<Bootstrapper>> {
+        self.boot.map(|cfg| Bootstrapper::new(&self.params, cfg).map_err(err)).transpose()
+    }
+
+    /// The circuit's shape without its encoded diagonals (milliseconds where the circuit takes
+    /// seconds and gigabytes at N = 2^16): enough to validate the configuration and list the
+    /// rotation keys it needs.
+    pub(crate) fn shape(&self) -> PyResult<Option<Bootstrapper>> {
+        self.boot.map(|cfg| Bootstrapper::symbolic(&self.params, cfg).map_err(err)).transpose()
+    }
+
+    /// The bootstrapping configuration `what` (some bootstrapping keys) needs, or the error
+    /// that these parameters do not bootstrap.
+    fn bootstrapping(&self, what: &str) -> PyResult<&BootstrapConfig> {
+        self.boot
+            .as_ref()
+            .ok_or_else(|| err(format!("{what}, but the parameters do not bootstrap")))
+    }
+
+    /// Load the circuit's encapsulation keys (`what`, for the errors) from `data`: the
+    /// parameters must bootstrap with an ephemeral secret, whose weight shapes the keys.
+    fn encapsulation(&self, what: &str, data: &[u8]) -> PyResult<Encapsulation> {
+        encaps_from_bytes(self, self.bootstrapping(what)?, data)
+    }
 }
 
 #[derive(serde::Serialize, serde::Deserialize)]
@@ -46,16 +76,35 @@ impl PyParams {
     #[staticmethod]
     fn from_json(s: &str) -> PyResult<PyParams> {
         let w: ParamsWire = serde_json::from_str(s).map_err(|e| err(format!("parameters: {e}")))?;
-        let params = Parameters::new(w.literal).map_err(err)?;
-        if let Some(cfg) = &w.bootstrapping {
-            // The circuit's shape checks the configuration; encoding its diagonals (seconds
-            // and gigabytes at N = 2^16) is left to whoever bootstraps.
-            Bootstrapper::symbolic(&params, *cfg).map_err(err)?;
-        }
-        Ok(PyParams { params, boot: w.bootstrapping })
+        let p =
+            PyParams { params: Parameters::new(w.literal).map_err(err)?, boot: w.bootstrapping };
+        // The circuit's shape checks the configuration; encoding its diagonals (seconds and
+        // gigabytes at N = 2^16) is left to whoever bootstraps.
+        p.shape()?;
+        Ok(p)
     }
     fn __repr__(&self) -> String {
         format!("CkksParameters({:?}, bootstrapping={})", self.params.name(), self.boot.is_some())
+    }
+    /// The secret key exported as `data` (`Context.export_secret_key()`, two bits a
+    /// coefficient) as the library holds it in memory: its residues modulo every prime, NTT
+    /// domain, little-endian `u64` words. What a search of a process's memory for the secret
+    /// looks for; it holds nothing `data` does not. Validated like any load.
+    #[pyo3(name = "_secret_key_residues")]
+    fn secret_key_residues<'py>(
+        &self,
+        py: Python<'py>,
+        data: &[u8],
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let sk = SecretKey::from_bytes(&self.params, data).map_err(err)?;
+        let words = sk.poly().data();
+        // Written straight into the Python object: no other copy to erase.
+        PyBytes::new_with(py, 8 * words.len(), |out| {
+            for (o, w) in out.chunks_exact_mut(8).zip(words) {
+                o.copy_from_slice(&w.to_le_bytes());
+            }
+            Ok(())
+        })
     }
 }
 
@@ -98,13 +147,9 @@ fn evk_from_bytes(
     let (a, b) = rest.split_at(len);
     let mut steps = steps.map(<[i64]>::to_vec);
     let mut conjugate = conjugate;
-    // Only the circuit's rotation steps are read: its shape has them.
-    let boot = match &p.boot {
-        Some(cfg) => Some(Bootstrapper::symbolic(&p.params, *cfg).map_err(err)?),
-        None => None,
-    };
     // A bootstrapping server needs the circuit's keys whatever the program lists.
-    if let (Some(s), Some(bt)) = (steps.as_mut(), &boot) {
+    // Only the circuit's rotation steps are read: its shape has them.
+    if let (Some(s), Some(bt)) = (steps.as_mut(), p.shape()?) {
         s.extend(bt.rotations());
         conjugate = Some(true);
     }
@@ -112,12 +157,10 @@ fn evk_from_bytes(
         .map_err(err)?
         .expanded(&p.params)
         .map_err(err)?;
-    let encaps = match (&p.boot, b.is_empty()) {
-        (_, true) => None,
-        (Some(cfg), false) => Some(encaps_from_bytes(p, cfg, b)?),
-        (None, false) => {
-            return Err(bad("encapsulation keys, but the parameters do not bootstrap"));
-        }
+    let encaps = if b.is_empty() {
+        None
+    } else {
+        Some(p.encapsulation("evaluation keys: encapsulation keys", b)?)
     };
     if let Some(e) = &encaps {
         let id = keys.key_id().map_err(err)?.unwrap_or(KeyId::UNBOUND);
@@ -126,6 +169,8 @@ fn evk_from_bytes(
     Ok(PyEvalKeys { params: p.params.clone(), keys, encaps })
 }
 
+/// The circuit's encapsulation keys from `b`: the configuration must have an ephemeral secret,
+/// whose weight shapes the keys.
 pub(crate) fn encaps_from_bytes(
     p: &PyParams,
     cfg: &BootstrapConfig,
@@ -242,9 +287,7 @@ impl PyEvalKeys {
                     out.galois.insert(g.galois, g.clone());
                 }
                 KeyObj::Encapsulation(e) => {
-                    if params.boot.is_none() {
-                        return Err(err("bootstrapping keys, but the parameters do not bootstrap"));
-                    }
+                    params.bootstrapping("bootstrapping keys")?;
                     if encaps.replace(e.as_ref().clone()).is_some() {
                         return Err(err("two sets of bootstrapping keys"));
                     }
@@ -369,12 +412,9 @@ impl PyKey {
                 "rotation" | "conjugation" => {
                     KeyObj::Galois(GaloisKey::from_bytes(p, data).map_err(err)?)
                 }
-                "bootstrapping" => {
-                    let cfg = params.boot.as_ref().ok_or_else(|| {
-                        err("bootstrapping keys, but the parameters do not bootstrap")
-                    })?;
-                    KeyObj::Encapsulation(Box::new(encaps_from_bytes(params, cfg, data)?))
-                }
+                "bootstrapping" => KeyObj::Encapsulation(Box::new(
+                    params.encapsulation("bootstrapping keys", data)?,
+                )),
                 other => return Err(err(format!("unknown key kind {other:?}"))),
             })
         })?;

@@ -88,17 +88,11 @@ impl PyServer {
         }
         py.allow_threads(|| {
             let eval = Evaluator::new(&params.params, keys.keys.clone()).map_err(err)?;
-            let boot = match (&params.boot, &keys.encaps) {
-                (Some(cfg), encaps) => {
-                    let bt = Bootstrapper::new(&params.params, *cfg).map_err(err)?;
-                    if cfg.ephemeral_h.is_some() && encaps.is_none() {
-                        None
-                    } else {
-                        Some(Boot { cfg: *cfg, bt, encaps: encaps.clone() })
-                    }
-                }
-                (None, _) => None,
-            };
+            // A circuit with an ephemeral secret bootstraps only with its encapsulation keys.
+            let boot = params.circuit()?.and_then(|bt| {
+                let (cfg, encaps) = (*bt.config(), keys.encaps.clone());
+                (cfg.ephemeral_h.is_none() || encaps.is_some()).then_some(Boot { cfg, bt, encaps })
+            });
             Ok(PyServer::assemble(params.params.clone(), eval, boot))
         })
     }
