@@ -23,6 +23,15 @@ levels, BSD-3-Clause, from the UCI "Optical Recognition of Handwritten Digits" s
   (``basalt_workloads::lstm``) at width 128 over the 28 rows of the 28x28 image, and at width
   16 over the 8 rows of the raw image, with a dense 10-way classifier on the last state;
   arrays W0, W1, readout, readout bias.
+- ``resnet20.bin``, ``resnet_toy.bin``: ResNet-20 (``basalt_workloads::resnet``; conv 3x3
+  3->16, 3 stages x 3 basic blocks of 16/32/64 channels, 1x1 stride-2 shortcuts, average
+  pool, dense 64->10) on the digits as 32x32x3 (each pixel a 4x4 block, the grey plane in all
+  three channels), and the toy of the ``--quick`` runs (4/8/16 channels, one block per stage)
+  on 4x4x3 (2x2 means). Trained with the exact ReLU and no batch norm (Fixup's initialisation),
+  then every ReLU input is scaled to peak at 0.5 on the training split (the function
+  unchanged), inside [-1, 1] where the encrypted run's composite minimax sign is defined;
+  arrays: every convolution [cout, cin, k, k] and its bias in ``Arch::run`` order (stem, then
+  per block conv1, conv2 and the shortcut of a stage's first block), dense [10, c], bias.
 - ``provenance.json``: seeds, epochs, versions, SHA-256 of every file, accuracies (merged:
   ``--models`` retrains a subset and keeps the other entries).
 
@@ -31,7 +40,8 @@ pixel becomes a 3x3 block (24x24) padded by 2 zero pixels on every side; to 14x1
 becomes a 2x2 block (16x16) with the outer ring cropped. Pixel values are scaled to [0, 1].
 
 Training is minibatch Adam, seeded, on one BLAS thread: about five minutes on two busy cores
-(``--models mlp,lola`` about two, ``lenet`` three, the rest seconds).
+(``--models mlp,lola`` about two, ``lenet`` three, the rest seconds) plus ResNet-20's
+(``--models resnet20``: 10 epochs, 20 minutes on two cores shared with other jobs).
 """
 
 from __future__ import annotations
@@ -42,6 +52,7 @@ import os
 import pathlib
 import struct
 import sys
+import time
 
 # One BLAS thread: the same summation order on every machine (reproducible weights), and no
 # spinning worker threads on a busy machine (they made the LSTM's small products 20x slower).
@@ -386,9 +397,255 @@ def lstm_max_pre(params, seq) -> float:
     return float(max(np.abs(u).max() for _, u in cache))
 
 
+# --- ResNet-20 (CraterLake Table 3, Osiris Table III; basalt_workloads::resnet) -----------------
+#
+# Vectorised for one core: NHWC float32, each convolution one BLAS product of its im2col
+# matrix (a strided view, copied once) with the kernel, and the adjoint scattered back by the
+# k*k offsets. ResNet-20 is about 41 M multiply-adds per 32x32 image forward, so an epoch of
+# the 1,347 training images is about 0.3 TFLOP with the backward pass.
+
+# The shapes of ``basalt_workloads::resnet::Arch``: (side, base channels, blocks per stage).
+RESNET20 = (32, 16, 3)
+RESNET_TOY = (4, 4, 1)
+RESNET_EPOCHS = {"resnet20": 10, "resnet_toy": 60}
+# The encrypted ReLU is x (1 + sign(x)) / 2 with a composite minimax sign on [-1, 1]; every
+# ReLU input is scaled to peak here on the training split, a margin for unseen images.
+RELU_PEAK = 0.5
+RESNET_LOGITS = 8.0
+
+
+def resnet_images(x8: np.ndarray, side: int) -> np.ndarray:
+    """[n,64] grey levels to [n, side, side, 3] float32 in [0, 1], as
+    ``basalt_workloads::resnet::image``: 4x4 means (2x2 blocks) at side 4, else each pixel a
+    (side/8)^2 block; the grey plane in all three channels."""
+    img = x8.reshape(-1, 8, 8).astype(np.float32) / 16.0
+    if side == 4:
+        img = img.reshape(-1, 4, 2, 4, 2).mean(axis=(2, 4))
+    else:
+        k = side // 8
+        img = img.repeat(k, axis=1).repeat(k, axis=2)
+    return np.ascontiguousarray(np.repeat(img[..., None], 3, axis=3))
+
+
+def resnet_layers(shape) -> list[tuple[str, int, int, int, int]]:
+    """(role, cin, cout, k, stride) of every convolution in ``Arch::run`` order: the stem, then
+    per block conv1, conv2 and (first block of stages 2 and 3) the 1x1 stride-2 shortcut."""
+    _, c0, blocks = shape
+    out = [("stem", 3, c0, 3, 1)]
+    for s in range(3):
+        for b in range(blocks):
+            down = s > 0 and b == 0
+            cin, cout = c0 << (s - 1 if down else s), c0 << s
+            out += [("conv1", cin, cout, 3, 2 if down else 1), ("conv2", cout, cout, 3, 1)]
+            if down:
+                out.append(("short", cin, cout, 1, 2))
+    return out
+
+
+def conv_forward(x: np.ndarray, w: np.ndarray, b: np.ndarray, stride: int):
+    """[n,h,w,cin] * [k,k,cin,cout], zero padding k//2: ([n,ho,wo,cout], im2col matrix)."""
+    k = w.shape[0]
+    p = k // 2
+    if p:
+        x = np.pad(x, ((0, 0), (p, p), (p, p), (0, 0)))
+    n, h, wd, c = x.shape
+    ho, wo = (h - k) // stride + 1, (wd - k) // stride + 1
+    s0, s1, s2, s3 = x.strides
+    view = np.lib.stride_tricks.as_strided(
+        x, (n, ho, wo, k, k, c), (s0, s1 * stride, s2 * stride, s1, s2, s3), writeable=False)
+    cols = view.reshape(n * ho * wo, k * k * c)
+    y = cols @ w.reshape(k * k * c, -1)
+    y += b
+    return y.reshape(n, ho, wo, -1), cols
+
+
+def conv_backward(g: np.ndarray, cols: np.ndarray, xshape, w: np.ndarray, stride: int,
+                  need_x: bool = True):
+    """Gradients (input, kernel, bias) of :func:`conv_forward` from the output's ``g``."""
+    k, cout = w.shape[0], w.shape[3]
+    p = k // 2
+    n, ho, wo, _ = g.shape
+    g2 = g.reshape(-1, cout)
+    gw = (cols.T @ g2).reshape(w.shape)
+    gb = g2.sum(0)
+    if not need_x:
+        return None, gw, gb
+    gc = (g2 @ w.reshape(-1, cout).T).reshape(n, ho, wo, k, k, -1)
+    _, h, wd, c = xshape
+    gx = np.zeros((n, h + 2 * p, wd + 2 * p, c), np.float32)
+    for di in range(k):
+        for dj in range(k):
+            gx[:, di:di + stride * (ho - 1) + 1:stride,
+               dj:dj + stride * (wo - 1) + 1:stride] += gc[:, :, :, di, dj]
+    return (gx[:, p:p + h, p:p + wd] if p else gx), gw, gb
+
+
+def resnet_forward(params, x, shape, keep=False, relu_inputs=False):
+    """Scores of ``Arch::run`` with the exact ReLU; with ``keep`` also the tape for
+    :func:`resnet_backward` and every ReLU input in ``Arch::run`` order; with ``relu_inputs``
+    the ReLU inputs alone."""
+    layers = resnet_layers(shape)
+    tape, pre = [], []
+
+    def conv(i, h):
+        y, cols = conv_forward(h, params[2 * i], params[2 * i + 1], layers[i][4])
+        if keep:
+            tape.append((cols, h.shape))
+        return y
+
+    a = conv(0, x)
+    pre.append(a)
+    h = np.maximum(a, 0)
+    i = 1
+    for s in range(3):
+        for b in range(shape[2]):
+            down = s > 0 and b == 0
+            a1 = conv(i, h)
+            y = conv(i + 1, np.maximum(a1, 0))
+            short = conv(i + 2, h) if down else h
+            i += 3 if down else 2
+            z = y + short
+            pre += [a1, z]
+            h = np.maximum(z, 0)
+    m = h.mean(axis=(1, 2))
+    out = m @ params[-2].T + params[-1]
+    if relu_inputs:
+        return out, pre
+    return (out, (tape, pre, h, m)) if keep else out
+
+
+def resnet_backward(params, shape, cache, g):
+    """Gradients of every parameter from the scores' gradient ``g``."""
+    layers = resnet_layers(shape)
+    tape, pre, h, m = cache
+    grads = [None] * len(params)
+    grads[-2], grads[-1] = g.T @ m, g.sum(0)
+    r = h.shape[1]
+    gh = np.broadcast_to((g @ params[-2])[:, None, None, :] / (r * r), h.shape)
+
+    def back(i, gy, need_x=True):
+        cols, xshape = tape[i]
+        gx, grads[2 * i], grads[2 * i + 1] = conv_backward(
+            gy, cols, xshape, params[2 * i], layers[i][4], need_x)
+        return gx
+
+    # Blocks in reverse: conv indices and ReLU inputs as the forward pass laid them down.
+    blocks = []
+    i = 1
+    for s in range(3):
+        for b in range(shape[2]):
+            down = s > 0 and b == 0
+            blocks.append((i, down))
+            i += 3 if down else 2
+    for k, (i, down) in reversed(list(enumerate(blocks))):
+        a1, z = pre[1 + 2 * k], pre[2 + 2 * k]
+        gz = gh * (z > 0)
+        gshort = back(i + 2, gz) if down else gz
+        ga1 = back(i + 1, gz) * (a1 > 0)
+        gh = back(i, ga1) + gshort
+    back(0, gh * (pre[0] > 0), need_x=False)
+    return grads
+
+
+def resnet_init(rng, shape):
+    """He initialisation, without batch norm as in Fixup (Zhang et al., ICLR 2019): each
+    block's second convolution and the classifier start at zero, each first convolution is
+    scaled by (number of blocks)^-1/2, so every block starts as the identity."""
+    layers = resnet_layers(shape)
+    nblocks = 3 * shape[2]
+    params = []
+    for role, cin, cout, k, _ in layers:
+        w = rng.normal(0.0, np.sqrt(2.0 / (cin * k * k)), (k, k, cin, cout))
+        if role == "conv2":
+            w *= 0.0
+        elif role == "conv1":
+            w /= np.sqrt(nblocks)
+        params += [w.astype(np.float32), np.zeros(cout, np.float32)]
+    c3 = shape[1] << 2
+    params += [np.zeros((10, c3), np.float32), np.zeros(10, np.float32)]
+    return params
+
+
+def train_resnet(xtr, ytr, rng, shape, epochs, lr=2e-3, batch=32):
+    """Adam with a cosine learning-rate decay, exact ReLU, no batch norm (module notes)."""
+    params = resnet_init(rng, shape)
+    opt = Adam(params, lr)
+    steps = epochs * (len(ytr) // batch)
+    t0 = time.time()
+    for e in range(epochs):
+        for idx in np.array_split(rng.permutation(len(ytr)), len(ytr) // batch):
+            opt.lr = float(lr * 0.5 * (1 + np.cos(np.pi * opt.t / steps)))
+            out, cache = resnet_forward(params, xtr[idx], shape, keep=True)
+            g = softmax_grad(out.astype(np.float64), ytr[idx]).astype(np.float32)
+            opt.step(resnet_backward(params, shape, cache, g))
+        print(f"  epoch {e + 1}/{epochs}: {time.time() - t0:.0f} s", file=sys.stderr)
+    return params
+
+
+def resnet_relu_peaks(params, x, shape, chunk=64) -> np.ndarray:
+    """Largest |ReLU input| of every ReLU (``Arch::run`` order) over ``x``."""
+    peaks = None
+    for at in range(0, len(x), chunk):
+        _, pre = resnet_forward(params, x[at:at + chunk], shape, relu_inputs=True)
+        p = np.array([np.abs(a).max() for a in pre])
+        peaks = p if peaks is None else np.maximum(peaks, p)
+    return peaks
+
+
+def resnet_scores(params, x, shape, chunk=64) -> np.ndarray:
+    return np.concatenate([resnet_forward(params, x[at:at + chunk], shape)
+                           for at in range(0, len(x), chunk)])
+
+
+def fold_resnet(params, x, shape, peak=RELU_PEAK) -> None:
+    """Rescale the trained network so that every ReLU input peaks at ``peak`` on ``x``, the
+    function unchanged (ReLU(k a) = k ReLU(a) for k > 0; what folding a batch norm's scale
+    does): a trunk scale per stage (the residual sums of a stage add equal scales), a scale per
+    block's inner ReLU, each convolution's weights times (output scale / input scale) and its
+    bias times the output scale, the classifier divided by the last trunk scale."""
+    layers = resnet_layers(shape)
+    peaks = resnet_relu_peaks(params, x, shape)
+    # ReLU k: 0 the stem (trunk of stage 0), then per block conv1 (inner), sum (trunk).
+    trunk = [0.0, 0.0, 0.0]
+    trunk[0] = peaks[0]
+    inner = []
+    for k in range(3 * shape[2]):
+        s = k // shape[2]
+        inner.append(peak / peaks[1 + 2 * k])
+        trunk[s] = max(trunk[s], peaks[2 + 2 * k])
+    trunk = [peak / t for t in trunk]
+    i, k = 1, 0
+    scale = [(1.0, trunk[0])]
+    for s in range(3):
+        for b in range(shape[2]):
+            down = s > 0 and b == 0
+            t_in = trunk[s - 1] if down else trunk[s]
+            scale += [(t_in, inner[k]), (inner[k], trunk[s])]
+            if down:
+                scale.append((t_in, trunk[s]))
+            k += 1
+    assert len(scale) == len(layers)
+    for i, (a_in, a_out) in enumerate(scale):
+        params[2 * i] *= np.float32(a_out / a_in)
+        params[2 * i + 1] *= np.float32(a_out)
+    params[-2] /= np.float32(trunk[2])
+
+
+def resnet_arrays(params) -> list[np.ndarray]:
+    """In ``basalt_workloads::resnet``'s order and layout: each convolution [cout, cin, k, k]
+    and its bias, then the classifier [10, c3] and its bias."""
+    out = [a.transpose(3, 2, 0, 1) if a.ndim == 4 else a for a in params]
+    return [a.astype(np.float64) for a in out]
+
+
+def resnet_params(arrays) -> list[np.ndarray]:
+    """The inverse of :func:`resnet_arrays` (float32, NHWC kernels)."""
+    return [(a.transpose(2, 3, 1, 0) if a.ndim == 4 else a).astype(np.float32) for a in arrays]
+
+
 LENET_EPOCHS = {"lenet": 5, "lenet_toy": 30}
 LSTM_EPOCHS = {"lstm": 40, "lstm_toy": 40}
-MODELS = ["mlp", "lola", "lenet", "lenet_toy", "lstm", "lstm_toy"]
+MODELS = ["mlp", "lola", "lenet", "lenet_toy", "lstm", "lstm_toy", "resnet20", "resnet_toy"]
 
 
 def main() -> int:
@@ -487,6 +744,36 @@ def main() -> int:
             "max_pre_activation_test": lstm_max_pre(params, b) * LSTM_BOUND,
             "logits_bounded_to": 16.0, "test_accuracy": acc}
         print(f"{name}: test accuracy {acc:.4f}", file=sys.stderr)
+
+    # ResNet-20 on 32x32x3 (each pixel a 4x4 block, grey in all channels); the toy of the
+    # --quick runs on 4x4x3 (2x2 means), 4/8/16 channels, one block per stage.
+    for name, shape in [("resnet20", RESNET20), ("resnet_toy", RESNET_TOY)]:
+        if name not in want:
+            continue
+        rng = np.random.default_rng(SEED + 3)
+        a, b = resnet_images(xtr, shape[0]), resnet_images(xte, shape[0])
+        params = train_resnet(a, ytr, rng, shape, RESNET_EPOCHS[name])
+        fold_resnet(params, a, shape)
+        k = RESNET_LOGITS / np.abs(resnet_scores(params, a, shape)).max()
+        params[-2] *= np.float32(k)
+        params[-1] *= np.float32(k)
+        params = resnet_params(write_weights(OUT / f"{name}.bin", resnet_arrays(params)))
+        acc = float((resnet_scores(params, b, shape).argmax(1) == yte).mean())
+        side, c0, blocks = shape
+        record["models"][name] = {
+            "shape": f"{side}x{side}x3, ResNet-{6 * blocks + 2}: conv 3x3 3->{c0}, 3 stages x "
+                     f"{blocks} blocks ({c0}/{2 * c0}/{4 * c0} channels), average pool, "
+                     f"dense {4 * c0}->10",
+            "epochs": RESNET_EPOCHS[name],
+            "optimizer": "Adam 2e-3 with cosine decay, batch 32",
+            "activation": "ReLU (the encrypted run: x (1 + sign(x)) / 2, composite minimax "
+                          "sign on [-1, 1])",
+            "batch_norm": "none trained (Fixup initialisation); every ReLU input scaled to "
+                          f"peak at {RELU_PEAK} on the training split",
+            "max_relu_input_train": float(resnet_relu_peaks(params, a, shape).max()),
+            "max_relu_input_test": float(resnet_relu_peaks(params, b, shape).max()),
+            "logits_bounded_to": RESNET_LOGITS, "test_accuracy": acc}
+        print(f"{name}: test accuracy {acc:.4f} (exact ReLU)", file=sys.stderr)
 
     record["sha256"] = {
         f.name: hashlib.sha256(f.read_bytes()).hexdigest()

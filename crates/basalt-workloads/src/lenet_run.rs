@@ -12,27 +12,12 @@ use basalt_circuits::testing::toy_params;
 use indicatif::ProgressBar;
 use serde_json::{Value, json};
 
-use crate::CircuitError;
-use crate::classify::{Classifier, RULE, Tally};
-use crate::digits;
+use crate::classify::{Classifier, RULE};
 use crate::lenet::{self, Shape};
-use crate::registry::{RunOptions, WorkloadError, security};
+use crate::registry::{RunOptions, WorkloadError, at_preset, classifier_record, tally_test_split};
 
 /// The preset of a full run (Osiris' LeNet set).
 pub const PRESET: &str = "OSIRIS_SET_II";
-
-/// Images of a `--quick` run.
-const QUICK_IMAGES: usize = 8;
-
-/// A circuit error about levels names the preset (the user chose it).
-pub(crate) fn at_preset(preset: &str, e: CircuitError) -> WorkloadError {
-    match e {
-        CircuitError::NotEnoughLevels { .. } => {
-            WorkloadError::Preset { preset: preset.to_string(), reason: e.to_string() }
-        }
-        other => WorkloadError::Circuit(other),
-    }
-}
 
 /// Run: the toy LeNet with `--quick`, Orion's otherwise.
 ///
@@ -44,43 +29,16 @@ pub fn run(opts: &RunOptions, bar: &ProgressBar) -> Result<Value, WorkloadError>
     let (params, name) = crate::registry::params(opts, PRESET, || toy_params(11, 7, 40, 2))?;
     let net = lenet::trained(shape)?;
     let t_setup = Instant::now();
-    let clf = Classifier::new(&params, &net, RULE).map_err(|e| at_preset(&name, e))?;
+    let clf = Classifier::new(&params, &net, RULE).map_err(at_preset(&name))?;
     let setup_s = t_setup.elapsed().as_secs_f64();
-    let data = digits::load()?;
-    let n = if opts.quick { QUICK_IMAGES } else { data.test.len() };
-    bar.set_length(n as u64);
-    let mut tally = Tally::default();
-    let t0 = Instant::now();
-    for d in data.test.iter().take(n) {
-        let inputs = vec![lenet::image(shape, d)];
-        let plain = net.evaluate_plain(&inputs);
-        let enc = clf.scores(&inputs, net.outputs())?;
-        tally.add(usize::from(d.label), &plain, &enc);
-        bar.inc(1);
-    }
-    let infer_s = t0.elapsed().as_secs_f64();
+    let (tally, infer_s) =
+        tally_test_split(opts, bar, &net, &clf, |d| vec![lenet::image(shape, d)])?;
     let data = if shape == Shape::ORION {
         "sklearn digits test split, 8x8 resized to 28x28 (3x3 blocks, 2-pixel padding)"
     } else {
         "sklearn digits test split at 8x8; toy LeNet (8/16 channels, 3x3 kernels)"
     };
-    Ok(json!({
-        "preset": name,
-        "log_n": params.log_n(),
-        "security": security(&params),
-        "data": data,
-        "network": net.name,
-        "images": tally.n,
-        "accuracy": {
-            "plaintext": tally.rate(tally.plain_correct),
-            "encrypted": tally.rate(tally.enc_correct),
-            "agreement": tally.rate(tally.agree),
-        },
-        "precision_bits": tally.min_bits,
-        "bootstraps": 0,
-        "key_bytes": clf.key_bytes(),
-        "rotations": clf.rotations().len(),
-        "setup_s": setup_s,
-        "per_image_s": infer_s / tally.n.max(1) as f64,
-    }))
+    let mut record = classifier_record((&params, &name), data, &clf, &tally, (setup_s, infer_s));
+    record["network"] = json!(net.name);
+    Ok(record)
 }

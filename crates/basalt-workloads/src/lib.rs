@@ -29,7 +29,7 @@
 //! - [`classify`]: encrypted classification with a [`network::Network`] against its twin.
 //! - [`helr_digits`]: HELR training under encryption on digits 3-vs-8, with bootstraps.
 //! - [`sort_run`]: the bitonic sort run for real against an exact sort.
-//! - [`resnet_run`]: ResNet-20 run for real on digits images against its twin.
+//! - [`resnet_run`]: ResNet-20, trained on the digits, run for real against its twin.
 //! - [`lenet_run`], [`lstm_run`]: LeNet and the LSTM, trained on the digits, run for real
 //!   against their twins.
 //! - [`registry`]: every runnable workload by name (`basalt workload`, `basalt.workloads`).

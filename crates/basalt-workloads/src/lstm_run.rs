@@ -23,7 +23,6 @@ use serde_json::{Value, json};
 
 use crate::classify::{RULE, Tally, key_bytes};
 use crate::digits;
-use crate::lenet_run::at_preset;
 use crate::lstm::{self, LstmModel, Trained};
 use crate::network;
 use crate::registry::{RunOptions, WorkloadError, security};
@@ -108,9 +107,9 @@ pub fn run(opts: &RunOptions, bar: &ProgressBar) -> std::result::Result<Value, W
         }
     };
     let t_setup = Instant::now();
-    let bt = Bootstrapper::new(&params, cfg).map_err(|e| at_preset(&name, e))?;
+    let bt = Bootstrapper::new(&params, cfg).map_err(crate::registry::at_preset(&name))?;
     let model = LstmModel::prepare(&params, &trained.lstm, &bt, RULE, false)
-        .map_err(|e| at_preset(&name, e))?;
+        .map_err(crate::registry::at_preset(&name))?;
     let per_boot = model.steps_per_bootstrap();
     let out_level = model.level(trained.steps % per_boot);
     let readout = Readout::prepare(&params, &trained, out_level, model.scale())?;

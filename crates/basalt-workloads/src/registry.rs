@@ -238,8 +238,8 @@ pub(crate) fn preset(name: &str, allow_insecure: bool) -> Result<Parameters, Wor
         .map_err(|e| WorkloadError::Preset { preset: name.to_string(), reason: e.to_string() })
 }
 
-/// Name the preset in a circuit error about levels or slots (the user chose it).
-fn at_preset(preset: &str) -> impl Fn(CircuitError) -> WorkloadError + '_ {
+/// Name the preset in a circuit error about levels (the user chose it).
+pub(crate) fn at_preset(preset: &str) -> impl Fn(CircuitError) -> WorkloadError + '_ {
     move |e| match e {
         CircuitError::NotEnoughLevels { .. } => {
             WorkloadError::Preset { preset: preset.to_string(), reason: e.to_string() }
@@ -263,7 +263,7 @@ fn run_mlp(opts: &RunOptions, bar: &ProgressBar) -> Result<Value, WorkloadError>
 }
 
 /// Images of a `--quick` classification run.
-const QUICK_IMAGES: usize = 8;
+pub(crate) const QUICK_IMAGES: usize = 8;
 
 /// Classify the test split (the first [`QUICK_IMAGES`] with `quick`) encrypted and in the
 /// clear.
@@ -277,24 +277,55 @@ fn classify(
     let t_setup = Instant::now();
     let clf = Classifier::new(&params, net, RULE).map_err(at_preset(&name))?;
     let setup_s = t_setup.elapsed().as_secs_f64();
+    let (tally, infer_s) =
+        tally_test_split(opts, bar, net, &clf, |d| kind.inputs(&digits::to28(d)))?;
+    let data = "sklearn digits test split, 8x8 resized to 28x28 (3x3 blocks, 2-pixel padding)";
+    Ok(classifier_record((&params, &name), data, &clf, &tally, (setup_s, infer_s)))
+}
+
+/// Classify the digits' test split (the first [`QUICK_IMAGES`] with `opts.quick`): each image
+/// as `inputs` makes it, encrypted through `clf` and in the clear through `net`'s twin. The
+/// tally and the inference time in seconds.
+///
+/// # Errors
+/// A malformed embedded data file; scheme errors.
+pub(crate) fn tally_test_split(
+    opts: &RunOptions,
+    bar: &ProgressBar,
+    net: &Network,
+    clf: &Classifier,
+    inputs: impl Fn(&digits::Digit) -> Vec<Vec<f64>>,
+) -> Result<(Tally, f64), WorkloadError> {
     let data = digits::load()?;
     let n = if opts.quick { QUICK_IMAGES } else { data.test.len() };
     bar.set_length(n as u64);
     let mut tally = Tally::default();
     let t0 = Instant::now();
     for d in data.test.iter().take(n) {
-        let inputs = kind.inputs(&digits::to28(d));
-        let plain = net.evaluate_plain(&inputs);
-        let enc = clf.scores(&inputs, net.outputs())?;
+        let x = inputs(d);
+        let plain = net.evaluate_plain(&x);
+        let enc = clf.scores(&x, net.outputs())?;
         tally.add(usize::from(d.label), &plain, &enc);
         bar.inc(1);
     }
-    let infer_s = t0.elapsed().as_secs_f64();
-    Ok(json!({
-        "preset": name,
+    Ok((tally, t0.elapsed().as_secs_f64()))
+}
+
+/// The JSON record of an encrypted classification without bootstraps (LoLa, the MLP, LeNet):
+/// the parameters and preset name, the data described by `data`, the accuracy of `tally`,
+/// `clf`'s keys, and the setup and inference seconds.
+pub(crate) fn classifier_record(
+    (params, preset): (&Parameters, &str),
+    data: &str,
+    clf: &Classifier,
+    tally: &Tally,
+    (setup_s, infer_s): (f64, f64),
+) -> Value {
+    json!({
+        "preset": preset,
         "log_n": params.log_n(),
-        "security": security(&params),
-        "data": "sklearn digits test split, 8x8 resized to 28x28 (3x3 blocks, 2-pixel padding)",
+        "security": security(params),
+        "data": data,
         "images": tally.n,
         "accuracy": {
             "plaintext": tally.rate(tally.plain_correct),
@@ -307,7 +338,7 @@ fn classify(
         "rotations": clf.rotations().len(),
         "setup_s": setup_s,
         "per_image_s": infer_s / tally.n.max(1) as f64,
-    }))
+    })
 }
 
 /// The toy bootstrapping ring of the `--quick` runs: N = 2^10, Lattigo's chain shape with

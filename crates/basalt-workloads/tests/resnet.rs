@@ -1,7 +1,9 @@
 //! A tiny ResNet of ResNet-20's structure (4×4 images, 2/4/8 channels, one block per stage, a
 //! two-stage sign, the image at the level a bootstrap leaves: the top primes are the
-//! bootstrap's, wider than the network's scale) run for real with bootstraps on a small insecure ring against its cleartext
-//! twin; and trace mode's bootstrap markers against inline symbolic bootstraps.
+//! bootstrap's, wider than the network's scale) run for real with bootstraps on a small
+//! insecure ring against its cleartext twin; trace mode's bootstrap markers against inline
+//! symbolic bootstraps; the trained networks on the digits (the `--quick` workload run
+//! against its twin, the twins over the test split).
 
 use basalt_circuits::Result;
 use basalt_circuits::bootstrap::{BootstrapConfig, Bootstrapper, Encapsulation};
@@ -293,4 +295,54 @@ fn conv_strategy_changes_kernels_not_bootstraps() -> Result<()> {
     assert_eq!(traces[0].0, traces[1].0);
     assert_ne!(traces[0].1, traces[1].1);
     Ok(())
+}
+
+fn split_score(r: &serde_json::Value, k: &str) -> f64 {
+    r["test_split_plaintext"][k].as_f64().unwrap()
+}
+
+/// The `--quick` workload: the trained toy ResNet (4×4×3 digits, 4/8/16 channels) encrypted
+/// on N = 2^10 with real bootstraps agrees with its twin (the same (7, 7) composite ReLU); the
+/// whole test split in the clear classifies digits with the exact ReLU and with the twin's.
+#[test]
+fn quick_resnet20_agrees_with_its_twin_on_digits() {
+    use basalt_workloads::registry::{self, RunOptions};
+    let opts = RunOptions { quick: true, threads: Some(2), ..RunOptions::default() };
+    let r = registry::run("resnet20", &opts).unwrap();
+    eprintln!("{r}");
+    assert_eq!(r["security"]["meets_128"], false, "a toy ring must not claim security");
+    assert!(r["images"].as_u64().unwrap() >= 3, "{r}");
+    assert!(r["bootstraps_per_image"].as_u64().unwrap() >= 7, "{r}");
+    assert!(r["accuracy"]["agreement"].as_f64().unwrap() >= 0.99, "{r}");
+    assert!(r["precision_bits"].as_f64().unwrap() > 10.0, "{r}");
+    assert_eq!(r["test_split_plaintext"]["images"], 450);
+    assert!(split_score(&r, "exact_relu") > 0.6, "trained weights classify digits: {r}");
+    assert!(split_score(&r, "approx_relu") > 0.6, "{r}");
+    let peak = split_score(&r, "max_relu_input");
+    assert!(peak > 0.1 && peak <= 1.0, "ReLU inputs in the sign's domain: {r}");
+}
+
+/// ResNet-20's trained weights: the shipped file loads into ResNet-20's shape, and the twin
+/// with the full-size composite ReLU (degrees 15, 15, 27) classifies the first test images
+/// as the exact network does. (The whole split: `cargo run --release -p basalt-workloads
+/// --example resnet_plaintext`.)
+#[test]
+fn trained_resnet20_classifies_digits() -> Result<()> {
+    use basalt_workloads::resnet::{score_split, trained};
+    use basalt_workloads::resnet_run::relu_sign;
+    let net = trained(Arch { slots: 1 << 15, ..Arch::RESNET20 }).unwrap();
+    let test = basalt_workloads::digits::load().unwrap().test;
+    let s = score_split(&net, &relu_sign(false)?, &test[..16])?;
+    eprintln!("ResNet-20, first 16 test images: {s:?}");
+    assert!(s.exact >= 0.8 && s.approx >= 0.8, "{s:?}");
+    assert!(s.agreement >= 0.9, "{s:?}");
+    assert!(s.max_relu_input <= 1.0);
+    Ok(())
+}
+
+/// Trained weights exist only for ResNet-20 and the toy; any other shape is named.
+#[test]
+fn an_untrained_resnet_shape_is_refused() {
+    let e = basalt_workloads::resnet::trained(TINY).unwrap_err().to_string();
+    assert!(e.contains("no trained ResNet") && e.contains("base_channels: 2"), "{e}");
 }

@@ -33,21 +33,27 @@
 //! \[47\]; \[48\] uses degrees 15, 15, 27, depth 4 + 4 + 5; ε = 2^−9, [`SIGN_EPS`]) built by
 //! [`basalt_circuits::polynomial::minimax::sign`]; the last stage is evaluated at the scale
 //! that brings the product back to the network's scale `Δ`, so residual sums add equal scales.
-//! The sign needs inputs in `[−1, 1]`: each folded batch norm scales its convolution's outputs
-//! to at most [`ACTIVATION_BOUND`] on the test image (its statistics, \[GAP\]).
+//! The sign needs inputs in `[−1, 1]`: the trained networks ([`trained()`]) scale every ReLU
+//! input to peak at 0.5 on the training split; the seeded ones of the trace fold each batch
+//! norm so that its convolution's outputs peak at [`ACTIVATION_BOUND`] on the test image (its
+//! statistics, \[GAP\]).
 //! A bootstrap refreshes a ciphertext whenever the next operation needs more levels than it has
 //! (\[GAP\]: \[48\]'s placement is not in CraterLake): on CraterLake's chain (10 levels after a
 //! bootstrap) each 13-level sign is split across two bootstraps.
 //!
-//! Weights are seeded pseudo-random (no trained model offline); the time does not depend on them.
+//! The runs on the digits use weights trained by `scripts/train_weights.py` (`trained.rs`);
+//! the trace ([`record_resnet20`]) uses seeded pseudo-random ones, as its time does not depend
+//! on them.
 //!
 //! This file holds the network, its cleartext twin and the level walk; `model.rs` the
-//! encrypted run, its bootstraps and the trace recorder.
+//! encrypted run, its bootstraps and the trace recorder; `trained.rs` the trained weights.
 
 mod model;
+mod trained;
 
 pub(crate) use model::fewest_rotations;
 pub use model::{Bootstrap, BootstrapMarker, ConvStrategy, Model, Refresh, record_resnet20};
+pub use trained::{SplitScore, TOY, image, score_split, trained};
 
 use basalt_circuits::polynomial::Chebyshev;
 use basalt_circuits::polynomial::minimax::CompositeSign;
@@ -119,6 +125,22 @@ impl Arch {
             }
         }
         v
+    }
+
+    /// [`Arch::convs`], each checked to fit the slots.
+    fn checked_convs(&self) -> Result<Vec<ConvShape>> {
+        let shapes = self.convs();
+        if let Some(s) =
+            shapes.iter().find(|s| s.lout.footprint().max(s.lin.footprint()) > self.slots)
+        {
+            return Err(CircuitError::Invalid(format!(
+                "a {}-channel stage needs {} slots, the ciphertext has {}",
+                s.lout.channels,
+                s.lout.footprint(),
+                self.slots
+            )));
+        }
+        Ok(shapes)
     }
 
     /// Bootstraps one inference takes under [`Model::prepare`]'s rule, without weights.
@@ -258,17 +280,40 @@ impl Conv {
         })
     }
 
-    /// Cleartext convolution of a slot vector in the input layout, into the output layout.
+    /// Cleartext convolution of a slot vector in the input layout, into the output layout: the
+    /// products of [`Conv::entries`] in the same order (bias first), with each channel's slot
+    /// base computed once (`slot(c, i, j) = slot(c, 0, 0) + gap·(side·i + j)`), so that the
+    /// twin scores a whole test split in minutes.
     fn plain(&self, x: &[f64], slots: usize) -> Vec<f64> {
+        let ConvShape { cin, cout, k, stride, lin, lout } = self.shape;
+        let (rin, rout, pad) = (lin.res(), lout.res(), k / 2);
         let mut y = vec![0.0; slots];
-        let (lout, r) = (self.shape.lout, self.shape.lout.res());
-        for co in 0..self.shape.cout {
-            for p in 0..r * r {
-                y[lout.slot(co, p / r, p % r)] = self.b[co];
+        for co in 0..cout {
+            let w = &self.w[co * cin * k * k..(co + 1) * cin * k * k];
+            let out = lout.slot(co, 0, 0);
+            for i in 0..rout {
+                for j in 0..rout {
+                    let mut acc = self.b[co];
+                    for ci in 0..cin {
+                        let base = lin.slot(ci, 0, 0);
+                        for di in 0..k {
+                            // Outside the image (zero padding) wraps to at least `rin`.
+                            let r = (stride * i + di).wrapping_sub(pad);
+                            if r >= rin {
+                                continue;
+                            }
+                            for dj in 0..k {
+                                let c = (stride * j + dj).wrapping_sub(pad);
+                                if c < rin {
+                                    acc += w[(ci * k + di) * k + dj]
+                                        * x[base + lin.gap * (lin.side * r + c)];
+                                }
+                            }
+                        }
+                    }
+                    y[out + lout.gap * (lout.side * i + j)] = acc;
+                }
             }
-        }
-        for (o, i, w) in self.entries() {
-            y[o] += w * x[i];
         }
         y
     }
@@ -295,17 +340,7 @@ impl Network {
     /// [`CircuitError::Invalid`] if a stage does not fit the slots or a ReLU input on `image`
     /// leaves `[−1, 1]`.
     pub fn build(arch: Arch, seed: u64, image: &[f64]) -> Result<Network> {
-        let shapes = arch.convs();
-        if let Some(s) =
-            shapes.iter().find(|s| s.lout.footprint().max(s.lin.footprint()) > arch.slots)
-        {
-            return Err(CircuitError::Invalid(format!(
-                "a {}-channel stage needs {} slots, the ciphertext has {}",
-                s.lout.channels,
-                s.lout.footprint(),
-                arch.slots
-            )));
-        }
+        let shapes = arch.checked_convs()?;
         let convs =
             shapes.iter().enumerate().map(|(i, &s)| Conv::random(s, seed + i as u64)).collect();
         let c3 = arch.base_channels << 2;
@@ -316,22 +351,78 @@ impl Network {
             dense: random_matrix(arch.classes, c3, a, seed ^ 0xfc),
             dense_b: random_matrix(1, arch.classes, a, seed ^ 0xfcb).remove(0),
         };
-        let mut fold = Plain { net: &mut net, relu: &|x: f64| x.max(0.0), fold: true };
+        let mut fold = Plain { net: &mut net, relu: &|x: f64| x.max(0.0), fold: true, peak: 0.0 };
         arch.run(&mut fold, encode_image(&arch, image)?)?;
         Ok(net)
     }
 
+    /// Trained weights: each convolution's `[cout][cin][k][k]` weights and `[cout]` biases in
+    /// [`Arch::run`] order, the dense layer's `classes` rows of `4·base_channels` and its
+    /// biases. No batch norm is folded here: the weights are used as given.
+    ///
+    /// # Errors
+    /// [`CircuitError::Invalid`] if a stage does not fit the slots or the count of
+    /// convolutions is not the architecture's; [`CircuitError::VectorLength`] for an array of
+    /// the wrong length.
+    pub fn from_weights(
+        arch: Arch,
+        convs: Vec<(Vec<f64>, Vec<f64>)>,
+        dense: Vec<Vec<f64>>,
+        dense_b: Vec<f64>,
+    ) -> Result<Network> {
+        let shapes = arch.checked_convs()?;
+        if convs.len() != shapes.len() {
+            return Err(CircuitError::Invalid(format!(
+                "{} convolutions for an architecture of {}",
+                convs.len(),
+                shapes.len()
+            )));
+        }
+        let convs = shapes
+            .into_iter()
+            .zip(convs)
+            .map(|(s, (w, b))| Conv::from_weights(s, w, b))
+            .collect::<Result<Vec<_>>>()?;
+        let c3 = arch.base_channels << 2;
+        if dense.len() != arch.classes {
+            return Err(CircuitError::VectorLength { len: dense.len(), cols: arch.classes });
+        }
+        if let Some(row) = dense.iter().find(|r| r.len() != c3) {
+            return Err(CircuitError::VectorLength { len: row.len(), cols: c3 });
+        }
+        if dense_b.len() != arch.classes {
+            return Err(CircuitError::VectorLength { len: dense_b.len(), cols: arch.classes });
+        }
+        Ok(Network { arch, convs, dense, dense_b })
+    }
+
     /// The cleartext twin with ReLU through `sign` (the encrypted run's oracle) or exact
     /// (`None`): the class scores.
+    ///
+    /// # Errors
+    /// A wrong image length; a ReLU input outside `[−1, 1]` (the sign's domain).
     pub fn evaluate_plain(&self, image: &[f64], sign: Option<&CompositeSign>) -> Result<Vec<f64>> {
+        Ok(self.evaluate_plain_peak(image, sign)?.0)
+    }
+
+    /// As [`Network::evaluate_plain`], with the largest |ReLU input| of the inference (how
+    /// close the image comes to leaving the sign's domain).
+    ///
+    /// # Errors
+    /// As [`Network::evaluate_plain`].
+    pub fn evaluate_plain_peak(
+        &self,
+        image: &[f64],
+        sign: Option<&CompositeSign>,
+    ) -> Result<(Vec<f64>, f64)> {
         let relu = |x: f64| match sign {
             Some(s) => x * (1.0 + s.evaluate_plain(x)) / 2.0,
             None => x.max(0.0),
         };
         let mut net = self.clone();
-        let mut twin = Plain { net: &mut net, relu: &relu, fold: false };
+        let mut twin = Plain { net: &mut net, relu: &relu, fold: false, peak: 0.0 };
         let out = self.arch.run(&mut twin, encode_image(&self.arch, image)?)?;
-        Ok(out[..self.arch.classes].to_vec())
+        Ok((out[..self.arch.classes].to_vec(), twin.peak))
     }
 }
 
@@ -372,6 +463,8 @@ struct Plain<'a> {
     net: &'a mut Network,
     relu: &'a dyn Fn(f64) -> f64,
     fold: bool,
+    /// Largest |ReLU input| so far.
+    peak: f64,
 }
 
 impl Exec for Plain<'_> {
@@ -392,6 +485,7 @@ impl Exec for Plain<'_> {
         if let Some(v) = x.iter().find(|v| v.abs() > 1.0) {
             return Err(CircuitError::Invalid(format!("a ReLU input {v} leaves [-1, 1]")));
         }
+        self.peak = x.iter().fold(self.peak, |m, v| m.max(v.abs()));
         Ok(x.iter().map(|&v| (self.relu)(v)).collect())
     }
     fn add(&mut self, a: &Vec<f64>, b: &Vec<f64>) -> Result<Vec<f64>> {
@@ -413,6 +507,14 @@ impl Exec for Plain<'_> {
         y.resize(self.net.arch.slots, 0.0);
         Ok(y)
     }
+}
+
+/// The levels a ciphertext of the network can be at when it enters at `top` (a bootstrap's
+/// output level): the base primes plus whole rescales of primes (with two primes per rescale
+/// the odd limb counts are never reached). The levels its rotation keys need.
+pub fn network_levels(params: &Parameters, top: usize) -> impl Iterator<Item = usize> {
+    let (base, c) = (params.base_primes(), params.primes_per_rescale());
+    (0..=top).filter(move |&l| l + 1 >= base && (l + 1 - base) % c == 0)
 }
 
 /// Levels left above the base primes (each `primes_per_rescale` primes), less `reserve`.

@@ -176,6 +176,17 @@ impl Model {
         self.arch.slots
     }
 
+    /// Bytes of the encoded diagonals the transforms hold (every limb of each transform's
+    /// level; what a real run keeps in memory besides the keys).
+    pub fn stored_plaintext_bytes(&self) -> u64 {
+        self.convs.iter().chain([&self.dense]).map(|p| p.lt.stored_plaintext_bytes()).sum()
+    }
+
+    /// Non-zero diagonals of every transform.
+    pub fn diagonals(&self) -> usize {
+        self.convs.iter().chain([&self.dense]).map(|p| p.lt.source().indices().len()).sum()
+    }
+
     /// Every rotation of the transforms and the pool.
     pub fn rotations(&self) -> Vec<i64> {
         let mut r: Vec<i64> =
