@@ -96,18 +96,7 @@ impl PyBootstrap {
         if !(8..=14).contains(&log_n) {
             return Err(pyo3::exceptions::PyValueError::new_err("log_n must be in 8..=14"));
         }
-        let params = basalt_circuits::testing::toy_bootstrap_params(
-            log_n,
-            residual_levels,
-            2,
-            3,
-            SecretDistribution::Hamming { h: 64 },
-        );
-        let cfg = BootstrapConfig {
-            cts_levels: 3,
-            stc_levels: 2,
-            ..BootstrapConfig::lattigo_default(log_slots.unwrap_or(log_n - 1))
-        };
+        let (params, cfg) = toy_ring(log_n, log_slots, residual_levels);
         py.allow_threads(|| build(params, cfg, false, symbolic))
     }
 
@@ -210,4 +199,27 @@ impl PyBootstrap {
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyBootstrap>()?;
     Ok(())
+}
+
+/// The toy bootstrappable ring of `toy_insecure` (Lattigo's chain shape on N = 2^`log_n`, a
+/// weight-64 secret, 3 CoeffsToSlots and 2 SlotsToCoeffs levels): one definition for the
+/// bootstrapping context and the CKKS client, so the two toys are the same ring.
+pub(crate) fn toy_ring(
+    log_n: u32,
+    log_slots: Option<u32>,
+    residual_levels: usize,
+) -> (Parameters, BootstrapConfig) {
+    let params = basalt_circuits::testing::toy_bootstrap_params(
+        log_n,
+        residual_levels,
+        2,
+        3,
+        SecretDistribution::Hamming { h: 64 },
+    );
+    let cfg = BootstrapConfig {
+        cts_levels: 3,
+        stc_levels: 2,
+        ..BootstrapConfig::lattigo_default(log_slots.unwrap_or(log_n - 1))
+    };
+    (params, cfg)
 }

@@ -6,7 +6,7 @@ use basalt_circuits::bootstrap::{BootstrapConfig, Bootstrapper};
 use basalt_ckks::precision::PrecisionStats;
 use basalt_ckks::{
     Ciphertext, EvaluationKeys, Evaluator, KeyGenerator, KeyId, Parameters, ParametersLiteral,
-    PublicKey, SecretDistribution, SecretKey, encryptor,
+    PublicKey, SecretKey, encryptor,
 };
 use num_complex::Complex64;
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
@@ -211,18 +211,7 @@ impl PyCkks {
         if !(8..=14).contains(&log_n) {
             return Err(err(format!("log_n={log_n} is out of range 8..=14")));
         }
-        let params = basalt_circuits::testing::toy_bootstrap_params(
-            log_n,
-            residual_levels,
-            2,
-            3,
-            SecretDistribution::Hamming { h: 64 },
-        );
-        let cfg = BootstrapConfig {
-            cts_levels: 3,
-            stc_levels: 2,
-            ..BootstrapConfig::lattigo_default(log_slots.unwrap_or(log_n - 1))
-        };
+        let (params, cfg) = crate::bootstrap::toy_ring(log_n, log_slots, residual_levels);
         let keys_for = KeysFor { rotations, conjugate: false, seeded: false };
         let pair = py.allow_threads(|| key_pair(&params, false));
         with_keys(py, params, pair, keys_for, Some(cfg), progress)
