@@ -81,6 +81,8 @@ def test_a_server_built_from_single_keys_computes(ctx):
     some = EvaluationKeys.assemble(p, [cls.from_bytes(p, b) for cls, b in chosen])
     assert some.rotations == [2] and not some.has_conjugation
     server = Server(p, some)
+    assert server.name == ctx.name == p.name  # one definition, through the parameters
+    assert server.parameters.to_json() == p.to_json()
     x = np.linspace(-1, 1, 8)
     ct = server.ciphertext_from_bytes(ctx.encrypt(x).to_bytes())
     out = ((ct * ct).rescale()).rotate(2)

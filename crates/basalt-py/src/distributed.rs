@@ -91,7 +91,9 @@ fn ckks_server_from_key_files(
             }
             _ => None,
         };
-        Ok(PyServer::assemble(p.params.clone(), eval, boot))
+        let mut server = PyServer::assemble(p.params.clone(), eval, boot);
+        server.config = p.boot;
+        Ok(server)
     })
 }
 

@@ -14,7 +14,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 
 use super::ciphertext::PyCiphertext;
-use super::keys::{KeyObj, PyEvalKeys, PyKey, PyParams};
+use super::keys::{KeyObj, PyEvalKeys, PyKey};
 use super::server::{Boot, PyServer};
 use crate::err;
 use crate::progress::PyProgress;
@@ -257,17 +257,6 @@ impl PyCkks {
         self.key_pair
             .as_ref()
             .map_or_else(|| KeyId::UNBOUND.to_hex(), |(sk, _)| sk.key_id().to_hex())
-    }
-
-    #[getter]
-    fn name(&self) -> String {
-        self.engine().params.name().to_string()
-    }
-
-    /// The parameters (and bootstrapping configuration) a server needs, without keys.
-    fn parameters(&self) -> PyParams {
-        let e = self.engine();
-        PyParams { params: e.params.clone(), boot: e.boot.as_ref().map(|b| b.cfg) }
     }
 
     /// Evaluation keys for a server: relinearisation, the rotations asked for (default: this

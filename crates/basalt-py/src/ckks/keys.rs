@@ -59,10 +59,14 @@ struct ParamsWire {
 
 #[pymethods]
 impl PyParams {
+    /// The parameter set's name: the one definition, which client contexts and servers report
+    /// through their `parameters()`.
     #[getter]
     fn name(&self) -> String {
         self.params.name().to_string()
     }
+    /// Whether the parameters carry a bootstrapping circuit (an engine bootstraps if, besides,
+    /// its keys serve it: `CkksServer.can_bootstrap`).
     #[getter]
     fn can_bootstrap(&self) -> bool {
         self.boot.is_some()

@@ -33,12 +33,16 @@ pub struct PyServer {
     pub(crate) encoder: Encoder,
     pub(crate) eval: Evaluator,
     pub(crate) boot: Option<Boot>,
+    /// The parameters' bootstrapping configuration, whether or not the keys serve it.
+    pub(crate) config: Option<BootstrapConfig>,
 }
 
 impl PyServer {
-    /// An engine over `params` with `eval`'s keys and the bootstrapping capability `boot`.
+    /// An engine over `params` with `eval`'s keys and the bootstrapping capability `boot`
+    /// (the parameters' configuration is `boot`'s).
     pub(crate) fn assemble(params: Parameters, eval: Evaluator, boot: Option<Boot>) -> PyServer {
-        PyServer { encoder: Encoder::new(&params), params, eval, boot }
+        let config = boot.as_ref().map(|b| b.cfg);
+        PyServer { encoder: Encoder::new(&params), params, eval, boot, config }
     }
 
     fn boot(&self) -> PyResult<&Boot> {
@@ -93,7 +97,9 @@ impl PyServer {
                 let (cfg, encaps) = (*bt.config(), keys.encaps.clone());
                 (cfg.ephemeral_h.is_none() || encaps.is_some()).then_some(Boot { cfg, bt, encaps })
             });
-            Ok(PyServer::assemble(params.params.clone(), eval, boot))
+            let mut server = PyServer::assemble(params.params.clone(), eval, boot);
+            server.config = params.boot;
+            Ok(server)
         })
     }
     /// The key set of its evaluation keys (32 hex digits).
@@ -118,10 +124,13 @@ impl PyServer {
     fn default_scale(&self) -> f64 {
         self.params.default_scale()
     }
-    #[getter]
-    fn name(&self) -> String {
-        self.params.name().to_string()
+    /// The parameters (and bootstrapping configuration) it computes under, without keys: what
+    /// a server is built from. Their name is the engine's.
+    fn parameters(&self) -> PyParams {
+        PyParams { params: self.params.clone(), boot: self.config }
     }
+    /// Whether this engine bootstraps: its parameters have a circuit *and* its keys serve it
+    /// (`CkksParameters.can_bootstrap` says only the first).
     #[getter]
     fn can_bootstrap(&self) -> bool {
         self.boot.is_some()
