@@ -4,6 +4,7 @@ key set; a LinearTransform on a server holding just its rotation keys; progress 
 cancellation of key generation, bootstrapping and batches."""
 
 import _thread
+import gc
 import threading
 import time
 
@@ -12,7 +13,8 @@ import pytest
 
 import basalt
 from basalt.ckks import (BootstrappingKeys, ConjugationKey, Context, EvaluationKeys,
-                         LinearTransform, PublicKey, RelinearizationKey, RotationKey, Server)
+                         LinearTransform, Parameters, PublicKey, RelinearizationKey, RotationKey,
+                         Server)
 
 
 @pytest.fixture(scope="module")
@@ -218,3 +220,28 @@ def test_ctrl_c_stops_a_batch():
     finally:
         timer.cancel()
     assert time.perf_counter() - start < 30
+
+
+def test_one_bootstrapping_circuit_serves_the_client_and_its_servers():
+    encoded = basalt._basalt._ckks_circuits_encoded
+    before = encoded()
+    # residual_levels=3: parameters no other test of this module holds a circuit for.
+    client = Context.toy_bootstrappable(log_n=10, log_slots=3, residual_levels=3)
+    assert encoded() == before + 1
+    data = client.evaluation_keys().to_bytes()
+    params = Parameters.from_json(client.parameters.to_json())
+    keys = EvaluationKeys.from_bytes(params, data)
+    # The second loads only the circuit's keys: the circuit's shape names them.
+    servers = [Server(params, keys), Server(client.parameters, EvaluationKeys.from_bytes(
+        client.parameters, data, rotations=[]))]
+    assert encoded() == before + 1  # loading the keys and building two servers: no new one
+    x = np.linspace(-0.5, 0.5, 8)
+    for server in servers:
+        ct = server.ciphertext_from_bytes(client.encrypt(x, level=0).to_bytes())
+        out = client.ciphertext_from_bytes(server.bootstrap(ct).to_bytes())
+        assert np.abs(client.decrypt(out).real - x).max() < 1e-3
+    # The circuit goes with the last engine that holds it: a server built after is encoded anew.
+    del client, servers, server, ct, out  # a ciphertext holds its engine
+    gc.collect()
+    assert Server(params, keys).can_bootstrap
+    assert encoded() == before + 2

@@ -2,6 +2,8 @@
 //! of every evaluation key. Its homomorphic operations are those of the engine it holds on its
 //! own evaluation keys ([`PyServer`]), the same code a server runs.
 
+use std::sync::Arc;
+
 use basalt_circuits::bootstrap::{BootstrapConfig, Bootstrapper};
 use basalt_ckks::precision::PrecisionStats;
 use basalt_ckks::{
@@ -77,11 +79,10 @@ fn make_keys(
         None => None,
         Some(cfg) => {
             let bt = if circuit {
-                Bootstrapper::new(params, *cfg)
+                super::circuit::shared(params, *cfg)?
             } else {
-                Bootstrapper::symbolic(params, *cfg)
-            }
-            .map_err(err)?;
+                Arc::new(Bootstrapper::symbolic(params, *cfg).map_err(err)?)
+            };
             let (bk, encaps) = bt
                 .generate_keys_with(sk, *seeded, false, progress)
                 .map_err(|e| progress.error(e))?;
@@ -318,7 +319,7 @@ impl PyCkks {
             let boot = match &e.boot {
                 Some(b) => Some(Boot {
                     cfg: b.cfg,
-                    bt: Bootstrapper::symbolic(&e.params, b.cfg).map_err(err)?,
+                    bt: Arc::new(Bootstrapper::symbolic(&e.params, b.cfg).map_err(err)?),
                     encaps: None,
                 }),
                 None => None,

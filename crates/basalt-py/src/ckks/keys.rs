@@ -22,13 +22,6 @@ pub struct PyParams {
 }
 
 impl PyParams {
-    /// The bootstrapping circuit of these parameters, rebuilt from its configuration (none if
-    /// they do not bootstrap): what validates the configuration on load, lists the rotation
-    /// keys a loaded key set must keep, and what a server runs.
-    pub(crate) fn circuit(&self) -> PyResult<Option<Bootstrapper>> {
-        self.boot.map(|cfg| Bootstrapper::new(&self.params, cfg).map_err(err)).transpose()
-    }
-
     /// The circuit's shape without its encoded diagonals (milliseconds where the circuit takes
     /// seconds and gigabytes at N = 2^16): enough to validate the configuration and list the
     /// rotation keys it needs.

@@ -3,6 +3,8 @@
 //! evaluation keys, so every homomorphic operation is bound once and the two roles cannot
 //! drift apart.
 
+use std::sync::Arc;
+
 use basalt_circuits::bootstrap::{BootstrapConfig, Bootstrapper, Encapsulation};
 use basalt_ckks::progress::Progress;
 use basalt_ckks::{Ciphertext, Encoder, Evaluator, Parameters};
@@ -17,11 +19,12 @@ use crate::err;
 use crate::progress::PyProgress;
 
 /// Bootstrapping as a capability of an engine: the circuit (rebuilt from the parameters and
-/// its configuration, so a server needs no secret for it) and the encapsulation keys.
+/// its configuration, so a server needs no secret for it; shared by the engines of equal
+/// parameters, see [`super::circuit`]) and the encapsulation keys.
 #[derive(Clone)]
 pub(crate) struct Boot {
     pub(crate) cfg: BootstrapConfig,
-    pub(crate) bt: Bootstrapper,
+    pub(crate) bt: Arc<Bootstrapper>,
     pub(crate) encaps: Option<Encapsulation>,
 }
 
@@ -92,11 +95,15 @@ impl PyServer {
         }
         py.allow_threads(|| {
             let eval = Evaluator::new(&params.params, keys.keys.clone()).map_err(err)?;
-            // A circuit with an ephemeral secret bootstraps only with its encapsulation keys.
-            let boot = params.circuit()?.and_then(|bt| {
-                let (cfg, encaps) = (*bt.config(), keys.encaps.clone());
-                (cfg.ephemeral_h.is_none() || encaps.is_some()).then_some(Boot { cfg, bt, encaps })
-            });
+            // A circuit with an ephemeral secret bootstraps only with its encapsulation keys:
+            // without them no circuit is encoded.
+            let boot = match params.boot {
+                Some(cfg) if cfg.ephemeral_h.is_none() || keys.encaps.is_some() => {
+                    let bt = super::circuit::shared(&params.params, cfg)?;
+                    Some(Boot { cfg, bt, encaps: keys.encaps.clone() })
+                }
+                _ => None,
+            };
             let mut server = PyServer::assemble(params.params.clone(), eval, boot);
             server.config = params.boot;
             Ok(server)
