@@ -90,7 +90,7 @@ def test_a_server_built_from_single_keys_computes(ctx):
     out = ((ct * ct).rescale()).rotate(2)
     got = ctx.decrypt(ctx.ciphertext_from_bytes(out.to_bytes())).real
     assert np.allclose(got, np.roll(x * x, -2), atol=1e-3)
-    with pytest.raises(basalt.BasaltError, match="rotation"):
+    with pytest.raises(basalt.BasaltError, match="missing rotation key for rotation by 1 "):
         ct.rotate(1)  # its key was not loaded
     # Keys of another key set do not mix.
     stranger = Context.toy_insecure(log_n=10, levels=3, rotations=[1])
@@ -245,3 +245,27 @@ def test_one_bootstrapping_circuit_serves_the_client_and_its_servers():
     gc.collect()
     assert Server(params, keys).can_bootstrap
     assert encoded() == before + 2
+
+
+def test_a_missing_bootstrapping_key_is_named(boot_ctx):
+    keys = boot_ctx.evaluation_keys()
+    p = boot_ctx.parameters
+    x = np.linspace(-0.5, 0.5, 8)
+    # Every key but one rotation of the circuit: the bootstrap names the rotation it lacks.
+    step = boot_ctx.bootstrap_rotations[-1]
+    parts = [k for k in keys.keys() if getattr(k, "step", None) != step]
+    server = Server(p, EvaluationKeys.assemble(p, parts))
+    ct = server.ciphertext_from_bytes(boot_ctx.encrypt(x, level=0).to_bytes())
+    with pytest.raises(basalt.BasaltError, match=f"missing rotation key for rotation by {step} "):
+        server.bootstrap(ct)
+    # Without the conjugation key.
+    parts = [k for k in keys.keys() if not isinstance(k, ConjugationKey)]
+    server = Server(p, EvaluationKeys.assemble(p, parts))
+    with pytest.raises(basalt.BasaltError, match="missing conjugation key"):
+        server.bootstrap(server.ciphertext_from_bytes(ct.to_bytes()))
+    # Without the encapsulation keys the server has no circuit, and says why.
+    parts = [k for k in keys.keys() if not isinstance(k, BootstrappingKeys)]
+    server = Server(p, EvaluationKeys.assemble(p, parts))
+    assert not server.can_bootstrap
+    with pytest.raises(basalt.BasaltError, match="encapsulation keys"):
+        server.bootstrap(server.ciphertext_from_bytes(ct.to_bytes()))

@@ -38,20 +38,38 @@ pub struct PyServer {
     pub(crate) boot: Option<Boot>,
     /// The parameters' bootstrapping configuration, whether or not the keys serve it.
     pub(crate) config: Option<BootstrapConfig>,
+    /// Why it cannot bootstrap, when `boot` is none and the reason is known.
+    pub(crate) cannot_bootstrap: Option<&'static str>,
 }
+
+/// Why a server cannot bootstrap: its parameters have no circuit.
+const NOT_BOOTSTRAPPING_PARAMETERS: &str = "its parameters have no bootstrapping circuit (build the client with bootstrapping=True \
+     and the server from the client's parameters)";
+/// Why a server cannot bootstrap: the circuit switches to an ephemeral secret, and the
+/// evaluation keys lack the switching keys.
+const NO_ENCAPSULATION_KEYS: &str = "its evaluation keys hold no bootstrapping keys (the circuit's encapsulation keys: \
+     EvaluationKeys.bootstrapping is None; make them with evaluation_keys(bootstrapping=True))";
 
 impl PyServer {
     /// An engine over `params` with `eval`'s keys and the bootstrapping capability `boot`
     /// (the parameters' configuration is `boot`'s).
     pub(crate) fn assemble(params: Parameters, eval: Evaluator, boot: Option<Boot>) -> PyServer {
         let config = boot.as_ref().map(|b| b.cfg);
-        PyServer { encoder: Encoder::new(&params), params, eval, boot, config }
+        PyServer {
+            encoder: Encoder::new(&params),
+            params,
+            eval,
+            boot,
+            config,
+            cannot_bootstrap: None,
+        }
     }
 
     fn boot(&self) -> PyResult<&Boot> {
-        self.boot.as_ref().ok_or_else(|| {
-            err("this context or server cannot bootstrap: it needs bootstrapping parameters \
-                 and keys (build the context with bootstrapping=True)")
+        self.boot.as_ref().ok_or_else(|| match self.cannot_bootstrap {
+            None => err("this context or server cannot bootstrap: it needs bootstrapping \
+                       parameters and keys (build the context with bootstrapping=True)"),
+            Some(why) => err(format!("this server cannot bootstrap: {why}")),
         })
     }
 }
@@ -95,17 +113,21 @@ impl PyServer {
         }
         py.allow_threads(|| {
             let eval = Evaluator::new(&params.params, keys.keys.clone()).map_err(err)?;
-            // A circuit with an ephemeral secret bootstraps only with its encapsulation keys:
-            // without them no circuit is encoded.
-            let boot = match params.boot {
-                Some(cfg) if cfg.ephemeral_h.is_none() || keys.encaps.is_some() => {
-                    let bt = super::circuit::shared(&params.params, cfg)?;
-                    Some(Boot { cfg, bt, encaps: keys.encaps.clone() })
+            let (boot, why_not) = match params.boot {
+                None => (None, Some(NOT_BOOTSTRAPPING_PARAMETERS)),
+                // A circuit with an ephemeral secret bootstraps only with its encapsulation
+                // keys: without them no circuit is encoded.
+                Some(cfg) if cfg.ephemeral_h.is_some() && keys.encaps.is_none() => {
+                    (None, Some(NO_ENCAPSULATION_KEYS))
                 }
-                _ => None,
+                Some(cfg) => {
+                    let bt = super::circuit::shared(&params.params, cfg)?;
+                    (Some(Boot { cfg, bt, encaps: keys.encaps.clone() }), None)
+                }
             };
             let mut server = PyServer::assemble(params.params.clone(), eval, boot);
             server.config = params.boot;
+            server.cannot_bootstrap = why_not;
             Ok(server)
         })
     }
