@@ -493,9 +493,24 @@ class EvaluationKeys:
         with open(path, "rb") as f:
             return cls.from_bytes(params, f.read(), rotations=rotations, conjugate=conjugate)
 
-    def select(self, steps, *, conjugate=False) -> "EvaluationKeys":
-        """Only the relinearisation key and the rotation keys for ``steps``."""
-        return EvaluationKeys(self._k.select([int(k) for k in steps], bool(conjugate)))
+    def select(self, steps, *, conjugate=False, bootstrapping=False) -> "EvaluationKeys":
+        """Only the relinearisation key, the rotation keys for ``steps`` and, with
+        ``conjugate``, the conjugation key: what a server that runs one program without
+        bootstrapping holds. With ``bootstrapping=True``, also every key the bootstrapping
+        circuit needs (its rotation keys, the conjugation key and the encapsulation keys).
+        A key asked for and not held raises `BasaltError` naming it.
+
+        >>> import basalt
+        >>> ctx = basalt.ckks.Context.toy_bootstrappable(log_n=10, log_slots=3, rotations=[1])
+        >>> keys = ctx.evaluation_keys()
+        >>> some = keys.select([1])
+        >>> some.rotations, some.has_conjugation, some.has_bootstrapping
+        ([1], False, False)
+        >>> keys.select([1], bootstrapping=True).has_bootstrapping
+        True
+        """
+        return EvaluationKeys(self._k.select([int(k) for k in steps], bool(conjugate),
+                                             bool(bootstrapping)))
 
     @property
     def relinearization(self) -> RelinearizationKey:

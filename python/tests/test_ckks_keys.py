@@ -247,6 +247,33 @@ def test_one_bootstrapping_circuit_serves_the_client_and_its_servers():
     assert encoded() == before + 2
 
 
+def test_select_drops_the_bootstrapping_keys_unless_asked(boot_ctx):
+    keys = boot_ctx.evaluation_keys()
+    circuit = boot_ctx.bootstrap_rotations
+    assert keys.has_bootstrapping
+    some = keys.select([1])
+    assert some.rotations == [1] and not some.has_bootstrapping and not some.has_conjugation
+    server = Server(boot_ctx.parameters, some)
+    assert not server.can_bootstrap and server.parameters.can_bootstrap
+    assert server.name == boot_ctx.name == boot_ctx.parameters.name
+    with pytest.raises(basalt.BasaltError, match="no bootstrapping keys"):
+        server.bootstrap(server.ciphertext_from_bytes(boot_ctx.encrypt(np.zeros(8),
+                                                                       level=0).to_bytes()))
+    full = keys.select([1], bootstrapping=True)
+    assert full.has_bootstrapping and full.has_conjugation
+    assert set(full.rotations) == set(circuit) | {1}
+    server = Server(boot_ctx.parameters, full)
+    x = np.linspace(-0.5, 0.5, 8)
+    ct = server.ciphertext_from_bytes(boot_ctx.encrypt(x, level=0).to_bytes())
+    out = boot_ctx.ciphertext_from_bytes(server.bootstrap(ct).rotate(1).to_bytes())
+    assert np.abs(boot_ctx.decrypt(out).real - np.roll(x, -1)).max() < 1e-3
+    # Asking for what is not there names it.
+    with pytest.raises(basalt.BasaltError, match="no bootstrapping keys"):
+        some.select([1], bootstrapping=True)
+    with pytest.raises(basalt.BasaltError, match="do not bootstrap"):
+        Context.toy_insecure(log_n=10, levels=2).evaluation_keys().select([], bootstrapping=True)
+
+
 def test_a_missing_bootstrapping_key_is_named(boot_ctx):
     keys = boot_ctx.evaluation_keys()
     p = boot_ctx.parameters

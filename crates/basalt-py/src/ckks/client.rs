@@ -293,6 +293,7 @@ impl PyCkks {
         if same {
             return Ok(PyEvalKeys {
                 params: e.params.clone(),
+                boot: e.boot.as_ref().map(|b| b.cfg),
                 keys: e.eval.keys().clone(),
                 encaps: e.boot.as_ref().and_then(|b| b.encaps.clone()),
             });
@@ -301,7 +302,9 @@ impl PyCkks {
         py.allow_threads(|| {
             // The keys only: the circuit's shape names them, its diagonals are not needed.
             let (keys, boot) = make_keys(&e.params, sk, &keys_for, cfg.as_ref(), false, &progress)?;
-            Ok(PyEvalKeys { params: e.params.clone(), keys, encaps: boot.and_then(|b| b.encaps) })
+            let encaps = boot.and_then(|b| b.encaps);
+            let boot = e.boot.as_ref().map(|b| b.cfg);
+            Ok(PyEvalKeys { params: e.params.clone(), boot, keys, encaps })
         })
     }
 
