@@ -250,10 +250,15 @@ class _Engine:
 
     key_id = property(lambda self: self._c.key_id,
                       doc="Identity of the key set (32 hex digits).")
+    parameters = property(lambda self: Parameters(self._e.parameters()),
+                          doc="The parameters a `Server` is built from (no keys).")
+    name = property(lambda self: self.parameters.name, doc="Name of the parameter set.")
     slots = property(lambda self: self._e.slots, doc="Maximum slot count, N/2.")
     max_level = property(lambda self: self._e.max_level)
     default_scale = property(lambda self: self._e.default_scale)
-    can_bootstrap = property(lambda self: self._e.can_bootstrap)
+    can_bootstrap = property(lambda self: self._e.can_bootstrap,
+                             doc="Whether it bootstraps: its parameters have a circuit and its "
+                                 "keys serve it (``parameters.can_bootstrap``: the first only).")
     bootstrap_output_level = property(lambda self: self._e.bootstrap_output_level)
 
     bootstrap_input_scale = property(lambda self: self._e.bootstrap_input_scale,
@@ -339,8 +344,9 @@ class Parameters:
     def __init__(self, raw):
         self._p = raw
 
-    name = property(lambda self: self._p.name)
-    can_bootstrap = property(lambda self: self._p.can_bootstrap)
+    name = property(lambda self: self._p.name, doc="Name of the parameter set.")
+    can_bootstrap = property(lambda self: self._p.can_bootstrap,
+                             doc="Whether they carry a bootstrapping circuit.")
 
     def to_json(self) -> str:
         return self._p.to_json()
@@ -487,9 +493,24 @@ class EvaluationKeys:
         with open(path, "rb") as f:
             return cls.from_bytes(params, f.read(), rotations=rotations, conjugate=conjugate)
 
-    def select(self, steps, *, conjugate=False) -> "EvaluationKeys":
-        """Only the relinearisation key and the rotation keys for ``steps``."""
-        return EvaluationKeys(self._k.select([int(k) for k in steps], bool(conjugate)))
+    def select(self, steps, *, conjugate=False, bootstrapping=False) -> "EvaluationKeys":
+        """Only the relinearisation key, the rotation keys for ``steps`` and, with
+        ``conjugate``, the conjugation key: what a server that runs one program without
+        bootstrapping holds. With ``bootstrapping=True``, also every key the bootstrapping
+        circuit needs (its rotation keys, the conjugation key and the encapsulation keys).
+        A key asked for and not held raises `BasaltError` naming it.
+
+        >>> import basalt
+        >>> ctx = basalt.ckks.Context.toy_bootstrappable(log_n=10, log_slots=3, rotations=[1])
+        >>> keys = ctx.evaluation_keys()
+        >>> some = keys.select([1])
+        >>> some.rotations, some.has_conjugation, some.has_bootstrapping
+        ([1], False, False)
+        >>> keys.select([1], bootstrapping=True).has_bootstrapping
+        True
+        """
+        return EvaluationKeys(self._k.select([int(k) for k in steps], bool(conjugate),
+                                             bool(bootstrapping)))
 
     @property
     def relinearization(self) -> RelinearizationKey:
@@ -632,12 +653,9 @@ class Context(_Engine):
         return cls(_basalt.CkksContext.toy_bootstrappable(log_n, log_slots, residual_levels,
                                                          [int(r) for r in rotations], progress))
 
-    name = property(lambda self: self._c.name)
     symbolic = property(lambda self: self._c.symbolic, doc="True in trace mode (no key pair).")
     rotations = property(lambda self: self._c.rotations,
                          doc="Rotation steps the evaluation keys cover.")
-    parameters = property(lambda self: Parameters(self._c.parameters()),
-                          doc="The parameters a `Server` is built from (no keys).")
     _e = property(lambda self: self._c.evaluator,
                   doc="The engine on this context's evaluation keys (the same a Server runs).")
 

@@ -430,9 +430,7 @@ def helr_keys(params: Parameters, keys, task, workers: int) -> list:
     if isinstance(keys, KeyFiles):
         gradient = keys.select(steps)
     elif isinstance(keys, EvaluationKeys):
-        some = keys.select(steps)
-        gradient = EvaluationKeys.assemble(
-            params, [some.relinearization] + [some.rotation(r) for r in some.rotations])
+        gradient = keys.select(steps)
     else:
         raise BasaltError("helr_keys: keys is a KeyFiles or a basalt.ckks.EvaluationKeys")
     return [keys] + [gradient] * (k - 1)

@@ -24,6 +24,7 @@ arithmetic. Comparisons return an :class:`EncryptedBool` (``&``, ``|``, ``^``, `
 
 from __future__ import annotations
 
+import numbers
 import threading
 
 from . import _basalt
@@ -167,9 +168,17 @@ class EncryptedBool:
 class _Integer:
     BITS = 0
     SIGNED = False
+    MIN = MAX = 0
     __slots__ = ("_raw", "_server")
 
     def __init__(self, raw, server=None):
+        if not isinstance(raw, _basalt.RadixCiphertext):
+            name = type(self).__name__
+            if isinstance(raw, numbers.Integral) and not isinstance(raw, bool):
+                self._clear(raw)  # an out-of-range value says so first
+            raise BasaltError(f"{name}({raw!r}): an encrypted integer is made by the client, "
+                              f"{name}.encrypt(client, value) or client.encrypt_{name.lower()}"
+                              f"(value)")
         if (raw.bits, raw.signed) != (self.BITS, self.SIGNED):
             raise BasaltError(f"a {_type_name(raw.bits, raw.signed)} ciphertext is not a "
                               f"{type(self).__name__}")
@@ -177,9 +186,21 @@ class _Integer:
         self._server = server
 
     @classmethod
+    def _clear(cls, value, what="value"):
+        """``value`` as an ``int`` of this type's range; anything else (a float, a bool, a
+        string, an integer out of range) is refused rather than coerced."""
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+            raise BasaltError(f"the {what} of a {cls.__name__} must be an integer, not "
+                              f"{type(value).__name__} {value!r}")
+        value, lo, hi = int(value), cls.MIN, cls.MAX
+        if not lo <= value <= hi:
+            raise BasaltError(f"{what} {value} is out of range for {cls.__name__} ({lo}..={hi})")
+        return value
+
+    @classmethod
     def encrypt(cls, client: IntegerClient, value: int):
-        """Encrypt ``value`` (must fit the type) with the client's secret key."""
-        return cls(_client_raw(client).encrypt(int(value), cls.BITS, cls.SIGNED), None)
+        """Encrypt ``value`` (an integer in the type's range) with the client's secret key."""
+        return cls(_client_raw(client).encrypt(cls._clear(value), cls.BITS, cls.SIGNED), None)
 
     def decrypt(self, client: IntegerClient) -> int:
         return _client_raw(client).decrypt(self._raw)
@@ -211,7 +232,12 @@ class _Integer:
             return self._new(s._s.binary(op, self._raw, other._raw), s)
         if isinstance(other, int) and not isinstance(other, bool) and scalar_ok:
             s = _current_server(self)
-            return self._new(s._s.scalar(op, self._raw, other), s)
+            if op in ("add", "sub", "mul"):
+                # Wrapping arithmetic: the constant counts mod 2^bits, whatever its size.
+                c = other % (1 << self.BITS)
+            else:
+                c = self._clear(other, f"constant of {op}")
+            return self._new(s._s.scalar(op, self._raw, c), s)
         return NotImplemented
 
     def _cmp(self, op, other):
@@ -220,7 +246,8 @@ class _Integer:
             return EncryptedBool(s._s.compare(op, self._raw, b=other._raw), s)
         if isinstance(other, int) and not isinstance(other, bool):
             s = _current_server(self)
-            return EncryptedBool(s._s.compare(op, self._raw, c=other), s)
+            c = self._clear(other, "compared constant")
+            return EncryptedBool(s._s.compare(op, self._raw, c=c), s)
         return NotImplemented
 
     def _shift(self, kind, amount):
@@ -231,7 +258,8 @@ class _Integer:
             if amount < 0:
                 raise BasaltError(f"negative shift amount {amount}")
             s = _current_server(self)
-            return self._new(s._s.shift_clear(kind, self._raw, amount), s)
+            # Amounts count mod the width, whatever their size.
+            return self._new(s._s.shift_clear(kind, self._raw, amount % self.BITS), s)
         return NotImplemented
 
     # --- arithmetic (mod 2^bits)
@@ -361,8 +389,8 @@ def _make(bits, signed):
     name = _type_name(bits, signed)
     lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
     doc = f"An encrypted {'signed' if signed else 'unsigned'} {bits}-bit integer ({lo}..={hi})."
-    cls = type(name, (_Integer,), {"BITS": bits, "SIGNED": signed, "__slots__": (),
-                                   "__doc__": doc, "__module__": __name__})
+    cls = type(name, (_Integer,), {"BITS": bits, "SIGNED": signed, "MIN": lo, "MAX": hi,
+                                   "__slots__": (), "__doc__": doc, "__module__": __name__})
     return cls
 
 

@@ -4,6 +4,7 @@ key set; a LinearTransform on a server holding just its rotation keys; progress 
 cancellation of key generation, bootstrapping and batches."""
 
 import _thread
+import gc
 import threading
 import time
 
@@ -12,7 +13,8 @@ import pytest
 
 import basalt
 from basalt.ckks import (BootstrappingKeys, ConjugationKey, Context, EvaluationKeys,
-                         LinearTransform, PublicKey, RelinearizationKey, RotationKey, Server)
+                         LinearTransform, Parameters, PublicKey, RelinearizationKey, RotationKey,
+                         Server)
 
 
 @pytest.fixture(scope="module")
@@ -81,12 +83,14 @@ def test_a_server_built_from_single_keys_computes(ctx):
     some = EvaluationKeys.assemble(p, [cls.from_bytes(p, b) for cls, b in chosen])
     assert some.rotations == [2] and not some.has_conjugation
     server = Server(p, some)
+    assert server.name == ctx.name == p.name  # one definition, through the parameters
+    assert server.parameters.to_json() == p.to_json()
     x = np.linspace(-1, 1, 8)
     ct = server.ciphertext_from_bytes(ctx.encrypt(x).to_bytes())
     out = ((ct * ct).rescale()).rotate(2)
     got = ctx.decrypt(ctx.ciphertext_from_bytes(out.to_bytes())).real
     assert np.allclose(got, np.roll(x * x, -2), atol=1e-3)
-    with pytest.raises(basalt.BasaltError, match="rotation"):
+    with pytest.raises(basalt.BasaltError, match="missing rotation key for rotation by 1 "):
         ct.rotate(1)  # its key was not loaded
     # Keys of another key set do not mix.
     stranger = Context.toy_insecure(log_n=10, levels=3, rotations=[1])
@@ -216,3 +220,79 @@ def test_ctrl_c_stops_a_batch():
     finally:
         timer.cancel()
     assert time.perf_counter() - start < 30
+
+
+def test_one_bootstrapping_circuit_serves_the_client_and_its_servers():
+    encoded = basalt._basalt._ckks_circuits_encoded
+    before = encoded()
+    # residual_levels=3: parameters no other test of this module holds a circuit for.
+    client = Context.toy_bootstrappable(log_n=10, log_slots=3, residual_levels=3)
+    assert encoded() == before + 1
+    data = client.evaluation_keys().to_bytes()
+    params = Parameters.from_json(client.parameters.to_json())
+    keys = EvaluationKeys.from_bytes(params, data)
+    # The second loads only the circuit's keys: the circuit's shape names them.
+    servers = [Server(params, keys), Server(client.parameters, EvaluationKeys.from_bytes(
+        client.parameters, data, rotations=[]))]
+    assert encoded() == before + 1  # loading the keys and building two servers: no new one
+    x = np.linspace(-0.5, 0.5, 8)
+    for server in servers:
+        ct = server.ciphertext_from_bytes(client.encrypt(x, level=0).to_bytes())
+        out = client.ciphertext_from_bytes(server.bootstrap(ct).to_bytes())
+        assert np.abs(client.decrypt(out).real - x).max() < 1e-3
+    # The circuit goes with the last engine that holds it: a server built after is encoded anew.
+    del client, servers, server, ct, out  # a ciphertext holds its engine
+    gc.collect()
+    assert Server(params, keys).can_bootstrap
+    assert encoded() == before + 2
+
+
+def test_select_drops_the_bootstrapping_keys_unless_asked(boot_ctx):
+    keys = boot_ctx.evaluation_keys()
+    circuit = boot_ctx.bootstrap_rotations
+    assert keys.has_bootstrapping
+    some = keys.select([1])
+    assert some.rotations == [1] and not some.has_bootstrapping and not some.has_conjugation
+    server = Server(boot_ctx.parameters, some)
+    assert not server.can_bootstrap and server.parameters.can_bootstrap
+    assert server.name == boot_ctx.name == boot_ctx.parameters.name
+    with pytest.raises(basalt.BasaltError, match="no bootstrapping keys"):
+        server.bootstrap(server.ciphertext_from_bytes(boot_ctx.encrypt(np.zeros(8),
+                                                                       level=0).to_bytes()))
+    full = keys.select([1], bootstrapping=True)
+    assert full.has_bootstrapping and full.has_conjugation
+    assert set(full.rotations) == set(circuit) | {1}
+    server = Server(boot_ctx.parameters, full)
+    x = np.linspace(-0.5, 0.5, 8)
+    ct = server.ciphertext_from_bytes(boot_ctx.encrypt(x, level=0).to_bytes())
+    out = boot_ctx.ciphertext_from_bytes(server.bootstrap(ct).rotate(1).to_bytes())
+    assert np.abs(boot_ctx.decrypt(out).real - np.roll(x, -1)).max() < 1e-3
+    # Asking for what is not there names it.
+    with pytest.raises(basalt.BasaltError, match="no bootstrapping keys"):
+        some.select([1], bootstrapping=True)
+    with pytest.raises(basalt.BasaltError, match="do not bootstrap"):
+        Context.toy_insecure(log_n=10, levels=2).evaluation_keys().select([], bootstrapping=True)
+
+
+def test_a_missing_bootstrapping_key_is_named(boot_ctx):
+    keys = boot_ctx.evaluation_keys()
+    p = boot_ctx.parameters
+    x = np.linspace(-0.5, 0.5, 8)
+    # Every key but one rotation of the circuit: the bootstrap names the rotation it lacks.
+    step = boot_ctx.bootstrap_rotations[-1]
+    parts = [k for k in keys.keys() if getattr(k, "step", None) != step]
+    server = Server(p, EvaluationKeys.assemble(p, parts))
+    ct = server.ciphertext_from_bytes(boot_ctx.encrypt(x, level=0).to_bytes())
+    with pytest.raises(basalt.BasaltError, match=f"missing rotation key for rotation by {step} "):
+        server.bootstrap(ct)
+    # Without the conjugation key.
+    parts = [k for k in keys.keys() if not isinstance(k, ConjugationKey)]
+    server = Server(p, EvaluationKeys.assemble(p, parts))
+    with pytest.raises(basalt.BasaltError, match="missing conjugation key"):
+        server.bootstrap(server.ciphertext_from_bytes(ct.to_bytes()))
+    # Without the encapsulation keys the server has no circuit, and says why.
+    parts = [k for k in keys.keys() if not isinstance(k, BootstrappingKeys)]
+    server = Server(p, EvaluationKeys.assemble(p, parts))
+    assert not server.can_bootstrap
+    with pytest.raises(basalt.BasaltError, match="encapsulation keys"):
+        server.bootstrap(server.ciphertext_from_bytes(ct.to_bytes()))

@@ -8,7 +8,7 @@ import pytest
 
 import basalt
 from basalt.tfhe import (Int8, Int32, IntegerClient, IntegerServer, Uint8, Uint16, Uint32,
-                         maximum, minimum, select)
+                         Uint64, maximum, minimum, select)
 
 
 def wrap(v, bits, signed):
@@ -113,3 +113,29 @@ def test_bad_input_is_a_clear_error(keys):
     with other.server():
         with pytest.raises(basalt.BasaltError, match="key mismatch"):
             x + x
+
+
+def test_clear_values_are_checked_not_coerced(keys):
+    client, server = keys
+    # A type called on a clear value: out of range says so, in range says how to encrypt.
+    with pytest.raises(basalt.BasaltError, match=r"300 is out of range for Uint8 \(0\.\.=255\)"):
+        Uint8(300)
+    with pytest.raises(basalt.BasaltError, match=r"-129 is out of range for Int8 \(-128\.\.=127\)"):
+        Int8(-129)
+    with pytest.raises(basalt.BasaltError, match=r"Uint8\.encrypt\(client, value\)"):
+        Uint8(7)
+    for bad in (3.7, "3", True, None):
+        with pytest.raises(basalt.BasaltError, match="must be an integer"):
+            Uint8.encrypt(client, bad)
+    # Beyond what the core's integers hold: still the type's error, not an OverflowError.
+    with pytest.raises(basalt.BasaltError, match="out of range for Uint64"):
+        Uint64.encrypt(client, 1 << 200)
+    x = Uint8.encrypt(client, 5)
+    with server:
+        # Arithmetic wraps: a constant counts mod 2^8, whatever its size; shifts mod 8.
+        assert client.decrypt(x + ((1 << 200) + 3)) == (5 + (1 << 200) + 3) % 256
+        assert client.decrypt(x << ((1 << 70) + 1)) == 10
+        with pytest.raises(basalt.BasaltError, match="out of range for Uint8"):
+            x < (1 << 200)
+        with pytest.raises(basalt.BasaltError, match="out of range for Uint8"):
+            x | -1

@@ -39,8 +39,11 @@ def test_gates_match_truth_tables(ctx):
 
 def test_bad_input_is_a_clear_error(ctx):
     p = ctx.plaintext_modulus
-    with pytest.raises(basalt.BasaltError):
+    with pytest.raises(basalt.BasaltError,
+                       match=rf"f\(0\) = {p} is outside the message space 0\.\.{p}"):
         ctx.apply(ctx.encrypt(1), lambda m: m + p)  # table value outside the message space
+    with pytest.raises(basalt.BasaltError, match=r"f\(0\) = -1 is outside the message space"):
+        ctx.apply(ctx.encrypt(1), lambda m: m - 1)
     with pytest.raises(basalt.BasaltError):
         ctx.encrypt(p)  # message outside the space
     with pytest.raises(basalt.BasaltError):

@@ -28,3 +28,9 @@ def test_bad_input_is_a_clear_error():
         basalt.workloads.run("lola", preset="NO_SUCH_PRESET")
     with pytest.raises(basalt.BasaltError, match="threads"):
         basalt.workloads.run("lola", quick=True, threads=0)
+    # A preset without a bootstrapping circuit for a workload that bootstraps, or without the
+    # levels a network needs: named before any key is made.
+    with pytest.raises(basalt.BasaltError, match="OSIRIS_SET_I.*no bootstrapping circuit"):
+        basalt.workloads.run("helr", preset="OSIRIS_SET_I")
+    with pytest.raises(basalt.BasaltError, match=r"MXV_SET_A.*needs 5 levels.*only 2"):
+        basalt.workloads.run("mlp", preset="MXV_SET_A", allow_insecure=True)

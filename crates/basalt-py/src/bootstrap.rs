@@ -1,6 +1,8 @@
 //! Bootstrapping bindings: a CKKS context whose evaluation keys include the bootstrapping
 //! circuit's, with `bootstrap(ct)`.
 
+use std::sync::Arc;
+
 use basalt_circuits::bootstrap::{BootstrapConfig, Bootstrapper, Encapsulation, config};
 use basalt_ckks::encryptor;
 use basalt_ckks::{Encoder, Evaluator, KeyGenerator, Parameters, SecretDistribution, SecretKey};
@@ -21,7 +23,7 @@ pub struct PyBootstrap {
     encoder: Encoder,
     sk: Option<SecretKey>,
     eval: Evaluator,
-    bt: Bootstrapper,
+    bt: Arc<Bootstrapper>,
     encaps: Option<Encapsulation>,
 }
 
@@ -32,7 +34,7 @@ fn build(
     symbolic: bool,
 ) -> PyResult<PyBootstrap> {
     let (bt, sk, keys, encaps) = if symbolic {
-        let bt = Bootstrapper::symbolic(&params, cfg).map_err(err)?;
+        let bt = Arc::new(Bootstrapper::symbolic(&params, cfg).map_err(err)?);
         let encaps = match bt.config().ephemeral_h {
             None => None,
             Some(h) => Some(Encapsulation::symbolic(&params, h).map_err(err)?),
@@ -40,7 +42,7 @@ fn build(
         let keys = bt.symbolic_keys(seeded);
         (bt, None, keys, encaps)
     } else {
-        let bt = Bootstrapper::new(&params, cfg).map_err(err)?;
+        let bt = crate::ckks::shared_circuit(&params, cfg)?;
         let sk = KeyGenerator::new(&params).gen_secret_key();
         let progress = crate::progress::PyProgress::new(None);
         let (keys, encaps) =

@@ -86,12 +86,14 @@ fn ckks_server_from_key_files(
                 if cfg.ephemeral_h.is_some() && encaps.is_none() {
                     return Err(err("this circuit needs the bootstrapping keys: none given"));
                 }
-                let bt = Bootstrapper::new(prm, *cfg).map_err(err)?;
+                let bt = crate::ckks::shared_circuit(prm, *cfg)?;
                 Some(Boot { cfg: *cfg, bt, encaps })
             }
             _ => None,
         };
-        Ok(PyServer::assemble(p.params.clone(), eval, boot))
+        let mut server = PyServer::assemble(p.params.clone(), eval, boot);
+        server.config = p.boot;
+        Ok(server)
     })
 }
 

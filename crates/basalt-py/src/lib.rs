@@ -16,7 +16,9 @@ use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
-create_exception!(_basalt, BasaltError, PyValueError, "Invalid input to a Basalt operation.");
+// Named after the package, where users (and pickle, which ships exceptions between Ray
+// workers by module and name) find it: `basalt.BasaltError`.
+create_exception!(basalt, BasaltError, PyValueError, "Invalid input to a Basalt operation.");
 
 /// Map any displayable error to a `BasaltError`.
 pub(crate) fn err(e: impl std::fmt::Display) -> PyErr {

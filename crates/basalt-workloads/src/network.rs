@@ -174,6 +174,7 @@ impl Model {
     /// mode: nothing is encoded, evaluating real ciphertexts is an error).
     ///
     /// # Errors
+    /// [`CircuitError::Invalid`] if the input packing needs more slots than the ring has;
     /// [`CircuitError::NotEnoughLevels`] if the network is deeper than the chain; a dense
     /// layer wider than its input's slots or with more rows than its padded columns; encoding
     /// errors.
@@ -183,6 +184,17 @@ impl Model {
         rule: StrategyRule,
         symbolic: bool,
     ) -> Result<Model> {
+        if net.input_slots > params.max_slots() {
+            // The packing puts each input vector in one ciphertext: it must fit its slots.
+            return Err(CircuitError::Invalid(format!(
+                "{}: its input is packed in {} slots, but N = {} holds only {}; pick a \
+                 preset with a larger ring",
+                net.name,
+                net.input_slots,
+                params.n(),
+                params.max_slots()
+            )));
+        }
         let top = params.max_level();
         let drop = params.primes_per_rescale();
         let available = (top + 1 - params.base_primes()) / drop;

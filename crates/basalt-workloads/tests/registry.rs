@@ -78,7 +78,7 @@ fn a_model_the_packing_cannot_hold_is_refused() {
     // 784 pixels in the 512 slots of N = 2^10.
     let net = digits::trained_mlp().unwrap();
     let e = Classifier::new(&toy_params(10, 5, 40, 2), &net, RULE).err().unwrap().to_string();
-    assert!(e.contains("512"), "{e}");
+    assert!(e.contains("1024 slots") && e.contains("only 512"), "the packing and the ring: {e}");
 }
 
 #[test]
@@ -102,12 +102,23 @@ fn a_missing_bootstrapping_key_is_named() {
     let bt = Bootstrapper::new(&params, cfg).unwrap();
     let kg = KeyGenerator::new(&params);
     let sk = kg.gen_secret_key();
-    let (_, encaps) = bt.generate_keys(&sk, false).unwrap();
+    let (circuit_keys, encaps) = bt.generate_keys(&sk, false).unwrap();
     // Relinearisation only: none of the bootstrap's rotation or conjugation keys.
     let eval = Evaluator::new(&params, kg.gen_evaluation_keys(&sk, &[], false, false)).unwrap();
     let z = vec![Complex64::new(0.25, 0.0); 16];
     let pt = Encoder::new(&params).encode(&z, 16, 0, params.default_scale()).unwrap();
     let ct = encrypt_sk(&params, &pt, &sk).unwrap();
     let e = bt.bootstrap(&eval, encaps.as_ref(), &ct).unwrap_err().to_string();
-    assert!(e.contains("missing"), "{e}");
+    // The error names a rotation step the circuit needs.
+    let named: i64 = e
+        .split("missing rotation key for rotation by ")
+        .nth(1)
+        .and_then(|r| r.split_whitespace().next())
+        .and_then(|k| k.parse().ok())
+        .unwrap_or_else(|| panic!("no rotation named: {e}"));
+    assert!(bt.rotations().contains(&named), "{e}");
+    // Every rotation and conjugation key, no encapsulation keys: the circuit names them.
+    let eval = Evaluator::new(&params, circuit_keys).unwrap();
+    let e = bt.bootstrap(&eval, None, &ct).unwrap_err().to_string();
+    assert!(e.contains("missing bootstrapping keys") && e.contains("encapsulation keys"), "{e}");
 }

@@ -79,15 +79,20 @@ impl DiagMatrix {
     }
 }
 
-/// `exp(2πi·(5^j mod 4·len)/(4·len))`: the twiddle of butterfly `j` in a stage of width `len`
-/// (the encoder's special FFT).
-fn twiddle(j: usize, len: usize) -> Complex64 {
+/// `exp(2πi·(5^j mod 4·len)/(4·len))` for `j` in `0..len/2`: the twiddles of the butterflies
+/// of a stage of width `len` (the encoder's special FFT). Each power of 5 is the previous one
+/// times 5, so a stage costs `O(len)`; a power taken from scratch per butterfly made the
+/// stages of N = 2^16 quadratic (seconds for the circuit's shape alone).
+fn twiddles(len: usize) -> Vec<Complex64> {
     let m = 4 * len as u64;
     let mut g = 1u64;
-    for _ in 0..j {
-        g = g * 5 % m;
-    }
-    Complex64::from_polar(1.0, 2.0 * std::f64::consts::PI * g as f64 / m as f64)
+    (0..len / 2)
+        .map(|_| {
+            let t = Complex64::from_polar(1.0, 2.0 * std::f64::consts::PI * g as f64 / m as f64);
+            g = g * 5 % m;
+            t
+        })
+        .collect()
 }
 
 /// Butterfly stage `S` of width `len = 2h` over `n` slots (forward, SlotToCoeff), or `S^{-1}`
@@ -99,10 +104,11 @@ pub fn stage(n: usize, len: usize, inverse: bool) -> DiagMatrix {
     let mut dp = vec![ZERO; n]; // diagonal +h
     let mut dm = vec![ZERO; n]; // diagonal −h (n − h)
     let one = Complex64::new(1.0, 0.0);
+    let tw = twiddles(len);
     for p in 0..n {
         let r = p % len;
         if r < h {
-            let t = twiddle(r, len);
+            let t = tw[r];
             if inverse {
                 d0[p] = one * 0.5;
                 dp[p] = one * 0.5;
@@ -111,7 +117,7 @@ pub fn stage(n: usize, len: usize, inverse: bool) -> DiagMatrix {
                 dp[p] = t;
             }
         } else {
-            let t = twiddle(r - h, len);
+            let t = tw[r - h];
             if inverse {
                 d0[p] = -t.conj() * 0.5;
                 dm[p] = t.conj() * 0.5;
@@ -240,6 +246,27 @@ mod tests {
     fn close(a: &[Complex64], b: &[Complex64], tol: f64) {
         for (i, (x, y)) in a.iter().zip(b).enumerate() {
             assert!((x - y).norm() < tol, "slot {i}: {x} vs {y}");
+        }
+    }
+
+    #[test]
+    fn twiddles_are_the_powers_of_five_on_the_unit_circle() {
+        for len in [2usize, 8, 64, 1 << 12] {
+            let m = 4 * len as u128;
+            for (j, t) in twiddles(len).into_iter().enumerate() {
+                // 5^j mod 4·len by square-and-multiply on big integers, independently.
+                let (mut g, mut b, mut e) = (1u128, 5u128, j);
+                while e > 0 {
+                    if e & 1 == 1 {
+                        g = g * b % m;
+                    }
+                    b = b * b % m;
+                    e >>= 1;
+                }
+                let want =
+                    Complex64::from_polar(1.0, 2.0 * std::f64::consts::PI * g as f64 / m as f64);
+                assert_eq!(t, want, "len {len}, j {j}");
+            }
         }
     }
 

@@ -498,11 +498,19 @@ impl Bootstrapper {
         if ct.slots() != self.slots {
             return Err(CircuitError::SlotMismatch { expected: self.slots, found: ct.slots() });
         }
-        if enc.is_some() != self.cfg.ephemeral_h.is_some() {
-            return Err(CircuitError::Invalid(
-                "the config's ephemeral secret and the encapsulation keys must come together"
-                    .into(),
-            ));
+        match (self.cfg.ephemeral_h, enc) {
+            (Some(h), None) => {
+                return Err(CircuitError::Invalid(format!(
+                    "missing bootstrapping keys: this circuit switches to a sparse ephemeral \
+                     secret (weight {h}) and needs its encapsulation keys"
+                )));
+            }
+            (None, Some(_)) => {
+                return Err(CircuitError::Invalid(
+                    "encapsulation keys given to a circuit without an ephemeral secret".into(),
+                ));
+            }
+            _ => {}
         }
         let params = &self.params;
         if ct.level() + 1 < params.base_primes() {

@@ -2,6 +2,8 @@
 //! of every evaluation key. Its homomorphic operations are those of the engine it holds on its
 //! own evaluation keys ([`PyServer`]), the same code a server runs.
 
+use std::sync::Arc;
+
 use basalt_circuits::bootstrap::{BootstrapConfig, Bootstrapper};
 use basalt_ckks::precision::PrecisionStats;
 use basalt_ckks::{
@@ -14,7 +16,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 
 use super::ciphertext::PyCiphertext;
-use super::keys::{KeyObj, PyEvalKeys, PyKey, PyParams};
+use super::keys::{KeyObj, PyEvalKeys, PyKey};
 use super::server::{Boot, PyServer};
 use crate::err;
 use crate::progress::PyProgress;
@@ -77,11 +79,10 @@ fn make_keys(
         None => None,
         Some(cfg) => {
             let bt = if circuit {
-                Bootstrapper::new(params, *cfg)
+                super::circuit::shared(params, *cfg)?
             } else {
-                Bootstrapper::symbolic(params, *cfg)
-            }
-            .map_err(err)?;
+                Arc::new(Bootstrapper::symbolic(params, *cfg).map_err(err)?)
+            };
             let (bk, encaps) = bt
                 .generate_keys_with(sk, *seeded, false, progress)
                 .map_err(|e| progress.error(e))?;
@@ -259,17 +260,6 @@ impl PyCkks {
             .map_or_else(|| KeyId::UNBOUND.to_hex(), |(sk, _)| sk.key_id().to_hex())
     }
 
-    #[getter]
-    fn name(&self) -> String {
-        self.engine().params.name().to_string()
-    }
-
-    /// The parameters (and bootstrapping configuration) a server needs, without keys.
-    fn parameters(&self) -> PyParams {
-        let e = self.engine();
-        PyParams { params: e.params.clone(), boot: e.boot.as_ref().map(|b| b.cfg) }
-    }
-
     /// Evaluation keys for a server: relinearisation, the rotations asked for (default: this
     /// context's), conjugation if asked, and the bootstrapping circuit's keys (encapsulation
     /// keys included) if this context bootstraps and `bootstrapping` is true. `seeded`: store
@@ -303,6 +293,7 @@ impl PyCkks {
         if same {
             return Ok(PyEvalKeys {
                 params: e.params.clone(),
+                boot: e.boot.as_ref().map(|b| b.cfg),
                 keys: e.eval.keys().clone(),
                 encaps: e.boot.as_ref().and_then(|b| b.encaps.clone()),
             });
@@ -311,7 +302,9 @@ impl PyCkks {
         py.allow_threads(|| {
             // The keys only: the circuit's shape names them, its diagonals are not needed.
             let (keys, boot) = make_keys(&e.params, sk, &keys_for, cfg.as_ref(), false, &progress)?;
-            Ok(PyEvalKeys { params: e.params.clone(), keys, encaps: boot.and_then(|b| b.encaps) })
+            let encaps = boot.and_then(|b| b.encaps);
+            let boot = e.boot.as_ref().map(|b| b.cfg);
+            Ok(PyEvalKeys { params: e.params.clone(), boot, keys, encaps })
         })
     }
 
@@ -329,7 +322,7 @@ impl PyCkks {
             let boot = match &e.boot {
                 Some(b) => Some(Boot {
                     cfg: b.cfg,
-                    bt: Bootstrapper::symbolic(&e.params, b.cfg).map_err(err)?,
+                    bt: Arc::new(Bootstrapper::symbolic(&e.params, b.cfg).map_err(err)?),
                     encaps: None,
                 }),
                 None => None,

@@ -22,13 +22,6 @@ pub struct PyParams {
 }
 
 impl PyParams {
-    /// The bootstrapping circuit of these parameters, rebuilt from its configuration (none if
-    /// they do not bootstrap): what validates the configuration on load, lists the rotation
-    /// keys a loaded key set must keep, and what a server runs.
-    pub(crate) fn circuit(&self) -> PyResult<Option<Bootstrapper>> {
-        self.boot.map(|cfg| Bootstrapper::new(&self.params, cfg).map_err(err)).transpose()
-    }
-
     /// The circuit's shape without its encoded diagonals (milliseconds where the circuit takes
     /// seconds and gigabytes at N = 2^16): enough to validate the configuration and list the
     /// rotation keys it needs.
@@ -59,10 +52,14 @@ struct ParamsWire {
 
 #[pymethods]
 impl PyParams {
+    /// The parameter set's name: the one definition, which client contexts and servers report
+    /// through their `parameters()`.
     #[getter]
     fn name(&self) -> String {
         self.params.name().to_string()
     }
+    /// Whether the parameters carry a bootstrapping circuit (an engine bootstraps if, besides,
+    /// its keys serve it: `CkksServer.can_bootstrap`).
     #[getter]
     fn can_bootstrap(&self) -> bool {
         self.boot.is_some()
@@ -114,6 +111,8 @@ impl PyParams {
 #[derive(Clone)]
 pub struct PyEvalKeys {
     pub(crate) params: Parameters,
+    /// The parameters' bootstrapping configuration (whether or not these keys serve it).
+    pub(crate) boot: Option<BootstrapConfig>,
     pub(crate) keys: EvaluationKeys,
     pub(crate) encaps: Option<Encapsulation>,
 }
@@ -166,7 +165,7 @@ fn evk_from_bytes(
         let id = keys.key_id().map_err(err)?.unwrap_or(KeyId::UNBOUND);
         id.join(e.key_id(), "the encapsulation keys").map_err(err)?;
     }
-    Ok(PyEvalKeys { params: p.params.clone(), keys, encaps })
+    Ok(PyEvalKeys { params: p.params.clone(), boot: p.boot, keys, encaps })
 }
 
 /// The circuit's encapsulation keys from `b`: the configuration must have an ephemeral secret,
@@ -226,11 +225,38 @@ impl PyEvalKeys {
         // `data` borrows an immutable `bytes` the call keeps alive: no copy of gigabytes.
         py.allow_threads(|| evk_from_bytes(params, data, rotations.as_deref(), conjugate))
     }
-    /// Only the relinearisation key, the rotation keys for `steps` and (if asked) conjugation.
-    #[pyo3(signature = (steps, conjugate=false))]
-    fn select(&self, steps: Vec<i64>, conjugate: bool) -> PyResult<PyEvalKeys> {
+    /// Only the relinearisation key, the rotation keys for `steps` and (if asked) the
+    /// conjugation key; with `bootstrapping`, also every key the bootstrapping circuit needs
+    /// (its rotation keys, the conjugation key, its encapsulation keys). A key asked for and
+    /// not held is an error naming it.
+    #[pyo3(signature = (steps, conjugate=false, bootstrapping=false))]
+    fn select(
+        &self,
+        steps: Vec<i64>,
+        conjugate: bool,
+        bootstrapping: bool,
+    ) -> PyResult<PyEvalKeys> {
+        let (mut steps, mut conjugate) = (steps, conjugate);
+        let encaps = if bootstrapping {
+            let what = "select(bootstrapping=True)";
+            let cfg =
+                self.boot.ok_or_else(|| err(format!("{what}: the parameters do not bootstrap")))?;
+            // The circuit's shape names its keys; its diagonals are not needed.
+            let shape = Bootstrapper::symbolic(&self.params, cfg).map_err(err)?;
+            steps.extend(shape.rotations());
+            conjugate = true;
+            if cfg.ephemeral_h.is_some() && self.encaps.is_none() {
+                return Err(err(format!(
+                    "{what}: these keys hold no bootstrapping keys (the circuit's encapsulation \
+                     keys)"
+                )));
+            }
+            self.encaps.clone()
+        } else {
+            None
+        };
         let keys = self.keys.select(&self.params, &steps, conjugate).map_err(err)?;
-        Ok(PyEvalKeys { params: self.params.clone(), keys, encaps: self.encaps.clone() })
+        Ok(PyEvalKeys { params: self.params.clone(), boot: self.boot, keys, encaps })
     }
 
     /// The relinearisation key.
@@ -298,7 +324,7 @@ impl PyEvalKeys {
             }
         }
         let keys = out.expanded(&params.params).map_err(err)?;
-        Ok(PyEvalKeys { params: params.params.clone(), keys, encaps })
+        Ok(PyEvalKeys { params: params.params.clone(), boot: params.boot, keys, encaps })
     }
 }
 

@@ -3,6 +3,8 @@
 //! evaluation keys, so every homomorphic operation is bound once and the two roles cannot
 //! drift apart.
 
+use std::sync::Arc;
+
 use basalt_circuits::bootstrap::{BootstrapConfig, Bootstrapper, Encapsulation};
 use basalt_ckks::progress::Progress;
 use basalt_ckks::{Ciphertext, Encoder, Evaluator, Parameters};
@@ -17,11 +19,12 @@ use crate::err;
 use crate::progress::PyProgress;
 
 /// Bootstrapping as a capability of an engine: the circuit (rebuilt from the parameters and
-/// its configuration, so a server needs no secret for it) and the encapsulation keys.
+/// its configuration, so a server needs no secret for it; shared by the engines of equal
+/// parameters, see [`super::circuit`]) and the encapsulation keys.
 #[derive(Clone)]
 pub(crate) struct Boot {
     pub(crate) cfg: BootstrapConfig,
-    pub(crate) bt: Bootstrapper,
+    pub(crate) bt: Arc<Bootstrapper>,
     pub(crate) encaps: Option<Encapsulation>,
 }
 
@@ -33,18 +36,40 @@ pub struct PyServer {
     pub(crate) encoder: Encoder,
     pub(crate) eval: Evaluator,
     pub(crate) boot: Option<Boot>,
+    /// The parameters' bootstrapping configuration, whether or not the keys serve it.
+    pub(crate) config: Option<BootstrapConfig>,
+    /// Why it cannot bootstrap, when `boot` is none and the reason is known.
+    pub(crate) cannot_bootstrap: Option<&'static str>,
 }
 
+/// Why a server cannot bootstrap: its parameters have no circuit.
+const NOT_BOOTSTRAPPING_PARAMETERS: &str = "its parameters have no bootstrapping circuit (build the client with bootstrapping=True \
+     and the server from the client's parameters)";
+/// Why a server cannot bootstrap: the circuit switches to an ephemeral secret, and the
+/// evaluation keys lack the switching keys.
+const NO_ENCAPSULATION_KEYS: &str = "its evaluation keys hold no bootstrapping keys (the circuit's encapsulation keys: \
+     EvaluationKeys.bootstrapping is None; make them with evaluation_keys(bootstrapping=True))";
+
 impl PyServer {
-    /// An engine over `params` with `eval`'s keys and the bootstrapping capability `boot`.
+    /// An engine over `params` with `eval`'s keys and the bootstrapping capability `boot`
+    /// (the parameters' configuration is `boot`'s).
     pub(crate) fn assemble(params: Parameters, eval: Evaluator, boot: Option<Boot>) -> PyServer {
-        PyServer { encoder: Encoder::new(&params), params, eval, boot }
+        let config = boot.as_ref().map(|b| b.cfg);
+        PyServer {
+            encoder: Encoder::new(&params),
+            params,
+            eval,
+            boot,
+            config,
+            cannot_bootstrap: None,
+        }
     }
 
     fn boot(&self) -> PyResult<&Boot> {
-        self.boot.as_ref().ok_or_else(|| {
-            err("this context or server cannot bootstrap: it needs bootstrapping parameters \
-                 and keys (build the context with bootstrapping=True)")
+        self.boot.as_ref().ok_or_else(|| match self.cannot_bootstrap {
+            None => err("this context or server cannot bootstrap: it needs bootstrapping \
+                       parameters and keys (build the context with bootstrapping=True)"),
+            Some(why) => err(format!("this server cannot bootstrap: {why}")),
         })
     }
 }
@@ -88,12 +113,22 @@ impl PyServer {
         }
         py.allow_threads(|| {
             let eval = Evaluator::new(&params.params, keys.keys.clone()).map_err(err)?;
-            // A circuit with an ephemeral secret bootstraps only with its encapsulation keys.
-            let boot = params.circuit()?.and_then(|bt| {
-                let (cfg, encaps) = (*bt.config(), keys.encaps.clone());
-                (cfg.ephemeral_h.is_none() || encaps.is_some()).then_some(Boot { cfg, bt, encaps })
-            });
-            Ok(PyServer::assemble(params.params.clone(), eval, boot))
+            let (boot, why_not) = match params.boot {
+                None => (None, Some(NOT_BOOTSTRAPPING_PARAMETERS)),
+                // A circuit with an ephemeral secret bootstraps only with its encapsulation
+                // keys: without them no circuit is encoded.
+                Some(cfg) if cfg.ephemeral_h.is_some() && keys.encaps.is_none() => {
+                    (None, Some(NO_ENCAPSULATION_KEYS))
+                }
+                Some(cfg) => {
+                    let bt = super::circuit::shared(&params.params, cfg)?;
+                    (Some(Boot { cfg, bt, encaps: keys.encaps.clone() }), None)
+                }
+            };
+            let mut server = PyServer::assemble(params.params.clone(), eval, boot);
+            server.config = params.boot;
+            server.cannot_bootstrap = why_not;
+            Ok(server)
         })
     }
     /// The key set of its evaluation keys (32 hex digits).
@@ -118,10 +153,13 @@ impl PyServer {
     fn default_scale(&self) -> f64 {
         self.params.default_scale()
     }
-    #[getter]
-    fn name(&self) -> String {
-        self.params.name().to_string()
+    /// The parameters (and bootstrapping configuration) it computes under, without keys: what
+    /// a server is built from. Their name is the engine's.
+    fn parameters(&self) -> PyParams {
+        PyParams { params: self.params.clone(), boot: self.config }
     }
+    /// Whether this engine bootstraps: its parameters have a circuit *and* its keys serve it
+    /// (`CkksParameters.can_bootstrap` says only the first).
     #[getter]
     fn can_bootstrap(&self) -> bool {
         self.boot.is_some()
