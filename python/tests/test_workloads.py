@@ -28,3 +28,10 @@ def test_bad_input_is_a_clear_error():
         basalt.workloads.run("lola", preset="NO_SUCH_PRESET")
     with pytest.raises(basalt.BasaltError, match="threads"):
         basalt.workloads.run("lola", quick=True, threads=0)
+
+
+def test_images_limits_the_run():
+    r = basalt.workloads.run("mlp", quick=True, threads=1, images=2)
+    assert r["images"] == 2
+    with pytest.raises(basalt.BasaltError, match="images"):
+        basalt.workloads.run("mlp", quick=True, images=0)
