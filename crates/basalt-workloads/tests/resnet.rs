@@ -360,7 +360,7 @@ fn quick_resnet20_agrees_with_its_twin_on_digits() {
 
 /// The full-size run (CRATERLAKE_80_BOOT, 2^15 slots) counted from shapes, nothing generated:
 /// with the diagonals encoded at use and each Galois key holding the parts of its levels only,
-/// it needs well under 20 GiB (the pre-encoded diagonals alone were ~60 GiB), and the steps
+/// it needs well under 20 GiB (pre-encoded, the diagonals alone would take ~60 GiB), and the steps
 /// chosen for shared keys need fewer key bytes than the per-layer ones.
 #[test]
 fn full_size_resnet20_memory_fits_in_20_gib() -> Result<()> {
