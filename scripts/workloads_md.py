@@ -56,7 +56,7 @@ FULL = {
              "N = 2^16 keys, 20 images x 28 steps, 9 bootstraps each"),
     "resnet20": ("CRATERLAKE_80_BOOT", 16,
                  "basalt workload run resnet20 --threads 2 --json --allow-insecure",
-                 "~185 GiB (keys and encoded diagonals), 37 bootstraps per image"),
+                 "~14 GiB (keys, plaintexts encoded at use), 37 bootstraps per image; --images N for the first N"),
     "sort": ("LATTIGO_N16QP1546H192H32", 16, "basalt workload run sort --threads 2 --json",
              "N = 2^16, 64 values"),
 }

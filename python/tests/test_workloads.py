@@ -34,3 +34,10 @@ def test_bad_input_is_a_clear_error():
         basalt.workloads.run("helr", preset="OSIRIS_SET_I")
     with pytest.raises(basalt.BasaltError, match=r"MXV_SET_A.*needs 5 levels.*only 2"):
         basalt.workloads.run("mlp", preset="MXV_SET_A", allow_insecure=True)
+
+
+def test_images_limits_the_run():
+    r = basalt.workloads.run("mlp", quick=True, threads=1, images=2)
+    assert r["images"] == 2
+    with pytest.raises(basalt.BasaltError, match="images"):
+        basalt.workloads.run("mlp", quick=True, images=0)

@@ -4,6 +4,7 @@
 //! basalt workload list
 //! basalt workload run helr --quick              # toy ring, seconds
 //! basalt workload run lola --json >> runs.jsonl # full size at Osiris' Set I
+//! basalt workload run resnet20 --allow-insecure --images 2   # the first two test images
 //! ```
 
 use clap::{Args, Subcommand};
@@ -44,6 +45,13 @@ enum WorkloadCmd {
         /// Accept a preset estimated below 128-bit security (`basalt security` lists them).
         #[arg(long)]
         allow_insecure: bool,
+        /// Run even when the memory estimate exceeds the memory available.
+        #[arg(long)]
+        force: bool,
+        /// Encrypted images (inputs) to run, the first of the test split (default: the
+        /// workload's own count).
+        #[arg(long)]
+        images: Option<usize>,
     },
 }
 
@@ -59,9 +67,12 @@ pub fn run(a: &WorkloadArgs) -> Result<(), String> {
             }
             Ok(())
         }
-        WorkloadCmd::Run { name, preset, quick, threads, json, allow_insecure } => {
+        WorkloadCmd::Run { name, preset, quick, threads, json, allow_insecure, force, images } => {
             if *threads == Some(0) {
                 return Err("--threads must be at least 1".into());
+            }
+            if *images == Some(0) {
+                return Err("--images must be at least 1".into());
             }
             let opts = RunOptions {
                 preset: preset.clone(),
@@ -69,6 +80,8 @@ pub fn run(a: &WorkloadArgs) -> Result<(), String> {
                 threads: *threads,
                 progress: !*json || std::io::IsTerminal::is_terminal(&std::io::stderr()),
                 allow_insecure: *allow_insecure,
+                force: *force,
+                images: *images,
             };
             let mut record = registry::run(name, &opts).map_err(|e| e.to_string())?;
             // The TFHE networks' Strix time: a simulator figure, added above the workloads.

@@ -16,7 +16,11 @@ fn workloads_list() -> PyResult<String> {
 /// Run workload `name`; its record as JSON. Unknown names, presets and bad options raise
 /// `BasaltError` naming them.
 #[pyfunction]
-#[pyo3(signature = (name, preset=None, quick=false, threads=None, progress=false, allow_insecure=false))]
+#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (
+    name, preset=None, quick=false, threads=None, progress=false, allow_insecure=false,
+    force=false, images=None
+))]
 fn workloads_run(
     py: Python<'_>,
     name: &str,
@@ -25,11 +29,16 @@ fn workloads_run(
     threads: Option<usize>,
     progress: bool,
     allow_insecure: bool,
+    force: bool,
+    images: Option<usize>,
 ) -> PyResult<String> {
     if threads == Some(0) {
         return Err(err("threads must be at least 1"));
     }
-    let opts = RunOptions { preset, quick, threads, progress, allow_insecure };
+    if images == Some(0) {
+        return Err(err("images must be at least 1"));
+    }
+    let opts = RunOptions { preset, quick, threads, progress, allow_insecure, force, images };
     let mut record = py.allow_threads(|| registry::run(name, &opts)).map_err(err)?;
     // The TFHE networks' Strix time: a simulator figure, added above the workloads.
     basalt_repro::strix_nn::annotate(name, &mut record).map_err(err)?;

@@ -1,7 +1,9 @@
 //! What one full-size ResNet-20 inference of the `resnet20` workload needs, read from its
 //! program in trace mode (shape-only ciphertexts and keys: nothing is generated, encoded or
-//! timed): bootstraps, rotations, the bytes of the rotation keys, the bootstrapping keys and
-//! the encoded diagonals, and the kernel counts of the network and of one bootstrap.
+//! timed): bootstraps, rotations, the bytes of the rotation keys, the bootstrapping keys, the
+//! plaintexts encoded at use and the working ciphertexts (what the workload's refusal counts),
+//! the diagonals a pre-encoding run would hold, and the kernel counts of the network and of
+//! one bootstrap.
 //!
 //! `cargo run --release -p basalt-workloads --example resnet_size [-- PRESET]`
 //! (default `CRATERLAKE_80_BOOT`, the workload's; the trained ResNet-20 on 2^15 slots).
@@ -28,17 +30,26 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let scale = params.default_scale();
     let scales = (scale, scale.min(bt.max_input_scale()));
     let out = bt.budget().output_level;
-    let model =
-        Model::prepare(&params, &net, &sign, out, out, scales, ConvStrategy::LATTIGO, true)?;
+    let lattigo = ConvStrategy::LATTIGO;
+    let model = Model::prepare_sharing_keys(&params, &net, &sign, out, out, scales, lattigo, true)?;
+    // The reproduction's per-layer steps, for comparison.
+    let per_layer = Model::prepare(&params, &net, &sign, out, out, scales, lattigo, true)?;
     let rotations = model.rotations();
     let boot_rotations = bt.rotations();
     let own = rotations.iter().filter(|r| !boot_rotations.contains(r)).count();
 
-    // One inference, bootstraps as markers, with keys for the network's levels only (as the
-    // workload generates them: a missing part would fail here); one bootstrap on its own.
-    let keys = KeyGenerator::new(&params)
+    // One inference, bootstraps as markers, each rotation key with the parts of the levels its
+    // layers run at only (as the workload generates them: a missing part would fail here); one
+    // bootstrap on its own.
+    let kg = KeyGenerator::new(&params);
+    let mut keys = kg
+        .clone()
         .for_levels(network_levels(&params, out))
-        .gen_symbolic_evaluation_keys(&rotations, false, false);
+        .gen_symbolic_evaluation_keys(&[], false, false);
+    for (r, levels) in model.rotation_levels() {
+        let one = kg.clone().for_levels(levels).gen_symbolic_evaluation_keys(&[r], false, false);
+        keys.galois.extend(one.galois);
+    }
     let eval = Evaluator::new(&params, keys)?;
     let mut ct = Ciphertext::symbolic(&params, model.input_level())?;
     ct.set_slots(arch.slots);
@@ -71,13 +82,19 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "refreshed_level": out,
             "diagonals": model.diagonals(),
             "network_rotations": rotations.len(),
+            "network_rotations_per_layer_steps": per_layer.rotations().len(),
+            "network_key_gib_per_layer_steps": gib(Memory::of(&params, &bt, &per_layer).network_keys),
             "network_rotations_shared_with_bootstrap": rotations.len() - own,
+            "rotation_keys": memory.rotation_keys,
             "memory_gib": {
-                "encoded_diagonals": gib(memory.diagonals),
+                "encoded_diagonals_at_use": gib(memory.diagonals),
+                "bootstrap_diagonals_at_use": gib(memory.bootstrap_diagonals),
                 "network_rotation_keys": gib(memory.network_keys),
                 "bootstrap_keys": gib(memory.bootstrap_keys),
                 "bootstrap_keys_seeded": gib(bt.key_bytes(true)),
+                "working_ciphertexts": gib(memory.working),
                 "total": gib(memory.total()),
+                "pre_encoded_diagonals": gib(model.stored_plaintext_bytes()),
             },
             "network_kernels_per_image": counts(&network),
             "kernels_per_bootstrap": counts(&boot),

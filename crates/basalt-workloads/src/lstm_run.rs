@@ -134,7 +134,7 @@ pub fn run(opts: &RunOptions, bar: &ProgressBar) -> std::result::Result<Value, W
     };
 
     let data = digits::load()?;
-    let n = if opts.quick { QUICK_IMAGES } else { FULL_IMAGES }.min(data.test.len());
+    let n = opts.image_count(QUICK_IMAGES, FULL_IMAGES, data.test.len());
     bar.set_length(n as u64);
     let mut tally = Tally::default();
     let mut max_pre = 0.0f64;

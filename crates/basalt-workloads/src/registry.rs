@@ -38,6 +38,20 @@ pub struct RunOptions {
     /// Accept a preset estimated below 128-bit security (`basalt security` lists them): some
     /// papers' own sets are (Osiris's set II for LeNet, CraterLake's 80-bit chains).
     pub allow_insecure: bool,
+    /// Run even when the memory estimate exceeds what the machine has available (a workload
+    /// that counts its keys and plaintexts up front refuses otherwise).
+    pub force: bool,
+    /// Encrypted inputs to run (the first of the test split): `None` is the workload's own
+    /// count (its full run, or a few with `quick`). The record's `images` says how many ran.
+    pub images: Option<usize>,
+}
+
+impl RunOptions {
+    /// The inputs to run: [`RunOptions::images`], else `quick` or `full` by `self.quick`, at
+    /// most `available`.
+    pub(crate) fn image_count(&self, quick: usize, full: usize, available: usize) -> usize {
+        self.images.unwrap_or(if self.quick { quick } else { full }).min(available)
+    }
 }
 
 /// One registry entry as `list` shows it.
@@ -64,6 +78,8 @@ pub enum WorkloadError {
     Data(#[from] DataError),
     #[error("threads: {0}")]
     Threads(String),
+    #[error("images: {0}")]
+    Images(String),
     #[error("{0}")]
     Tfhe(String),
 }
@@ -196,6 +212,9 @@ pub fn run(name: &str, opts: &RunOptions) -> Result<Value, WorkloadError> {
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
     bar.set_message(info.name);
+    if opts.images == Some(0) {
+        return Err(WorkloadError::Images("at least one image must run".into()));
+    }
     let threads = opts.threads.unwrap_or_else(rayon::current_num_threads);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
@@ -265,8 +284,8 @@ fn run_mlp(opts: &RunOptions, bar: &ProgressBar) -> Result<Value, WorkloadError>
 /// Images of a `--quick` classification run.
 pub(crate) const QUICK_IMAGES: usize = 8;
 
-/// Classify the test split (the first [`QUICK_IMAGES`] with `quick`) encrypted and in the
-/// clear.
+/// Classify the test split (the first [`QUICK_IMAGES`] with `quick`, the first
+/// [`RunOptions::images`] if given) encrypted and in the clear.
 fn classify(
     opts: &RunOptions,
     bar: &ProgressBar,
@@ -283,7 +302,8 @@ fn classify(
     Ok(classifier_record((&params, &name), data, &clf, &tally, (setup_s, infer_s)))
 }
 
-/// Classify the digits' test split (the first [`QUICK_IMAGES`] with `opts.quick`): each image
+/// Classify the digits' test split (the first [`QUICK_IMAGES`] with `opts.quick`, the first
+/// `opts.images` if given): each image
 /// as `inputs` makes it, encrypted through `clf` and in the clear through `net`'s twin. The
 /// tally and the inference time in seconds.
 ///
@@ -297,7 +317,7 @@ pub(crate) fn tally_test_split(
     inputs: impl Fn(&digits::Digit) -> Vec<Vec<f64>>,
 ) -> Result<(Tally, f64), WorkloadError> {
     let data = digits::load()?;
-    let n = if opts.quick { QUICK_IMAGES } else { data.test.len() };
+    let n = opts.image_count(QUICK_IMAGES, data.test.len(), data.test.len());
     bar.set_length(n as u64);
     let mut tally = Tally::default();
     let t0 = Instant::now();

@@ -13,6 +13,7 @@
 use std::time::Instant;
 
 use basalt_circuits::bootstrap::{BootstrapConfig, Bootstrapper};
+use basalt_circuits::lintrans::LinearTransform;
 use basalt_circuits::polynomial::minimax::{self, CompositeSign};
 use basalt_ckks::encryptor::{decrypt, encrypt_sk};
 use basalt_ckks::{Complex64, Encoder, Evaluator, KeyGenerator, Parameters, SecretDistribution};
@@ -24,53 +25,103 @@ use crate::classify::{Tally, key_bytes};
 use crate::digits;
 use crate::registry::{RunOptions, WorkloadError, security};
 use crate::resnet::{
-    Arch, Bootstrap, ConvStrategy, Model, SIGN_DEGREES, SIGN_EPS, TOY, image, network_levels,
-    score_split, trained,
+    Arch, Bootstrap, ConvStrategy, Model, SIGN_DEGREES, SIGN_EPS, TOY, image, score_split, trained,
 };
 
 /// Images of a full run (agreement over at least 100) and of a `--quick` one.
 pub const FULL_IMAGES: usize = 100;
 const QUICK_IMAGES: usize = 3;
 
-/// What a run holds besides its working ciphertexts, counted from shapes before anything is
-/// generated or encoded.
+/// What a run holds, counted from shapes before anything is generated or encoded. The
+/// transforms (the network's and the bootstrap's) encode each diagonal just before its product,
+/// and every Galois key holds the parts of the levels its rotation runs at only.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Memory {
     /// The bootstrap's keys ([`Bootstrapper::key_bytes`], full).
     pub bootstrap_keys: u64,
-    /// The network's rotation keys as [`run`] makes them: parts at [`network_levels`], every
-    /// level for a rotation the bootstrap also makes (counted in both: an upper bound).
+    /// What the network's rotations add to them: for a rotation of its own, a key with the
+    /// parts of the levels it runs at ([`Model::rotation_levels`]); for one the bootstrap also
+    /// makes, the parts the bootstrap's key lacks.
     pub network_keys: u64,
-    /// The transforms' diagonals, encoded at every limb of their levels
-    /// ([`Model::stored_plaintext_bytes`]).
+    /// The network's plaintexts: one diagonal encoded at a time and the biases in the clear
+    /// ([`Model::plaintext_bytes_at_use`]).
     pub diagonals: u64,
+    /// The bootstrap's DFT diagonals in the clear and one of them encoded at its level.
+    pub bootstrap_diagonals: u64,
+    /// Working ciphertexts, bounded by the largest transform's: its baby-step rotations, input,
+    /// partial and giant sums and hoisted decomposition, and two more ciphertexts at the top
+    /// held by the caller (a residual shortcut, the other half of a bootstrap).
+    pub working: u64,
+    /// Distinct rotations (Galois keys besides conjugation): the network's and the bootstrap's.
+    pub rotation_keys: usize,
+    /// The rotations the network and the bootstrap share.
+    pub shared_rotations: usize,
 }
 
 impl Memory {
     /// The memory of `model` (shapes suffice) with the bootstrap `bt` on `params`.
     pub fn of(params: &Parameters, bt: &Bootstrapper, model: &Model) -> Memory {
-        let out = bt.budget().output_level;
-        let boot = bt.rotations();
-        let network_keys = model
-            .rotations()
+        let boot = bt.rotation_levels();
+        let mut network_keys = 0;
+        let mut shared = 0;
+        for (r, levels) in model.rotation_levels() {
+            let own = boot.get(&r).cloned().unwrap_or_default();
+            shared += usize::from(!own.is_empty());
+            let both: Vec<usize> = own.iter().chain(&levels).copied().collect();
+            network_keys += galois_key_bytes(params, both.into_iter())
+                - galois_key_bytes(params, own.into_iter());
+        }
+        let rotation_keys = model.rotation_levels().len() + boot.len() - shared;
+        let n = params.n() as u64;
+        let transforms: Vec<&LinearTransform> =
+            bt.coeff_to_slot().iter().chain(bt.slot_to_coeff()).collect();
+        let clear: u64 = transforms
             .iter()
-            .map(|r| {
-                if boot.contains(r) {
-                    galois_key_bytes(params, 0..=params.max_level())
-                } else {
-                    galois_key_bytes(params, network_levels(params, out))
-                }
-            })
+            .map(|lt| lt.source().indices().len() as u64 * lt.source().slots() as u64 * 16)
             .sum();
+        let top = transforms.iter().map(|lt| lt.level()).max().unwrap_or(0) as u64;
+        let ct = |level: usize| 2 * (level as u64 + 1) * n * 8;
+        let working = transforms
+            .iter()
+            .copied()
+            .chain(model.transforms())
+            .map(|lt| {
+                let l = lt.level();
+                let decomposition = (params.dnum_at(l) * (l + 1 + params.k_at(l))) as u64 * n * 8;
+                (lt.split().babies().len() as u64 + 3) * ct(l) + decomposition
+            })
+            .max()
+            .unwrap_or(0)
+            + 2 * ct(params.max_level());
         Memory {
             bootstrap_keys: bt.key_bytes(false),
             network_keys,
-            diagonals: model.stored_plaintext_bytes(),
+            diagonals: model.plaintext_bytes_at_use(params),
+            bootstrap_diagonals: clear + (top + 1) * n * 8,
+            working,
+            rotation_keys,
+            shared_rotations: shared,
         }
     }
 
     pub fn total(&self) -> u64 {
-        self.bootstrap_keys + self.network_keys + self.diagonals
+        self.bootstrap_keys
+            + self.network_keys
+            + self.diagonals
+            + self.bootstrap_diagonals
+            + self.working
+    }
+
+    /// The record's `memory_estimate_bytes`.
+    pub fn to_json(&self) -> Value {
+        json!({
+            "bootstrap_keys": self.bootstrap_keys,
+            "network_keys": self.network_keys,
+            "encoded_diagonals": self.diagonals,
+            "bootstrap_diagonals": self.bootstrap_diagonals,
+            "working_ciphertexts": self.working,
+            "total": self.total(),
+        })
     }
 }
 
@@ -133,7 +184,7 @@ pub fn run(opts: &RunOptions, bar: &ProgressBar) -> Result<Value, WorkloadError>
         (params, cfg, name, Arch { slots: 1 << 15, ..Arch::RESNET20 }, relu_sign(false)?)
     };
     let data = digits::load()?;
-    let n = if opts.quick { QUICK_IMAGES } else { FULL_IMAGES }.min(data.test.len());
+    let n = opts.image_count(QUICK_IMAGES, FULL_IMAGES, data.test.len());
     let net = trained(arch)?;
     let at_preset =
         |e: CircuitError| WorkloadError::Preset { preset: name.clone(), reason: e.to_string() };
@@ -145,31 +196,29 @@ pub fn run(opts: &RunOptions, bar: &ProgressBar) -> Result<Value, WorkloadError>
     let out_level = shapes.budget().output_level;
     let prepare = |symbolic| {
         let lattigo = ConvStrategy::LATTIGO;
-        Model::prepare(&params, &net, &sign, out_level, out_level, scales, lattigo, symbolic)
+        Model::prepare_sharing_keys(
+            &params, &net, &sign, out_level, out_level, scales, lattigo, symbolic,
+        )
     };
     let memory = Memory::of(&params, &shapes, &prepare(true).map_err(at_preset)?);
-    let what = format!("ResNet-20's keys and encoded diagonals at {name}");
-    basalt_ckks::progress::check_memory(&what, memory.total(), false)
+    let what = format!("ResNet-20's keys, plaintexts and working ciphertexts at {name}");
+    basalt_ckks::progress::check_memory(&what, memory.total(), opts.force)
         .map_err(|e| at_preset(e.into()))?;
     let split = score_split(&net, &sign, &data.test)?;
     let t_setup = Instant::now();
-    let bt = Bootstrapper::new(&params, cfg).map_err(at_preset)?;
+    // Both the bootstrap and the network hold their diagonals as sources (the DFT's in the
+    // clear, the convolutions' as weights) and encode each just before its product.
+    let bt = Bootstrapper::encoded_at_use(&params, cfg).map_err(at_preset)?;
     let model = prepare(false).map_err(at_preset)?;
     let kg = KeyGenerator::new(&params);
     let sk = kg.gen_secret_key();
     let (mut keys, encaps) = bt.generate_keys(&sk, false)?;
-    // The network runs at the levels a bootstrap leaves: its own rotation keys need parts for
-    // those levels only (at N = 2^16 a fraction of a key for every level). A rotation the
-    // bootstrap also makes gets every level, so that neither loses a part.
-    let boot_rotations = bt.rotations();
-    let at_network_levels = kg.clone().for_levels(network_levels(&params, out_level));
-    for r in model.rotations() {
-        let key = if boot_rotations.contains(&r) {
-            kg.gen_rotation_key(&sk, r, false)
-        } else {
-            at_network_levels.gen_rotation_key(&sk, r, false)
-        };
-        keys = keys.with_galois(key);
+    // Each network rotation runs at the levels of its layers only: its key holds those parts
+    // (and, for a rotation the bootstrap also makes, the bootstrap's: one key serves both).
+    let boot = bt.rotation_levels();
+    for (r, levels) in model.rotation_levels() {
+        let both = boot.get(&r).into_iter().flatten().chain(&levels).copied();
+        keys = keys.with_galois(kg.clone().for_levels(both).gen_rotation_key(&sk, r, false));
     }
     let key_bytes = key_bytes(&keys);
     let eval = Evaluator::new(&params, keys).map_err(CircuitError::from)?;
@@ -236,11 +285,10 @@ pub fn run(opts: &RunOptions, bar: &ProgressBar) -> Result<Value, WorkloadError>
         "bootstraps": model.bootstraps() * tally.n,
         "bootstraps_per_image": model.bootstraps(),
         "key_bytes": key_bytes,
-        "memory_estimate_bytes": {
-            "bootstrap_keys": memory.bootstrap_keys,
-            "network_keys": memory.network_keys,
-            "encoded_diagonals": memory.diagonals,
-        },
+        "encapsulation_key_bytes": encaps.as_ref().map_or(0, |e| e.size_bytes()),
+        "rotation_keys": memory.rotation_keys,
+        "rotation_keys_shared_with_bootstrap": memory.shared_rotations,
+        "memory_estimate_bytes": memory.to_json(),
         "setup_s": setup_s,
         "per_image_s": infer_s / tally.n.max(1) as f64,
     }))

@@ -122,3 +122,16 @@ fn a_missing_bootstrapping_key_is_named() {
     let e = bt.bootstrap(&eval, None, &ct).unwrap_err().to_string();
     assert!(e.contains("missing bootstrapping keys") && e.contains("encapsulation keys"), "{e}");
 }
+
+/// `images` runs the first N inputs of the test split (the record says how many); none is an
+/// error naming the option.
+#[test]
+fn an_image_count_limits_the_run() {
+    let opts =
+        RunOptions { quick: true, threads: Some(2), images: Some(2), ..RunOptions::default() };
+    let r = registry::run("mlp", &opts).unwrap();
+    assert_eq!(r["images"], 2, "{r}");
+    let none = RunOptions { images: Some(0), ..opts };
+    let e = registry::run("mlp", &none).unwrap_err().to_string();
+    assert!(e.contains("images"), "{e}");
+}

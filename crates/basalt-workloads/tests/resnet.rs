@@ -48,15 +48,46 @@ fn scales(params: &Parameters, bt: &Bootstrapper) -> (f64, f64) {
     (s, bt.max_input_scale())
 }
 
+/// `Model::prepare`, or with `share` `Model::prepare_sharing_keys`.
+#[allow(clippy::too_many_arguments)]
+fn prepare(
+    share: bool,
+    params: &Parameters,
+    net: &Network,
+    sign: &CompositeSign,
+    level: usize,
+    delta: (f64, f64),
+    symbolic: bool,
+) -> Result<Model> {
+    let lattigo = ConvStrategy::LATTIGO;
+    if share {
+        Model::prepare_sharing_keys(params, net, sign, level, level, delta, lattigo, symbolic)
+    } else {
+        Model::prepare(params, net, sign, level, level, delta, lattigo, symbolic)
+    }
+}
+
 #[test]
 fn tiny_resnet_matches_its_cleartext_twin() -> Result<()> {
+    tiny_resnet(false)
+}
+
+/// The steps chosen across the network for few keys (nested giant steps in some layers): the
+/// same function, and trace mode still records the real run.
+#[test]
+fn tiny_resnet_sharing_keys_matches_its_twin_and_its_trace() -> Result<()> {
+    tiny_resnet(true)
+}
+
+fn tiny_resnet(share: bool) -> Result<()> {
     let (params, bt, sign) = setup();
     let image = test_image(&TINY, 5);
     let net = Network::build(TINY, 11, &image)?;
     let delta = scales(&params, &bt);
     let out_level = bt.budget().output_level;
-    let lattigo = ConvStrategy::LATTIGO;
-    let model = Model::prepare(&params, &net, &sign, out_level, out_level, delta, lattigo, false)?;
+    let model = prepare(share, &params, &net, &sign, out_level, delta, false)?;
+    let nested = model.transforms().filter(|lt| lt.split().outer.is_some()).count();
+    assert_eq!(nested > 0, share, "{nested} transforms nest their giant steps");
     assert!(model.bootstraps() >= 7, "at least one per ReLU: {}", model.bootstraps());
     assert_eq!(TINY.bootstraps(&params, &sign, out_level, out_level, delta)?, model.bootstraps());
     eprintln!("tiny ResNet: {} bootstraps", model.bootstraps());
@@ -83,7 +114,7 @@ fn tiny_resnet_matches_its_cleartext_twin() -> Result<()> {
     let out = out?;
     // One evaluate for both: trace mode (with inline symbolic bootstraps) records the real run's
     // kernel stream, event for event.
-    let sym = symbolic(&params, &sign)?;
+    let sym = symbolic(&params, &sign, share)?;
     let inline = Bootstrap { bt: &sym.bt, encaps: Some(&sym.encaps) };
     let (r, traced) = record(|| sym.model.evaluate(&sym.eval, &inline, &sym.ct));
     r?;
@@ -115,13 +146,12 @@ struct Symbolic {
     out_level: usize,
 }
 
-fn symbolic(params: &Parameters, sign: &CompositeSign) -> Result<Symbolic> {
+fn symbolic(params: &Parameters, sign: &CompositeSign, share: bool) -> Result<Symbolic> {
     let bt = Bootstrapper::symbolic(params, config())?;
     let net = Network::build(TINY, 11, &test_image(&TINY, 5))?;
     let delta = scales(params, &bt);
     let out_level = bt.budget().output_level;
-    let lattigo = ConvStrategy::LATTIGO;
-    let model = Model::prepare(params, &net, sign, out_level, out_level, delta, lattigo, true)?;
+    let model = prepare(share, params, &net, sign, out_level, delta, true)?;
     let mut rot = model.rotations();
     rot.extend(bt.rotations());
     rot.sort_unstable();
@@ -142,7 +172,7 @@ fn symbolic(params: &Parameters, sign: &CompositeSign) -> Result<Symbolic> {
 #[test]
 fn bootstrap_markers_count_the_inline_bootstraps() -> Result<()> {
     let (params, _, sign) = setup();
-    let Symbolic { model, eval, bt, encaps, ct, out_level } = symbolic(&params, &sign)?;
+    let Symbolic { model, eval, bt, encaps, ct, out_level } = symbolic(&params, &sign, false)?;
     let delta = scales(&params, &bt);
     let marker = BootstrapMarker { level: out_level };
     let (r, marked) = record(|| model.evaluate(&eval, &marker, &ct));
@@ -320,6 +350,51 @@ fn quick_resnet20_agrees_with_its_twin_on_digits() {
     assert!(split_score(&r, "approx_relu") > 0.6, "{r}");
     let peak = split_score(&r, "max_relu_input");
     assert!(peak > 0.1 && peak <= 1.0, "ReLU inputs in the sign's domain: {r}");
+    // The refusal's estimate counts exactly the keys the run made.
+    let est = &r["memory_estimate_bytes"];
+    let made = r["key_bytes"].as_u64().unwrap() + r["encapsulation_key_bytes"].as_u64().unwrap();
+    let counted = est["bootstrap_keys"].as_u64().unwrap() + est["network_keys"].as_u64().unwrap();
+    assert_eq!(made, counted, "{r}");
+    assert!(r["rotation_keys"].as_u64().unwrap() > 0, "{r}");
+}
+
+/// The full-size run (CRATERLAKE_80_BOOT, 2^15 slots) counted from shapes, nothing generated:
+/// with the diagonals encoded at use and each Galois key holding the parts of its levels only,
+/// it needs well under 20 GiB (pre-encoded, the diagonals alone would take ~60 GiB), and the steps
+/// chosen for shared keys need fewer key bytes than the per-layer ones.
+#[test]
+fn full_size_resnet20_memory_fits_in_20_gib() -> Result<()> {
+    use basalt_circuits::bootstrap::config::for_preset;
+    use basalt_workloads::resnet::trained;
+    use basalt_workloads::resnet_run::{Memory, relu_sign};
+    let name = "CRATERLAKE_80_BOOT";
+    let params = Parameters::preset_insecure(name).unwrap(); // CraterLake's own 80-bit set
+    let cfg = for_preset(name, Some(15), params.log_n()).unwrap();
+    let bt = Bootstrapper::symbolic(&params, cfg)?;
+    let net = trained(Arch { slots: 1 << 15, ..Arch::RESNET20 }).unwrap();
+    let sign = relu_sign(false)?;
+    let s = params.default_scale();
+    let delta = (s, s.min(bt.max_input_scale()));
+    let out = bt.budget().output_level;
+    let shared = prepare(true, &params, &net, &sign, out, delta, true)?;
+    let per_layer = prepare(false, &params, &net, &sign, out, delta, true)?;
+    let m = Memory::of(&params, &bt, &shared);
+    let gib = |b: u64| b as f64 / f64::from(1u32 << 30);
+    eprintln!("{}", m.to_json());
+    eprintln!(
+        "total {:.2} GiB; network keys {:.2} GiB ({} rotations) against {:.2} GiB ({}) with \
+         per-layer steps; pre-encoded diagonals {:.1} GiB",
+        gib(m.total()),
+        gib(m.network_keys),
+        shared.rotations().len(),
+        gib(Memory::of(&params, &bt, &per_layer).network_keys),
+        per_layer.rotations().len(),
+        gib(per_layer.stored_plaintext_bytes()),
+    );
+    assert!(gib(m.total()) < 20.0, "{}", m.to_json());
+    assert!(m.network_keys < Memory::of(&params, &bt, &per_layer).network_keys);
+    assert_eq!(shared.bootstraps(), per_layer.bootstraps());
+    Ok(())
 }
 
 /// ResNet-20's trained weights: the shipped file loads into ResNet-20's shape, and the twin

@@ -30,7 +30,11 @@ impl Bootstrapper {
     /// `CRATERLAKE_80_BOOT`); without bands every level shares one part and this changes nothing.
     fn key_levels(&self) -> (std::collections::BTreeMap<i64, Vec<usize>>, Vec<usize>) {
         let stc_in = self.stc.first().map_or(0, LinearTransform::level);
-        let middle: Vec<usize> = (stc_in..=self.cts_level).collect();
+        // Only the levels a rescale reaches: with several primes per rescale the others never
+        // hold a ciphertext, and with level-dependent key switching each would cost a part.
+        let reachable = self.reachable_levels();
+        let middle: Vec<usize> =
+            (stc_in..=self.cts_level).filter(|l| reachable.contains(l)).collect();
         let mut rot: std::collections::BTreeMap<i64, Vec<usize>> = Default::default();
         for lt in self.cts.iter().chain(&self.stc) {
             for r in lt.rotations() {
@@ -50,6 +54,18 @@ impl Bootstrapper {
         }
         rot.remove(&0);
         (rot, middle)
+    }
+
+    /// The rotations the circuit makes and the levels each runs at (the parts its Galois key
+    /// holds): a program that makes the same rotations at other levels adds those levels'
+    /// parts to the same key rather than a second key.
+    pub fn rotation_levels(&self) -> std::collections::BTreeMap<i64, Vec<usize>> {
+        let mut rot = self.key_levels().0;
+        rot.values_mut().for_each(|v| {
+            v.sort_unstable();
+            v.dedup();
+        });
+        rot
     }
 
     /// The levels rescaling from the top reaches: `base_primes + j·primes_per_rescale` limbs.
@@ -74,11 +90,15 @@ impl Bootstrapper {
     }
 
     /// The bytes of the keys [`Bootstrapper::generate_keys`] makes (each key only with the
-    /// parts of the levels it runs at, as generated; the encapsulation keys live on the small
-    /// `(Q_0, P_0)` set and the top level and are counted as one full key).
+    /// parts of the levels it runs at, as generated; the encapsulation keys, always full: the
+    /// switch to the sparse secret on the small `(Q_0, P_0)` set, the switch back with the top
+    /// level's part).
     pub fn key_bytes(&self, seeded: bool) -> u64 {
+        self.key_bytes_in_halves(if seeded { 1 } else { 2 })
+    }
+
+    fn key_bytes_in_halves(&self, halves: u64) -> u64 {
         let p = &self.params;
-        let halves = if seeded { 1 } else { 2 };
         let parts = |levels: &[usize]| -> u64 {
             let mut wanted = vec![false; p.gadgets().len()];
             for &l in levels.iter().filter(|&&l| l <= p.max_level()) {
@@ -95,8 +115,23 @@ impl Bootstrapper {
                 .sum()
         };
         let (rot, middle) = self.key_levels();
-        let all: Vec<usize> = (0..=p.max_level()).collect();
-        let encaps = if self.cfg.ephemeral_h.is_some() { parts(&all) } else { 0 };
+        let encaps = match self.cfg.ephemeral_h {
+            None => 0,
+            Some(h) => {
+                let top = p.max_level();
+                let to_dense = if halves == 2 { parts(&[top]) } else { 2 * parts(&[top]) };
+                let to_sparse = Encapsulation::small_params(p, h).map_or(0, |s| {
+                    let g = s.gadgets();
+                    g.iter()
+                        .map(|g| {
+                            let limbs = (g.top_level + 1 + g.p_limbs) as u64;
+                            g.digits() as u64 * 2 * limbs * s.n() as u64 * 8
+                        })
+                        .sum()
+                });
+                to_dense + to_sparse
+            }
+        };
         parts(&self.reachable_levels())
             + parts(&middle)
             + rot.values().map(|levels| parts(levels)).sum::<u64>()
@@ -243,6 +278,11 @@ impl Encapsulation {
         let small = ct.reinterpret(params, &self.small)?;
         let sw = self.small_eval.switch_key(&small, &self.to_sparse)?;
         Ok(sw.reinterpret(&self.small, params)?)
+    }
+
+    /// Bytes of both keys' material.
+    pub fn size_bytes(&self) -> usize {
+        self.to_sparse.size_bytes() + self.to_dense.size_bytes()
     }
 
     /// The key set both keys belong to.

@@ -208,6 +208,17 @@ fn along_stride(s: Strategy, indices: &[usize], slots: usize) -> Result<Strategy
     Ok(Strategy::Bsgs { n1, hoisting, order })
 }
 
+/// How a [`Bootstrapper`]'s transforms hold their diagonals.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Store {
+    /// Encoded once at every limb of their level.
+    Encoded,
+    /// In the clear, encoded at each use.
+    AtUse,
+    /// Shapes only (trace mode).
+    Shapes,
+}
+
 impl Bootstrapper {
     /// Build CoeffToSlot, SlotToCoeff and the EvalMod polynomial for `params` and `cfg`.
     ///
@@ -215,7 +226,19 @@ impl Bootstrapper {
     /// [`CircuitError::NotEnoughLevels`] if the three stages do not fit the chain,
     /// [`CircuitError::Invalid`] for a slot count the ring cannot pack or a bad config.
     pub fn new(params: &Parameters, cfg: BootstrapConfig) -> Result<Bootstrapper> {
-        Self::build(params, cfg, false)
+        Self::build(params, cfg, Store::Encoded)
+    }
+
+    /// The same circuit holding its DFT diagonals in the clear and encoding each just before
+    /// its product ([`LinearTransform::encoded_at_use`]): at N = 2^16 with 2^15 slots a few
+    /// hundred MiB instead of GiBs of plaintexts at the top levels, for a few NTTs per diagonal
+    /// at every bootstrap. It computes what [`Bootstrapper::new`]'s does and records the same
+    /// trace (the encoding is host-side, outside it).
+    ///
+    /// # Errors
+    /// As [`Bootstrapper::new`].
+    pub fn encoded_at_use(params: &Parameters, cfg: BootstrapConfig) -> Result<Bootstrapper> {
+        Self::build(params, cfg, Store::AtUse)
     }
 
     /// The same circuit with shape-only transforms, for trace mode: the plans and the kernel
@@ -225,10 +248,10 @@ impl Bootstrapper {
     /// # Errors
     /// As [`Bootstrapper::new`].
     pub fn symbolic(params: &Parameters, cfg: BootstrapConfig) -> Result<Bootstrapper> {
-        Self::build(params, cfg, true)
+        Self::build(params, cfg, Store::Shapes)
     }
 
-    fn build(params: &Parameters, cfg: BootstrapConfig, symbolic: bool) -> Result<Bootstrapper> {
+    fn build(params: &Parameters, cfg: BootstrapConfig, store: Store) -> Result<Bootstrapper> {
         let slots = 1usize << cfg.log_slots;
         if slots > params.max_slots() {
             return Err(CircuitError::Invalid(format!(
@@ -314,10 +337,18 @@ impl Bootstrapper {
         for m in &cts_m {
             let d = m.to_diagonals()?;
             let s = strategy(level, &d)?;
-            cts.push(if symbolic {
-                LinearTransform::shapes(params, d.indices(), d.slots(), s, level, 1.0)?
-            } else {
-                LinearTransform::new(params, d, s, level)?
+            cts.push(match store {
+                Store::Shapes => {
+                    LinearTransform::shapes(params, d.indices(), d.slots(), s, level, 1.0)?
+                }
+                Store::Encoded => LinearTransform::new(params, d, s, level)?,
+                Store::AtUse => LinearTransform::encoded_at_use(
+                    params,
+                    lintrans::Source::Stored(d),
+                    s,
+                    level,
+                    1.0,
+                )?,
             });
             level -= c;
         }
@@ -328,16 +359,16 @@ impl Bootstrapper {
             let d = m.to_diagonals()?;
             let s = strategy(level, &d)?;
             let per = stc_scale.powf(1.0 / stc_m.len() as f64);
-            stc.push(if symbolic {
-                LinearTransform::shapes(params, d.indices(), d.slots(), s, level, per)?
-            } else {
-                LinearTransform::from_source_scaled(
-                    params,
-                    lintrans::Source::Stored(d),
-                    s,
-                    level,
-                    per,
-                )?
+            let source = lintrans::Source::Stored(d);
+            stc.push(match store {
+                Store::Shapes => {
+                    let (idx, slots) = (source.indices(), source.slots());
+                    LinearTransform::shapes(params, idx, slots, s, level, per)?
+                }
+                Store::Encoded => {
+                    LinearTransform::from_source_scaled(params, source, s, level, per)?
+                }
+                Store::AtUse => LinearTransform::encoded_at_use(params, source, s, level, per)?,
             });
             level -= c;
         }

@@ -40,6 +40,9 @@ use crate::error::{CircuitError, Result};
 pub struct Split {
     pub n1: usize,
     pub giant: BTreeMap<usize, Vec<usize>>,
+    /// Outer giant stride `n12` (a multiple of `n1`), if the giant steps are nested
+    /// ([`Split::with_outer`]).
+    pub outer: Option<usize>,
 }
 
 impl Split {
@@ -56,7 +59,49 @@ impl Split {
             giant.entry(k / n1).or_default().push(k % n1);
         }
         giant.values_mut().for_each(|v| v.sort_unstable());
-        Ok(Split { n1, giant })
+        Ok(Split { n1, giant, outer: None })
+    }
+
+    /// Nest the giant steps with outer stride `n12`: write each giant shift as
+    /// `n1·j = n12·J + m` (`0 ≤ m < n12`), sum the partials of one `J` each rotated by `m`,
+    /// then rotate that sum by `n12·J`:
+    /// `M·x = Σ_J rot_{n12 J}( Σ_m rot_m( Σ_i pt_{J,m,i} ⊙ rot_i(x) ) )` (rotations are
+    /// linear, so this is the same sum). It costs one rotation per non-zero `J` more (or fewer,
+    /// where `m = 0`), and the keys are the distinct `m` and `n12·J` instead of every `n1·j`:
+    /// for a convolution whose shifts are a channel block times a spatial offset, the sum of
+    /// the two counts instead of their product.
+    ///
+    /// # Errors
+    /// [`CircuitError::Invalid`] unless `n12` is a multiple of `n1` above it, at most the slot
+    /// count `slots`.
+    pub fn with_outer(mut self, n12: usize, slots: usize) -> Result<Split> {
+        if n12 <= self.n1 || !n12.is_multiple_of(self.n1) || n12 > slots {
+            return Err(CircuitError::Invalid(format!(
+                "an outer giant stride {n12} must be a multiple of n1 = {} above it, at most \
+                 {slots}",
+                self.n1
+            )));
+        }
+        self.outer = Some(n12);
+        Ok(self)
+    }
+
+    /// Giant shift `n1·j` as (outer shift `n12·J`, inner shift `m`); `(0, n1·j)` unnested.
+    pub fn giant_parts(&self, j: usize) -> (usize, usize) {
+        let shift = j * self.n1;
+        match self.outer {
+            None => (0, shift),
+            Some(n12) => (shift / n12 * n12, shift % n12),
+        }
+    }
+
+    /// Giant-step rotations one evaluation makes: the non-zero shifts `n1·j`, or nested, the
+    /// non-zero inner shifts plus one per non-zero outer shift.
+    pub fn giant_rotations(&self) -> usize {
+        let parts: Vec<(usize, usize)> = self.giant.keys().map(|&j| self.giant_parts(j)).collect();
+        let mut outer: Vec<usize> = parts.iter().map(|p| p.0).filter(|&o| o != 0).collect();
+        outer.dedup();
+        parts.iter().filter(|p| p.1 != 0).count() + outer.len()
     }
     /// Distinct baby indices, ascending.
     pub fn babies(&self) -> Vec<usize> {
@@ -78,11 +123,15 @@ impl Split {
     pub fn diagonals(&self) -> usize {
         self.giant.values().map(Vec::len).sum()
     }
-    /// Rotation amounts needed: non-zero baby indices and non-zero giant shifts `n1·j`.
+    /// Rotation amounts needed: non-zero baby indices and non-zero giant shifts `n1·j` (nested:
+    /// their non-zero outer and inner parts).
     pub fn rotations(&self) -> Vec<i64> {
         let mut r: Vec<i64> =
             self.babies().into_iter().filter(|&i| i != 0).map(|i| i as i64).collect();
-        r.extend(self.giant.keys().filter(|&&j| j != 0).map(|&j| (j * self.n1) as i64));
+        for &j in self.giant.keys() {
+            let (outer, inner) = self.giant_parts(j);
+            r.extend([outer, inner].into_iter().filter(|&s| s != 0).map(|s| s as i64));
+        }
         r.sort_unstable();
         r.dedup();
         r
@@ -198,26 +247,51 @@ pub(crate) fn accumulate(
     Ok(())
 }
 
-/// Sums the giant steps `rot_{n1 j}(p_j)` in `Q` (no or single hoisting).
-pub(crate) struct GiantAccumulator {
+/// Sums the giant steps `rot_{n1 j}(p_j)` in `Q` (no or single hoisting); nested
+/// ([`Split::with_outer`]), the partials of one outer shift first, each rotated by its inner
+/// shift, then that sum by the outer shift. Giant indices arrive in ascending order.
+pub(crate) struct GiantAccumulator<'a> {
     acc: Option<Ciphertext>,
-    n1: usize,
+    split: &'a Split,
+    /// The outer shift being summed and its inner sum.
+    inner: Option<(usize, Ciphertext)>,
 }
 
-impl GiantAccumulator {
-    pub(crate) fn new(n1: usize) -> Self {
-        GiantAccumulator { acc: None, n1 }
+impl<'a> GiantAccumulator<'a> {
+    pub(crate) fn new(split: &'a Split) -> Self {
+        GiantAccumulator { acc: None, split, inner: None }
     }
 
     pub(crate) fn add(&mut self, eval: &Evaluator, j: usize, partial: Ciphertext) -> Result<()> {
-        if j == 0 {
-            return accumulate(eval, &mut self.acc, partial);
+        let (outer, shift) = self.split.giant_parts(j);
+        let r = if shift == 0 { partial } else { eval.rotate(&partial, shift as i64)? };
+        if self.split.outer.is_none() {
+            return accumulate(eval, &mut self.acc, r);
         }
-        let r = eval.rotate(&partial, (j * self.n1) as i64)?;
-        accumulate(eval, &mut self.acc, r)
+        match &mut self.inner {
+            Some((o, sum)) if *o == outer => eval.add_assign(sum, &r)?,
+            _ => {
+                self.flush(eval)?;
+                self.inner = Some((outer, r));
+            }
+        }
+        Ok(())
     }
 
-    pub(crate) fn finish(self) -> Result<Ciphertext> {
+    /// Rotate the inner sum by its outer shift into the total.
+    fn flush(&mut self, eval: &Evaluator) -> Result<()> {
+        match self.inner.take() {
+            None => Ok(()),
+            Some((0, sum)) => accumulate(eval, &mut self.acc, sum),
+            Some((outer, sum)) => {
+                let r = eval.rotate(&sum, outer as i64)?;
+                accumulate(eval, &mut self.acc, r)
+            }
+        }
+    }
+
+    pub(crate) fn finish(mut self, eval: &Evaluator) -> Result<Ciphertext> {
+        self.flush(eval)?;
         self.acc.ok_or(CircuitError::EmptyMatrix)
     }
 }
@@ -234,7 +308,7 @@ pub(crate) fn eval_baby_step_centric(
     let rot = BabyRotator::new(eval, ct, lt.plan.hoisting)?;
     let babies: BTreeMap<usize, Ciphertext> =
         lt.split.babies().into_iter().map(|i| Ok((i, rot.rotate(i)?))).collect::<Result<_>>()?;
-    let mut giant = GiantAccumulator::new(lt.split.n1);
+    let mut giant = GiantAccumulator::new(&lt.split);
     for (&j, is) in &lt.split.giant {
         let mut partial = None;
         for &i in is {
@@ -244,7 +318,7 @@ pub(crate) fn eval_baby_step_centric(
         }
         giant.add(eval, j, partial.expect("giant steps are non-empty"))?;
     }
-    giant.finish()
+    giant.finish(eval)
 }
 
 /// [`eval_baby_step_centric`] for `Σ_k M_k·x_k` (no or single hoisting, one split): each
@@ -272,7 +346,7 @@ pub(crate) fn eval_sum_baby_step_centric(
             b.insert(i, rot.rotate(i)?);
         }
     }
-    let mut giant = GiantAccumulator::new(split.n1);
+    let mut giant = GiantAccumulator::new(split);
     for (&j, is) in &split.giant {
         let mut partial = None;
         for (&(lt, ct), b) in terms.iter().zip(&babies) {
@@ -284,5 +358,5 @@ pub(crate) fn eval_sum_baby_step_centric(
         }
         giant.add(eval, j, partial.expect("giant steps are non-empty"))?;
     }
-    giant.finish()
+    giant.finish(eval)
 }

@@ -163,7 +163,7 @@ pub fn predict(
     let p = Primitives::at(params, level);
     let mut c = OpCounts::default();
     let babies = baby_rotations(split, plan.order);
-    let giants = split.giant.keys().filter(|&&j| j != 0).count() as u64;
+    let giants = split.giant_rotations() as u64;
     let diags = split.diagonals() as u64;
     if plan.hoisting == Hoisting::Double {
         return full_double(params, split, plan.order, level, regenerate, rescale);

@@ -65,7 +65,7 @@ pub(crate) fn eval_sum_giant_step_centric(
         .map(|&(lt, ct)| BabyRotator::new(eval, ct, lt.plan.hoisting))
         .collect::<Result<Vec<_>>>()?;
     let giants: Vec<usize> = split.giant.keys().copied().collect();
-    let mut out = GiantAccumulator::new(split.n1);
+    let mut out = GiantAccumulator::new(split);
     for group in giants.chunks(max_partials) {
         let mut babies: Vec<usize> =
             group.iter().flat_map(|j| split.giant[j].iter().copied()).collect();
@@ -97,5 +97,5 @@ pub(crate) fn eval_sum_giant_step_centric(
             out.add(eval, j, p.expect("giant steps are non-empty"))?;
         }
     }
-    out.finish()
+    out.finish(eval)
 }

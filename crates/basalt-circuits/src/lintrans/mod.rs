@@ -128,6 +128,13 @@ pub(crate) enum DiagStore {
     OfLimb(BTreeMap<(usize, usize), of_limb::OfLimbDiagonal>),
     /// Nothing stored: each diagonal is computed from its generator and encoded at use.
     OnTheFly,
+    /// Nothing encoded: each diagonal is built from the source and encoded (at every limb, or
+    /// over `Q_l ∪ P` with double hoisting) just before its product and dropped after it,
+    /// outside the trace ([`LinearTransform::encoded_at_use`]). The kernel stream is that of
+    /// [`DiagStore::Encoded`] / [`DiagStore::EncodedQP`]: the traced machine holds the
+    /// encodings, the host that runs the program for real makes them when they are read so
+    /// that at most one is alive.
+    AtUse,
     /// Trace mode only: shapes of the diagonals the encoded transform would hold — stored at
     /// every limb, or (`of_limb`, the giant-step-centric order) one limb each as
     /// [`DiagStore::OfLimb`] — so that a symbolic run records what the encoded transform
@@ -247,6 +254,45 @@ impl LinearTransform {
         Self::build(params, source, strategy, level, Output::Rescaled { scale_ratio })
     }
 
+    /// As [`LinearTransform::from_source_scaled`], but no diagonal is encoded beforehand: each
+    /// is built from `source` and encoded just before its product and dropped after it, so the
+    /// transform holds its source alone (a generator: a few weights) instead of every diagonal
+    /// at every limb of its level (ResNet-20 at N = 2^16: tens of GiB). The encoding runs
+    /// outside the trace: a recording reads as the pre-encoded transform's (the machine the
+    /// trace models holds the encodings; the host encodes what it reads when it reads it).
+    /// Each use costs an embedding and an `l+1`-limb NTT per diagonal.
+    ///
+    /// # Errors
+    /// As [`LinearTransform::from_source_scaled`]; [`CircuitError::Invalid`] for an OF-Limb
+    /// order (it regenerates each diagonal from one stored limb already: `from_source`).
+    pub fn encoded_at_use(
+        params: &Parameters,
+        source: Source,
+        strategy: Strategy,
+        level: usize,
+        scale_ratio: f64,
+    ) -> Result<LinearTransform> {
+        if !(scale_ratio.is_finite() && scale_ratio > 0.0) {
+            return Err(CircuitError::Invalid(format!("scale ratio {scale_ratio} must be > 0")));
+        }
+        let lt = Self::build_with(
+            params,
+            source,
+            strategy,
+            level,
+            Output::Rescaled { scale_ratio },
+            true,
+        )?;
+        if lt.plan.order.of_limb() {
+            return Err(CircuitError::Invalid(
+                "OF-Limb regenerates its diagonals from one stored limb already; build it with \
+                 from_source"
+                    .into(),
+            ));
+        }
+        Ok(lt)
+    }
+
     /// A transform that leaves the rescale to the caller, as Lattigo's
     /// `EvaluateLinearTransformation` does: [`LinearTransform::evaluate`] returns the sum of
     /// products at the input's level with scale `input × pt_scale`. Unlike a rescaled transform
@@ -275,6 +321,18 @@ impl LinearTransform {
         strategy: Strategy,
         level: usize,
         output: Output,
+    ) -> Result<LinearTransform> {
+        Self::build_with(params, source, strategy, level, output, false)
+    }
+
+    /// [`LinearTransform::build`]; `at_use` leaves the store to [`DiagStore::AtUse`].
+    fn build_with(
+        params: &Parameters,
+        source: Source,
+        strategy: Strategy,
+        level: usize,
+        output: Output,
+        at_use: bool,
     ) -> Result<LinearTransform> {
         let slots = source.slots();
         if let Some(&k) = source.indices().iter().find(|&&k| k >= slots) {
@@ -306,7 +364,11 @@ impl LinearTransform {
         let plan = plan::resolve(params, &source.indices(), slots, strategy, level)?;
         let split = Split::new(&source.indices(), plan.n1, slots)?;
         let encoder = Encoder::new(params);
-        let store = bsgs::prepare_store(&encoder, &source, &split, &plan, level, pt_scale)?;
+        let store = if at_use {
+            DiagStore::AtUse
+        } else {
+            bsgs::prepare_store(&encoder, &source, &split, &plan, level, pt_scale)?
+        };
         Ok(LinearTransform {
             source,
             plan,
@@ -464,6 +526,26 @@ impl LinearTransform {
     pub fn rotations(&self) -> Vec<i64> {
         self.split.rotations()
     }
+    /// Nest the giant steps with outer stride `n12` ([`Split::with_outer`]): the same product,
+    /// with the distinct inner and outer shifts as Galois keys instead of every giant shift.
+    ///
+    /// # Errors
+    /// [`CircuitError::Invalid`] for a stride [`Split::with_outer`] refuses, or with double
+    /// hoisting (its giant steps stay in `Q∪P`, one lazy key switch each).
+    pub fn with_outer_giant_steps(mut self, n12: usize) -> Result<LinearTransform> {
+        if self.plan.hoisting == Hoisting::Double {
+            return Err(CircuitError::Invalid(
+                "nested giant steps need no or single hoisting".into(),
+            ));
+        }
+        self.split = self.split.clone().with_outer(n12, self.source.slots())?;
+        Ok(self)
+    }
+
+    /// The BSGS split of the diagonals (baby and giant indices).
+    pub fn split(&self) -> &Split {
+        &self.split
+    }
     /// Number of giant steps (live partial sums without grouping).
     pub fn split_n2(&self) -> usize {
         self.split.n2()
@@ -493,7 +575,7 @@ impl LinearTransform {
                 n * (self.level as u64 + 1 + self.params.k_at(self.level) as u64) * per_limb
             }
             DiagStore::OfLimb(_) | DiagStore::Shapes { of_limb: true } => n * per_limb,
-            DiagStore::OnTheFly => 0,
+            DiagStore::OnTheFly | DiagStore::AtUse => 0,
             DiagStore::Shapes { of_limb: false } => {
                 let k = if self.plan.hoisting == Hoisting::Double {
                     self.params.k_at(self.level)
@@ -536,6 +618,12 @@ impl LinearTransform {
                 let slots = self.source.slots();
                 Ok(Cow::Owned(self.encoder.encode(&v, slots, self.level, self.pt_scale)?))
             }
+            DiagStore::AtUse => {
+                let v = bsgs::prerotated(&self.source, self.split.n1, j, i);
+                let slots = self.source.slots();
+                let pt = untraced(|| self.encoder.encode(&v, slots, self.level, self.pt_scale));
+                Ok(Cow::Owned(pt?))
+            }
             DiagStore::EncodedQP(_) => Err(CircuitError::NoFeasiblePlan(
                 "diagonals are stored over Q∪P; use the double-hoisted path".into(),
             )),
@@ -574,6 +662,12 @@ impl LinearTransform {
                 let slots = self.source.slots();
                 Ok(Cow::Owned(self.encoder.encode_qp(&v, slots, self.level, self.pt_scale)?))
             }
+            DiagStore::AtUse => {
+                let v = bsgs::prerotated(&self.source, self.split.n1, j, i);
+                let slots = self.source.slots();
+                let pt = untraced(|| self.encoder.encode_qp(&v, slots, self.level, self.pt_scale));
+                Ok(Cow::Owned(pt?))
+            }
             DiagStore::Encoded(_) => Err(CircuitError::NoFeasiblePlan(
                 "diagonals are stored over Q only; the double-hoisted path needs Q∪P".into(),
             )),
@@ -602,7 +696,10 @@ impl LinearTransform {
     fn regenerates(&self) -> bool {
         !matches!(
             self.store,
-            DiagStore::Encoded(_) | DiagStore::EncodedQP(_) | DiagStore::Shapes { of_limb: false }
+            DiagStore::Encoded(_)
+                | DiagStore::EncodedQP(_)
+                | DiagStore::AtUse
+                | DiagStore::Shapes { of_limb: false }
         )
     }
 
@@ -622,6 +719,12 @@ impl LinearTransform {
             });
         }
     }
+}
+
+/// Run `f` with its kernels kept out of any open recording: host-side preparation (encoding a
+/// plaintext the traced machine would hold already encoded), not part of the program's trace.
+pub fn untraced<R>(f: impl FnOnce() -> R) -> R {
+    if basalt_trace::is_recording() { basalt_trace::record(f).0 } else { f() }
 }
 
 /// A source of zero diagonals at `indices` (shape-only transforms).

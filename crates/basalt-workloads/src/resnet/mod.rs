@@ -49,6 +49,7 @@
 //! encrypted run, its bootstraps and the trace recorder; `trained.rs` the trained weights.
 
 mod model;
+pub mod steps;
 mod trained;
 
 pub(crate) use model::fewest_rotations;
@@ -212,6 +213,16 @@ impl Layout {
         let (g, s) = (self.gap, self.side);
         (c / (g * g)) * s * s + (g * i + (c % (g * g)) / g) * s + g * j + c % g
     }
+    /// The channel and position `(c, i, j)` held at `slot`, if any: [`Layout::slot`] inverted
+    /// (the block of `g²` channels, then the row and column of the `side`×`side` grid, each
+    /// split into position and channel offset).
+    pub(crate) fn position(&self, slot: usize) -> Option<(usize, usize, usize)> {
+        let (g, s) = (self.gap, self.side);
+        let (block, rest) = (slot / (s * s), slot % (s * s));
+        let (row, col) = (rest / s, rest % s);
+        let c = block * g * g + (row % g) * g + col % g;
+        (c < self.channels).then_some((c, row / g, col / g))
+    }
     pub(crate) fn footprint(&self) -> usize {
         self.slot(self.channels - 1, self.res() - 1, self.res() - 1) + 1
     }
@@ -278,6 +289,27 @@ impl Conv {
                 })
             })
         })
+    }
+
+    /// Generalised diagonal `k` of the matrix of [`Conv::entries`] over `slots` slots: at
+    /// output slot `o`, the weight joining it to input slot `o + k` (mod `slots`), zero where
+    /// the two are not a kernel tap apart. Computed from the weights in one pass over the slots,
+    /// so a transform can build each diagonal when it encodes it instead of holding all of them.
+    pub(crate) fn diagonal(&self, k: usize, slots: usize) -> Vec<f64> {
+        let ConvShape { cin, k: kk, stride, lin, lout, .. } = self.shape;
+        let pad = kk / 2;
+        let mut d = vec![0.0; slots];
+        for (o, v) in d.iter_mut().enumerate() {
+            let Some((co, i, j)) = lout.position(o) else { continue };
+            let Some((ci, r, c)) = lin.position((o + k) % slots) else { continue };
+            // Tap (di, dj) = (r, c) − stride·(i, j) + pad, inside the kernel.
+            let di = (r + pad).wrapping_sub(stride * i);
+            let dj = (c + pad).wrapping_sub(stride * j);
+            if di < kk && dj < kk {
+                *v = self.w[((co * cin + ci) * kk + di) * kk + dj];
+            }
+        }
+        d
     }
 
     /// Cleartext convolution of a slot vector in the input layout, into the output layout: the
@@ -627,3 +659,64 @@ pub const SIGN_DEGREES: [usize; 3] = [15, 15, 27];
 /// [`SIGN_DEGREES`] reaches \[47\]'s α = 13 (error ≤ 2^−13 on `[ε, 1]`; at `ε = 2^−13` it only
 /// reaches 0.44). The time does not depend on it.
 pub const SIGN_EPS: f64 = 1.0 / 512.0;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+
+    /// Diagonal `k` of `conv`'s matrix from its entries (the independent reference).
+    fn from_entries(conv: &Conv, ks: &[usize], slots: usize) -> BTreeMap<usize, Vec<f64>> {
+        let mut m: BTreeMap<usize, Vec<f64>> = ks.iter().map(|&k| (k, vec![0.0; slots])).collect();
+        for (o, i, w) in conv.entries() {
+            if let Some(d) = m.get_mut(&((i + slots - o) % slots)) {
+                d[o] += w;
+            }
+        }
+        m
+    }
+
+    /// Every slot of a layout maps back to its channel and position, and no other slot does.
+    #[test]
+    fn positions_invert_slots() {
+        for arch in [TOY, Arch::RESNET20] {
+            for l in [arch.input_layout(), arch.stage_layout(0), arch.stage_layout(2)] {
+                let mut seen = 0;
+                for s in 0..arch.slots {
+                    if let Some((c, i, j)) = l.position(s) {
+                        assert_eq!(l.slot(c, i, j), s, "{l:?}");
+                        assert!(i < l.res() && j < l.res());
+                        seen += 1;
+                    }
+                }
+                assert_eq!(seen, l.channels * l.res() * l.res(), "{l:?}");
+            }
+        }
+    }
+
+    /// The diagonals a transform builds at use from the weights are the matrix's: every
+    /// convolution of the toy network in full, and at full size a sample of the non-zero
+    /// diagonals (and some zero ones) of the stem, a stride-2 convolution, a shortcut and a
+    /// stage-3 convolution.
+    #[test]
+    fn diagonals_from_weights_match_the_entries() {
+        let toy = TOY.convs();
+        let full = Arch::RESNET20.convs();
+        let cases = toy
+            .iter()
+            .map(|&s| (s, TOY.slots, 1))
+            .chain([0, 7, 9, 17].map(|i| (full[i], Arch::RESNET20.slots, 37)));
+        for (n, (shape, slots, every)) in cases.enumerate() {
+            let conv = Conv::random(shape, 3 + n as u64);
+            let mut present = vec![false; slots];
+            conv.entries().for_each(|(o, i, _)| present[(i + slots - o) % slots] = true);
+            let nonzero: Vec<usize> = (0..slots).filter(|&k| present[k]).collect();
+            let zero: Vec<usize> = (0..slots).filter(|&k| !present[k]).take(5).collect();
+            let ks: Vec<usize> = nonzero.iter().step_by(every).chain(&zero).copied().collect();
+            let want = from_entries(&conv, &ks, slots);
+            for k in ks {
+                assert_eq!(conv.diagonal(k, slots), want[&k], "{shape:?}, diagonal {k}");
+            }
+        }
+    }
+}

@@ -3,17 +3,21 @@
 //! the trace recorder of the reproduction.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use basalt_circuits::Result;
 use basalt_circuits::bootstrap::{BootstrapConfig, Bootstrapper, Encapsulation};
 use basalt_circuits::lintrans::cost::baby_rotations;
-use basalt_circuits::lintrans::{Diagonals, GscOrder, Hoisting, LinearTransform, Split, Strategy};
+use basalt_circuits::lintrans::{
+    DiagonalFn, Diagonals, GscOrder, Hoisting, LinearTransform, Source, Split, Strategy, untraced,
+};
 use basalt_circuits::polynomial::Chebyshev;
 use basalt_circuits::polynomial::eval::{evaluate, plan};
 use basalt_circuits::polynomial::minimax::CompositeSign;
 use basalt_ckks::{Ciphertext, Encoder, Evaluator, Parameters, Plaintext};
 use num_complex::Complex64;
 
+use super::steps::Steps;
 use super::{Arch, Exec, Levels, Network, SIGN_DEGREES, SIGN_EPS, levels_left, test_image};
 
 /// Refreshes a ciphertext's levels: a bootstrap, or in trace mode a placeholder that records
@@ -75,11 +79,64 @@ impl ConvStrategy {
         ConvStrategy { hoisting: Hoisting::Single, order: GscOrder::BabyStepCentric };
 }
 
-/// A linear layer prepared at its input level: the transform and its bias.
+/// A linear layer prepared at its input level: the transform and its bias, encoded when the
+/// layer runs (shapes in trace mode).
 #[derive(Debug)]
 struct Prepared {
     lt: LinearTransform,
-    bias: Plaintext,
+    bias: Vec<f64>,
+    bias_level: usize,
+}
+
+/// The matrix of a linear layer kept as its weights: its entries (which diagonals are
+/// non-zero) and any diagonal on demand, so a real run encodes each diagonal just before its
+/// product ([`LinearTransform::encoded_at_use`]) instead of holding every one at every limb.
+#[derive(Clone, Debug)]
+enum Layer {
+    Conv(super::Conv),
+    /// The dense layer after the pool: row `o`, column channel `c` at `layout.slot(c, 0, 0)`,
+    /// weight `w[o][c]·scale` (the pool's mean folded in).
+    Dense {
+        layout: super::Layout,
+        w: Vec<Vec<f64>>,
+        scale: f64,
+    },
+}
+
+impl Layer {
+    fn entries(&self) -> Box<dyn Iterator<Item = (usize, usize, f64)> + '_> {
+        match self {
+            Layer::Conv(c) => Box::new(c.entries()),
+            Layer::Dense { layout, w, scale } => {
+                Box::new(w.iter().enumerate().flat_map(move |(o, row)| {
+                    row.iter().enumerate().map(move |(c, x)| (o, layout.slot(c, 0, 0), x * scale))
+                }))
+            }
+        }
+    }
+
+    /// The non-zero generalised diagonals (column − row mod `slots`), ascending.
+    fn indices(&self, slots: usize) -> Vec<usize> {
+        let mut present = vec![false; slots];
+        self.entries().for_each(|(o, i, _)| present[(i + slots - o) % slots] = true);
+        (0..slots).filter(|&k| present[k]).collect()
+    }
+
+    /// Diagonal `k` over `slots` slots: at row `o`, the entry of column `o + k` (mod `slots`).
+    fn diagonal(&self, k: usize, slots: usize) -> Vec<f64> {
+        match self {
+            Layer::Conv(c) => c.diagonal(k, slots),
+            Layer::Dense { layout, w, scale } => {
+                let mut d = vec![0.0; slots];
+                for (o, row) in w.iter().enumerate() {
+                    if let Some((c, 0, 0)) = layout.position((o + k) % slots) {
+                        d[o] = row[c] * scale;
+                    }
+                }
+                d
+            }
+        }
+    }
 }
 
 /// [`Network`] prepared for one parameter set: every transform at the level the walk gives it.
@@ -94,6 +151,9 @@ pub struct Model {
     scale: f64,
     boot_scale: f64,
     bootstraps: usize,
+    /// The pool's level (its rotations run there).
+    pool_level: usize,
+    encoder: Encoder,
 }
 
 impl Model {
@@ -120,10 +180,49 @@ impl Model {
         conv: ConvStrategy,
         symbolic: bool,
     ) -> Result<Model> {
+        let scales = (scale, boot_scale);
+        let levels = (input_level, refreshed);
+        Self::build(params, net, sign, levels, scales, conv, false, symbolic)
+    }
+
+    /// As [`Model::prepare`], with the linear layers' BSGS steps chosen across the network so
+    /// that few Galois key parts serve it ([`super::steps`]: nested giant steps, groups of
+    /// layers sharing shifts): what a CPU run holds in memory. [`Model::prepare`]'s per-layer
+    /// choice is the reproduction's. Double hoisting keeps the per-layer choice (its giant
+    /// steps do not nest).
+    ///
+    /// # Errors
+    /// As [`Model::prepare`].
+    #[allow(clippy::too_many_arguments)]
+    pub fn prepare_sharing_keys(
+        params: &Parameters,
+        net: &Network,
+        sign: &CompositeSign,
+        input_level: usize,
+        refreshed: usize,
+        scales: (f64, f64),
+        conv: ConvStrategy,
+        symbolic: bool,
+    ) -> Result<Model> {
+        let levels = (input_level, refreshed);
+        Self::build(params, net, sign, levels, scales, conv, true, symbolic)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn build(
+        params: &Parameters,
+        net: &Network,
+        sign: &CompositeSign,
+        (input_level, refreshed): (usize, usize),
+        (scale, boot_scale): (f64, f64),
+        conv: ConvStrategy,
+        share_keys: bool,
+        symbolic: bool,
+    ) -> Result<Model> {
         let walk =
             Levels::walk(params, &net.arch, sign, input_level, refreshed, (scale, boot_scale))?;
         let slots = net.arch.slots;
-        let convs = net
+        let mut layers: Vec<(Layer, Vec<f64>, usize)> = net
             .convs
             .iter()
             .zip(&walk.conv_levels)
@@ -135,23 +234,41 @@ impl Model {
                         bias[l.slot(co, p / l.res(), p % l.res())] = c.b[co];
                     }
                 }
-                prepare(params, c.entries(), &bias, slots, level, (scale, conv), symbolic)
+                (Layer::Conv(c.clone()), bias, level)
             })
-            .collect::<Result<Vec<_>>>()?;
+            .collect();
         let l3 = net.arch.stage_layout(2);
         let r = l3.res();
         let inv = 1.0 / (r * r) as f64;
-        let entries = net.dense.iter().enumerate().flat_map(|(o, row)| {
-            row.iter().enumerate().map(move |(c, w)| (o, l3.slot(c, 0, 0), w * inv))
-        });
         let mut bias = net.dense_b.clone();
         bias.resize(slots, 0.0);
         let dense_level = walk.dense_level.expect("run ends in pool_dense");
-        let dense = prepare(params, entries, &bias, slots, dense_level, (scale, conv), symbolic)?;
-        let pool_steps = (0..r.trailing_zeros())
+        let dense = Layer::Dense { layout: l3, w: net.dense.clone(), scale: inv };
+        layers.push((dense, bias, dense_level));
+        let pool_steps: Vec<i64> = (0..r.trailing_zeros())
             .flat_map(|t| [(l3.gap << t) * l3.side, l3.gap << t])
             .map(|s| s as i64)
             .collect();
+        let indexed: Vec<(Vec<usize>, usize)> =
+            layers.iter().map(|(layer, _, level)| (layer.indices(slots), *level)).collect();
+        let mut steps = indexed
+            .iter()
+            .map(|(idx, _)| Ok(Steps { n1: fewest_rotations_n1(idx, slots, conv)?, outer: None }))
+            .collect::<Result<Vec<_>>>()?;
+        if share_keys && conv.hoisting != Hoisting::Double {
+            let pool: Vec<(i64, usize)> = pool_steps.iter().map(|&k| (k, dense_level)).collect();
+            steps = super::steps::shared_steps(params, &indexed, slots, conv, &pool, &steps)?;
+        }
+        let mut prepared = layers
+            .into_iter()
+            .zip(indexed)
+            .zip(steps)
+            .map(|(((layer, bias, level), (indices, _)), steps)| {
+                prepare(params, (layer, indices, steps), bias, slots, level, conv, symbolic)
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let dense = prepared.pop().expect("the dense layer");
+        let convs = prepared;
         Ok(Model {
             arch: net.arch,
             convs,
@@ -162,6 +279,8 @@ impl Model {
             scale,
             boot_scale,
             bootstraps: walk.bootstraps,
+            pool_level: dense_level,
+            encoder: Encoder::new(params),
         })
     }
 
@@ -176,10 +295,48 @@ impl Model {
         self.arch.slots
     }
 
-    /// Bytes of the encoded diagonals the transforms hold (every limb of each transform's
-    /// level; what a real run keeps in memory besides the keys).
+    /// Bytes of the encoded diagonals the transforms hold: none in a real run, which encodes
+    /// each diagonal just before its product ([`LinearTransform::encoded_at_use`]); the
+    /// pre-encoded transform's (every limb of its level) in trace mode, which is what the
+    /// traced machine holds.
     pub fn stored_plaintext_bytes(&self) -> u64 {
         self.convs.iter().chain([&self.dense]).map(|p| p.lt.stored_plaintext_bytes()).sum()
+    }
+
+    /// Bytes a real run holds for its plaintexts at any time: one diagonal encoded at every
+    /// limb of the highest transform's level (with its cleartext and pre-rotated copies), and
+    /// the transforms' biases in the clear.
+    pub fn plaintext_bytes_at_use(&self, params: &Parameters) -> u64 {
+        let n = params.n() as u64;
+        let top = self.convs.iter().chain([&self.dense]).map(|p| p.lt.level()).max().unwrap_or(0);
+        let slots = self.arch.slots as u64;
+        let biases = (self.convs.len() as u64 + 1) * slots * 8;
+        (top as u64 + 1) * n * 8 + 2 * slots * 16 + slots * 8 + biases
+    }
+
+    /// The levels each rotation runs at (its transforms' input levels, the pool's): a Galois key
+    /// needs the parts of these levels only.
+    pub fn rotation_levels(&self) -> BTreeMap<i64, Vec<usize>> {
+        let mut m: BTreeMap<i64, Vec<usize>> = BTreeMap::new();
+        for p in self.convs.iter().chain([&self.dense]) {
+            for r in p.lt.rotations() {
+                m.entry(r).or_default().push(p.lt.level());
+            }
+        }
+        for &r in &self.pool_steps {
+            m.entry(r).or_default().push(self.pool_level);
+        }
+        m.remove(&0);
+        m.values_mut().for_each(|v| {
+            v.sort_unstable();
+            v.dedup();
+        });
+        m
+    }
+
+    /// The linear layers' transforms, in order (the dense layer last).
+    pub fn transforms(&self) -> impl Iterator<Item = &LinearTransform> {
+        self.convs.iter().chain([&self.dense]).map(|p| &p.lt)
     }
 
     /// Non-zero diagonals of every transform.
@@ -215,42 +372,41 @@ impl Model {
     }
 }
 
-/// The transform of a sparse matrix (entries `(row slot, column slot, weight)`) and its bias,
-/// at `level`, run with `conv`.
+/// The transform of `layer` (its non-zero diagonal `indices`, run with `steps` and `conv`'s
+/// hoisting and order) and its bias, at `level`: shapes in trace mode; else diagonals built
+/// from the weights and encoded at use (OF-Limb orders keep their one stored limb per
+/// diagonal).
 fn prepare(
     params: &Parameters,
-    entries: impl Iterator<Item = (usize, usize, f64)>,
-    bias: &[f64],
+    (layer, indices, steps): (Layer, Vec<usize>, Steps),
+    bias: Vec<f64>,
     slots: usize,
     level: usize,
-    (scale, conv): (f64, ConvStrategy),
+    conv: ConvStrategy,
     symbolic: bool,
 ) -> Result<Prepared> {
-    let diagonal = |o: usize, i: usize| (i + slots - o) % slots;
     let bias_level = level - params.primes_per_rescale();
-    if symbolic {
-        let mut present = vec![false; slots];
-        entries.for_each(|(o, i, _)| present[diagonal(o, i)] = true);
-        let indices: Vec<usize> = (0..slots).filter(|&k| present[k]).collect();
-        let strategy = fewest_rotations(&indices, slots, conv)?;
-        let lt = LinearTransform::shapes(params, indices, slots, strategy, level, 1.0)?;
-        let mut bias = Plaintext::symbolic(params, bias_level)?;
-        bias.set_scale(scale);
-        return Ok(Prepared { lt, bias });
-    }
-    let mut map: BTreeMap<i64, Vec<Complex64>> = BTreeMap::new();
-    for (o, i, w) in entries {
-        let d = map
-            .entry(diagonal(o, i) as i64)
-            .or_insert_with(|| vec![Complex64::new(0.0, 0.0); slots]);
-        d[o].re += w;
-    }
-    let diags = Diagonals::from_map(slots, map)?;
-    let strategy = fewest_rotations(&diags.indices(), slots, conv)?;
-    let lt = LinearTransform::new(params, diags, strategy, level)?;
-    let b: Vec<Complex64> = bias.iter().map(|&x| Complex64::new(x, 0.0)).collect();
-    let bias = Encoder::new(params).encode(&b, slots, bias_level, scale)?;
-    Ok(Prepared { lt, bias })
+    let strategy = Strategy::Bsgs { n1: steps.n1, hoisting: conv.hoisting, order: conv.order };
+    let lt = if symbolic {
+        LinearTransform::shapes(params, indices, slots, strategy, level, 1.0)?
+    } else if conv.order.of_limb() {
+        let map: BTreeMap<i64, Vec<Complex64>> =
+            indices.iter().map(|&k| (k as i64, complex(&layer.diagonal(k, slots)))).collect();
+        LinearTransform::new(params, Diagonals::from_map(slots, map)?, strategy, level)?
+    } else {
+        let f: DiagonalFn = Arc::new(move |k: usize| complex(&layer.diagonal(k, slots)));
+        let source = Source::Generated { slots, indices, f };
+        LinearTransform::encoded_at_use(params, source, strategy, level, 1.0)?
+    };
+    let lt = match steps.outer {
+        Some(n12) => lt.with_outer_giant_steps(n12)?,
+        None => lt,
+    };
+    Ok(Prepared { lt, bias, bias_level })
+}
+
+fn complex(v: &[f64]) -> Vec<Complex64> {
+    v.iter().map(|&x| Complex64::new(x, 0.0)).collect()
 }
 
 /// The product of the primes a rescale at `level` drops.
@@ -267,6 +423,12 @@ pub(crate) fn fewest_rotations(
     slots: usize,
     conv: ConvStrategy,
 ) -> Result<Strategy> {
+    let n1 = fewest_rotations_n1(indices, slots, conv)?;
+    Ok(Strategy::Bsgs { n1, hoisting: conv.hoisting, order: conv.order })
+}
+
+/// [`fewest_rotations`]' `n1`.
+fn fewest_rotations_n1(indices: &[usize], slots: usize, conv: ConvStrategy) -> Result<usize> {
     let mut best = (usize::MAX, 1);
     let mut n1 = 1;
     while n1 <= slots {
@@ -278,7 +440,7 @@ pub(crate) fn fewest_rotations(
         }
         n1 *= 2;
     }
-    Ok(Strategy::Bsgs { n1: best.1, hoisting: conv.hoisting, order: conv.order })
+    Ok(best.1)
 }
 
 /// The encrypted executor.
@@ -314,7 +476,17 @@ impl Encrypted<'_> {
     fn linear(&self, p: &Prepared, x: &Ciphertext) -> Result<Ciphertext> {
         let x = self.ensure(x, 1)?;
         let y = p.lt.evaluate(self.eval, &x)?;
-        Ok(self.eval.add_plain(&y, &p.bias)?)
+        let bias = if x.is_symbolic() {
+            let mut b = Plaintext::symbolic(self.eval.params(), p.bias_level)?;
+            b.set_scale(self.model.scale);
+            b
+        } else {
+            let b = complex(&p.bias);
+            let (enc, slots, scale) =
+                (&self.model.encoder, self.model.arch.slots, self.model.scale);
+            untraced(|| enc.encode(&b, slots, p.bias_level, scale))?
+        };
+        Ok(self.eval.add_plain(&y, &bias)?)
     }
     fn to_level(&self, ct: &Ciphertext, level: usize) -> Result<Ciphertext> {
         Ok(self.eval.drop_level(ct, ct.level() - level)?)
