@@ -12,6 +12,12 @@ pub use basalt_circuits::lintrans::Hoisting;
 
 /// A workload a paper reproduction needs, named by its parameters. A [`TraceSource`] may supply
 /// the library's recorded trace for it; otherwise the closed-form generator below is used.
+///
+/// Two row groups still time these: CraterLake Table 1, which counts the operations of the
+/// paper's own Listing 1 and of F1's per-limb key switch (the library has no per-limb key
+/// switch, and its hybrid one counts its scaling and subtractions apart, so its "other"
+/// products and sums are not Table 1's), and Strix's PBS epochs (basalt-tfhe records a batch
+/// only with real keys, gigabytes at set IV). Every other row is a library [`Program`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Workload {
     /// Hybrid key switching of one polynomial ([`ckks::hybrid_keyswitch`]).
