@@ -32,7 +32,7 @@ pub mod strix_nn;
 
 pub use error::ReproError;
 pub use program::{
-    ClosedForm, DftPlan, HelrStep, Hoisting, LolaNet, MnistNet, Program, ResnetSparse, TraceSource,
-    Workload,
+    BasicOp, ClosedForm, DftPlan, HelrStep, Hoisting, LolaNet, MnistNet, OpParams, Program,
+    ResnetSparse, TraceSource, Workload,
 };
 pub use reproduce::{ReproReport, reproduce, reproduce_with};

@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use basalt_circuits::bootstrap::{Bootstrapper, Encapsulation, config::for_preset};
 use basalt_circuits::helr::{self, Helr};
 use basalt_circuits::lintrans::{GscOrder, Hoisting, LinearTransform, Strategy};
-use basalt_ckks::{Ciphertext, Evaluator, KeyGenerator, Parameters};
+use basalt_ckks::{Ciphertext, Evaluator, KeyGenerator, Parameters, ParametersLiteral};
 use basalt_trace::{Trace, record};
 use basalt_workloads::logreg::{LogReg, record_logreg};
 use basalt_workloads::mnist;
@@ -21,7 +21,9 @@ use basalt_workloads::resnet::ConvStrategy;
 use basalt_workloads::sort::{BitonicSort, record_sort};
 use basalt_workloads::trace::{record_inference, record_lstm};
 
-use crate::program::{HelrStep, LolaNet, MnistNet, Program, TraceSource, Workload};
+use crate::program::{
+    BasicOp, HelrStep, LolaNet, MnistNet, OpParams, Program, TraceSource, Workload,
+};
 use crate::{ReproError, ReproReport};
 
 /// Records [`Program`]s with basalt-ckks / basalt-circuits and keeps each trace: a reproduction
@@ -131,6 +133,7 @@ pub fn record_program(p: &Program) -> Result<Trace, String> {
             out.map_err(|e| e.to_string())?;
             Ok(t)
         }
+        Program::BasicOp { params, op, seeded } => record_basic_op(params, *op, *seeded),
         Program::HMult { preset, level, seeded, merged } => {
             let params = paper_preset(preset).map_err(|e| e.to_string())?;
             let level = *level as usize;
@@ -237,6 +240,61 @@ pub fn record_program(p: &Program) -> Result<Trace, String> {
             record_logreg_program(preset, runs, *seeded)
         }
     }
+}
+
+/// [`Program::BasicOp`]: `op` on fresh shape-only ciphertexts at the level `params` names,
+/// with a relinearisation key and the rotation key for one slot.
+fn record_basic_op(params: &OpParams, op: BasicOp, seeded: bool) -> Result<Trace, String> {
+    let (params, level) = match params {
+        OpParams::Preset { name, level } => {
+            (paper_preset(name).map_err(|e| e.to_string())?, *level as usize)
+        }
+        &OpParams::Uniform { log_n, q_limbs, p_limbs, dnum, word_bits } => {
+            if q_limbs == 0 || p_limbs == 0 || dnum == 0 {
+                return Err(format!(
+                    "a uniform chain needs Q and P limbs and digits, got {q_limbs} / {p_limbs} / \
+                     {dnum}"
+                ));
+            }
+            let levels = (q_limbs - 1) as usize;
+            let lit = ParametersLiteral::toy(
+                log_n,
+                word_bits,
+                word_bits,
+                levels,
+                word_bits,
+                p_limbs as usize,
+                dnum as usize,
+            );
+            (Parameters::new_insecure(lit).map_err(|e| e.to_string())?, levels)
+        }
+    };
+    if level > params.max_level() || (op == BasicOp::Rescale && level == 0) {
+        return Err(format!(
+            "{op:?} needs a level in {}..={}, got {level}",
+            u32::from(op == BasicOp::Rescale),
+            params.max_level()
+        ));
+    }
+    let rotations: &[i64] = if op == BasicOp::Rotate { &[1] } else { &[] };
+    let keys = KeyGenerator::new(&params).gen_symbolic_evaluation_keys(rotations, false, seeded);
+    let relin = keys.relin.as_ref().map(|r| r.key.clone()).ok_or("no relinearisation key")?;
+    let eval = Evaluator::new(&params, keys).map_err(|e| e.to_string())?;
+    let fresh = || Ciphertext::symbolic(&params, level).map_err(|e| e.to_string());
+    let (a, b) = (fresh()?, fresh()?);
+    let (r, t) = record(|| match op {
+        BasicOp::Add => eval.add(&a, &b).map(drop),
+        BasicOp::MulRelin => eval.mul_relin(&a, &b).map(drop),
+        BasicOp::Rescale => eval.rescale(&a).map(drop),
+        BasicOp::Rotate => eval.rotate(&a, 1).map(drop),
+        BasicOp::KeySwitch => {
+            let _key = basalt_trace::key_scope(basalt_trace::KeyId::Relin);
+            drop(eval.keyswitch(&a.polys()[1], &relin));
+            Ok(())
+        }
+    });
+    r.map_err(|e| e.to_string())?;
+    Ok(t)
 }
 
 /// [`Program::Logreg`]: CraterLake's batch on `preset`'s slots (`side_by_side` trainings per
@@ -601,6 +659,6 @@ mod tests {
     #[test]
     fn a_failing_trace_source_is_an_error_naming_the_program() {
         let e = reproduce_with(Some("fab"), &data(), &Failing).unwrap_err().to_string();
-        assert!(e.contains("recorder broke") && e.contains("Bootstrap"), "{e}");
+        assert!(e.contains("recorder broke") && e.contains("BasicOp"), "{e}");
     }
 }

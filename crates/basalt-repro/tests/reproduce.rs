@@ -82,11 +82,16 @@ fn strix_latency_is_one_lwe_through_n_iterations_and_its_key_switch() {
 
 #[test]
 fn mxv_key_switch_stream_is_bound_by_the_ntt_cores() {
-    let r = reproduce(Some("mxv"), &data()).unwrap();
+    // The library's key switch on MXV_SET_B (recorded shape-only: milliseconds).
+    let r = basalt_repro::library::reproduce(Some("mxv"), &data()).unwrap();
     // (l+1)(l+2) = 72 transforms of 14,658 cycles over 14 PEs per key switch at 180 MHz.
     let ks = r.get("mxv", "V", "Our Design", "key switch throughput").unwrap();
     assert!((ks.ours.unwrap() - 180e6 / (72.0 * 14_658.0 / 14.0)).abs() < 1.0, "{:?}", ks.ours);
+    assert!(ks.how.contains("library trace"), "{}", ks.how);
     assert_within(&r, "mxv", "VII", "Set-B/C", "BRAM");
+    // Without a library there is no key switch to time: the row says so.
+    let closed = reproduce(Some("mxv"), &data()).unwrap();
+    assert_eq!(closed.get("mxv", "V", "Our Design", "key switch throughput").unwrap().ours, None);
 }
 
 #[test]
@@ -110,7 +115,7 @@ fn craterlake_table1_counts_are_exact() {
 
 #[test]
 fn mxv_primitives_and_traffic_model() {
-    let r = reproduce(Some("mxv"), &data()).unwrap();
+    let r = basalt_repro::library::reproduce(Some("mxv"), &data()).unwrap();
     for (t, row, metric) in [
         ("VI", "NTT/INTT", "cycles"),
         ("VI", "Automorphism", "cycles"),
@@ -132,14 +137,23 @@ fn mxv_primitives_and_traffic_model() {
     );
 }
 
+/// Table 5 times the library's own operations (records the FAB bootstraps of Tables 7 and 8
+/// too: a few seconds).
 #[test]
 fn fab_add_matches_and_keyswitch_ops_overshoot() {
-    let r = reproduce(Some("fab"), &data()).unwrap();
+    let r = basalt_repro::library::reproduce(Some("fab"), &data()).unwrap();
     assert_within(&r, "fab", "5", "Add", "FAB latency");
+    for op in ["Add", "Mult", "Rescale", "Rotate"] {
+        let x = r.get("fab", "5", op, "FAB latency").unwrap();
+        assert!(x.how.contains("library trace") && x.how.contains("memory.warm"), "{}", x.how);
+    }
     for op in ["Mult", "Rescale", "Rotate"] {
         let x = r.get("fab", "5", op, "FAB latency").unwrap();
         assert!(x.ratio.unwrap() > 1.0, "{op}: top-level model should overshoot");
     }
+    // Without a library there is no trace of an operation to time: the rows say so.
+    let closed = reproduce(Some("fab"), &data()).unwrap();
+    assert_eq!(closed.get("fab", "5", "Rotate", "FAB latency").unwrap().ours, None);
 }
 
 #[test]
