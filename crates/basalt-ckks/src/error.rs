@@ -123,7 +123,8 @@ pub enum CkksError {
     BadFlooding(f64),
     #[error(
         "{what} needs about {need} of memory, more than three quarters of the {available} \
-         available; free memory, choose smaller parameters or fewer keys, or force it"
+         available; free memory, choose smaller parameters or fewer keys, or force it \
+         (`--force` on the command line, `force=True` in `basalt.workloads.run`)"
     )]
     OutOfMemory { what: String, need: String, available: String },
     #[error("cancelled")]

@@ -49,7 +49,8 @@ pub enum TfheError {
     TorusMismatch { expected: u32, found: u32 },
     #[error(
         "{what} needs about {need} of memory, more than three quarters of the {available} \
-         available; free memory, choose a smaller parameter set, or force it"
+         available; free memory, choose a smaller parameter set, or force it \
+         (`--force` on the command line, `force=True` in Python)"
     )]
     OutOfMemory { what: String, need: String, available: String },
     #[error("cancelled")]

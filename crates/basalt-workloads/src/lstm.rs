@@ -185,6 +185,15 @@ impl LstmModel {
         Ok(LstmModel { sigma: lstm.sigma.clone(), steps, slots: n, scale })
     }
 
+    /// Bytes of the encoded weight diagonals the model stores (what the shapes would store when
+    /// `symbolic`): both products at each step position of a bootstrap interval.
+    pub fn stored_plaintext_bytes(&self) -> u64 {
+        self.steps
+            .iter()
+            .map(|s| s.w0.stored_plaintext_bytes() + s.w1.stored_plaintext_bytes())
+            .sum()
+    }
+
     /// Steps between two bootstraps: the whole steps the bootstrap's output levels hold.
     pub fn steps_per_bootstrap(&self) -> usize {
         self.steps.len()

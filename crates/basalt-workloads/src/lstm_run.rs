@@ -70,6 +70,32 @@ impl Readout {
     }
 }
 
+/// Memory the run will hold, from shapes: the bootstrap's keys and encoded DFT diagonals, one
+/// full key per rotation the products add, the products' diagonals, and a few working
+/// ciphertexts at the top with a hoisted decomposition (the readout's 10 outputs are small).
+fn memory_need(params: &Parameters, bt: &Bootstrapper, model: &LstmModel) -> u64 {
+    let boot: std::collections::BTreeSet<i64> = bt.rotations().into_iter().collect();
+    let extra = model.rotations().iter().filter(|r| !boot.contains(r)).count();
+    let keys = basalt_ckks::progress::KeyMemory::estimate(params, extra, false, false);
+    let circuit: u64 = bt
+        .coeff_to_slot()
+        .iter()
+        .chain(bt.slot_to_coeff())
+        .map(|lt| lt.stored_plaintext_bytes())
+        .sum();
+    let top = params.max_level();
+    let n = params.n() as u64;
+    let ct = 2 * (top as u64 + 1) * n * 8;
+    let decomposition = (params.dnum_at(top) * (top + 1 + params.k_at(top))) as u64 * n * 8;
+    bt.key_bytes(false)
+        + keys.per_key * extra as u64
+        + keys.other
+        + circuit
+        + model.stored_plaintext_bytes()
+        + 8 * ct
+        + decomposition
+}
+
 /// Run: width 16 on the test ring with `--quick`, width 128 at [`PRESET`] (or `--preset`).
 ///
 /// # Errors
@@ -106,6 +132,15 @@ pub fn run(opts: &RunOptions, bar: &ProgressBar) -> std::result::Result<Value, W
             (params, cfg, name)
         }
     };
+    // Shapes first: a run that cannot hold its keys and plaintexts is refused before anything
+    // is encoded or generated (CraterLake's 80-bit chain holds 112 limbs per key part).
+    let shapes = Bootstrapper::symbolic(&params, cfg).map_err(crate::registry::at_preset(&name))?;
+    let shape_model = LstmModel::prepare(&params, &trained.lstm, &shapes, RULE, true)
+        .map_err(crate::registry::at_preset(&name))?;
+    let need = memory_need(&params, &shapes, &shape_model);
+    let what = format!("the LSTM's keys, plaintexts and working ciphertexts at {name}");
+    basalt_ckks::progress::check_memory(&what, need, opts.force)
+        .map_err(|e| crate::registry::at_preset(&name)(e.into()))?;
     let t_setup = Instant::now();
     let bt = Bootstrapper::new(&params, cfg).map_err(crate::registry::at_preset(&name))?;
     let model = LstmModel::prepare(&params, &trained.lstm, &bt, RULE, false)
@@ -182,6 +217,7 @@ pub fn run(opts: &RunOptions, bar: &ProgressBar) -> std::result::Result<Value, W
         "bootstraps": bootstraps_per_image * tally.n,
         "bootstraps_per_image": bootstraps_per_image,
         "key_bytes": key_bytes,
+        "memory_estimate_bytes": need,
         "setup_s": setup_s,
         "per_image_s": infer_s / tally.n.max(1) as f64,
     }))
