@@ -5,7 +5,7 @@ use basalt_math::{Domain, RnsPoly, rns};
 use basalt_trace::region;
 
 use super::decompose::{HoistedDecomp, decompose};
-use super::{dot_pairs, dot_pairs_then, emit_key_load, mac_pair};
+use super::{LimbPairPost, dot_pairs, dot_pairs_then, emit_key_load, mac_pair};
 use crate::keys::KeyMaterial;
 use crate::params::Parameters;
 
@@ -25,7 +25,7 @@ pub(crate) fn inner_product_then(
     params: &Parameters,
     decomp: &HoistedDecomp,
     key: &KeyMaterial,
-    post: Option<&(dyn Fn(usize, &mut [u64], &mut [u64]) + Sync)>,
+    post: Option<LimbPairPost<'_>>,
 ) -> ((RnsPoly, RnsPoly), bool) {
     let _r = region("InnerProduct");
     let l1 = decomp.level + 1;

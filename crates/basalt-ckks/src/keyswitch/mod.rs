@@ -190,6 +190,10 @@ pub(crate) fn dot_pairs(
     dot_pairs_then(ring, acc0, acc1, xs, keys, &|_, _, _| {});
 }
 
+/// Work on one pair of accumulator limbs `(i, acc0_i, acc1_i)` right after the inner product
+/// produced them ([`dot_pairs_then`]).
+pub(crate) type LimbPairPost<'a> = &'a (dyn Fn(usize, &mut [u64], &mut [u64]) + Sync);
+
 /// [`dot_pairs`], then `post(i, acc0_i, acc1_i)` on each pair of accumulator limbs in the task
 /// that produced it, while both are in cache (a lazy rotation adds `P·c_0` and permutes there).
 pub(crate) fn dot_pairs_then(
@@ -198,7 +202,7 @@ pub(crate) fn dot_pairs_then(
     acc1: &mut RnsPoly,
     xs: &[&RnsPoly],
     keys: &[(&RnsPoly, &RnsPoly)],
-    post: &(dyn Fn(usize, &mut [u64], &mut [u64]) + Sync),
+    post: LimbPairPost<'_>,
 ) {
     let n = ring.n();
     let limbs = acc0.limbs() as u32;
