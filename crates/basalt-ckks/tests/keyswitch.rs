@@ -112,6 +112,14 @@ fn evaluator_variants_and_seeded_keys_are_bit_identical() {
     assert_eq!(reord.rotate(&ct, 3).unwrap(), r);
     assert_eq!(seeded.rotate(&ct, 3).unwrap(), r);
     assert_eq!(seeded.conjugate(&ct).unwrap(), plain.conjugate(&ct).unwrap());
+    // Hoisted rotations: the full key's fused passes (ModDown with the permutation, the lazy
+    // inner product with `+ P·c_0` and the permutation) against the seeded key's separate ones.
+    let h = plain.rotate_hoisted(&ct, &[1, 3]).unwrap();
+    assert_eq!(seeded.rotate_hoisted(&ct, &[1, 3]).unwrap(), h);
+    assert_eq!(h[1], r);
+    let decomp = plain.decompose(&ct).unwrap();
+    let lazy = plain.rotate_hoisted_lazy(&ct, &decomp, &[1, 3]).unwrap();
+    assert_eq!(seeded.rotate_hoisted_lazy(&ct, &decomp, &[1, 3]).unwrap(), lazy);
 }
 
 #[test]

@@ -4,7 +4,7 @@
 
 use basalt_trace::{ElemOp, Kernel, emit};
 
-use crate::modular::Modulus;
+use crate::modular::{Modulus, WideReducer};
 use crate::poly::RnsPoly;
 use crate::ring::RingContext;
 
@@ -40,7 +40,27 @@ pub fn dot_pair(
     let p = m.value() as u128;
     let sq = (p - 1) * (p - 1);
     let chunk = ((u128::MAX - p) / sq).clamp(1, 1 << 20) as usize;
-    if xs.len() <= chunk && dot_in_registers(m, xs, bs, as_, out0, out1) {
+    // The largest sum one reduction sees: `min(β, chunk)` products plus a carried residue.
+    let max = sq * xs.len().min(chunk) as u128 + (p - 1);
+    match WideReducer::new(m, max) {
+        Some(r) => dot_lazy(xs, bs, as_, out0, out1, chunk, |v| r.reduce(v)),
+        None => dot_lazy(xs, bs, as_, out0, out1, chunk, |v| m.reduce_u128(v)),
+    }
+}
+
+/// [`dot_pair`]'s sums, each reduced by `red` (exact on every value below `chunk` products of
+/// residues plus one residue).
+fn dot_lazy(
+    xs: &[&[u64]],
+    bs: &[&[u64]],
+    as_: &[&[u64]],
+    out0: &mut [u64],
+    out1: &mut [u64],
+    chunk: usize,
+    red: impl Fn(u128) -> u64 + Copy,
+) {
+    let n = out0.len();
+    if xs.len() <= chunk && dot_in_registers(xs, bs, as_, out0, out1, red) {
         return;
     }
     let mut acc0 = [0u128; DOT_BLOCK];
@@ -59,13 +79,36 @@ pub fn dot_pair(
                 *s1 += xv as u128 * av as u128;
             }
             if (j + 1) % chunk == 0 {
-                acc0.iter_mut().chain(acc1.iter_mut()).for_each(|v| *v = m.reduce_u128(*v) as u128);
+                acc0.iter_mut().chain(acc1.iter_mut()).for_each(|v| *v = red(*v) as u128);
             }
         }
         let (o0, o1) = (&mut out0[start..start + len], &mut out1[start..start + len]);
-        o0.iter_mut().zip(acc0.iter()).for_each(|(o, &v)| *o = m.reduce_u128(v));
-        o1.iter_mut().zip(acc1.iter()).for_each(|(o, &v)| *o = m.reduce_u128(v));
+        o0.iter_mut().zip(acc0.iter()).for_each(|(o, &v)| *o = red(v));
+        o1.iter_mut().zip(acc1.iter()).for_each(|(o, &v)| *o = red(v));
     }
+}
+
+thread_local! {
+    /// A copy of the limb being permuted ([`permute_in_place`]).
+    static PERMUTE_SCRATCH: std::cell::RefCell<Vec<u64>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// `limb[k] = old[perm[k]]` in place (`perm` from [`RingContext::galois_permutation`]: an
+/// automorphism of one NTT-domain limb), through a per-thread copy of the limb. Fused kernels
+/// call it right after the pass that produced the limb, while it is in cache, instead of a
+/// separate automorphism over a fresh polynomial. Reports no trace kernel.
+///
+/// # Panics
+/// If `perm` and `limb` differ in length or an index is out of range.
+pub fn permute_in_place(limb: &mut [u64], perm: &[u32]) {
+    assert_eq!(limb.len(), perm.len(), "permute_in_place: one index per coefficient");
+    // Taken out of the thread-local (not borrowed) so that a nested use allocates its own.
+    let mut old = PERMUTE_SCRATCH.with(|s| std::mem::take(&mut *s.borrow_mut()));
+    old.clear();
+    old.extend_from_slice(limb);
+    limb.iter_mut().zip(perm).for_each(|(d, &p)| *d = old[p as usize]);
+    PERMUTE_SCRATCH.with(|s| *s.borrow_mut() = old);
 }
 
 impl RingContext {
@@ -99,20 +142,20 @@ impl RingContext {
 /// [`dot_pair`] for up to 8 digits whose products all fit one accumulator: each
 /// coefficient's two sums stay in registers. Returns false, doing nothing, for other counts.
 fn dot_in_registers(
-    m: Modulus,
     xs: &[&[u64]],
     bs: &[&[u64]],
     as_: &[&[u64]],
     out0: &mut [u64],
     out1: &mut [u64],
+    red: impl Fn(u128) -> u64 + Copy,
 ) -> bool {
     fn regs<const F: usize>(
-        m: Modulus,
         xs: &[&[u64]],
         bs: &[&[u64]],
         as_: &[&[u64]],
         out0: &mut [u64],
         out1: &mut [u64],
+        red: impl Fn(u128) -> u64,
     ) -> bool {
         let n = out0.len();
         let x: [&[u64]; F] = std::array::from_fn(|j| &xs[j][..n]);
@@ -126,20 +169,20 @@ fn dot_in_registers(
                 s0 += xv * b[j][c] as u128;
                 s1 += xv * a[j][c] as u128;
             }
-            *o0 = m.reduce_u128(s0);
-            out1[c] = m.reduce_u128(s1);
+            *o0 = red(s0);
+            out1[c] = red(s1);
         }
         true
     }
     match xs.len() {
-        1 => regs::<1>(m, xs, bs, as_, out0, out1),
-        2 => regs::<2>(m, xs, bs, as_, out0, out1),
-        3 => regs::<3>(m, xs, bs, as_, out0, out1),
-        4 => regs::<4>(m, xs, bs, as_, out0, out1),
-        5 => regs::<5>(m, xs, bs, as_, out0, out1),
-        6 => regs::<6>(m, xs, bs, as_, out0, out1),
-        7 => regs::<7>(m, xs, bs, as_, out0, out1),
-        8 => regs::<8>(m, xs, bs, as_, out0, out1),
+        1 => regs::<1>(xs, bs, as_, out0, out1, red),
+        2 => regs::<2>(xs, bs, as_, out0, out1, red),
+        3 => regs::<3>(xs, bs, as_, out0, out1, red),
+        4 => regs::<4>(xs, bs, as_, out0, out1, red),
+        5 => regs::<5>(xs, bs, as_, out0, out1, red),
+        6 => regs::<6>(xs, bs, as_, out0, out1, red),
+        7 => regs::<7>(xs, bs, as_, out0, out1, red),
+        8 => regs::<8>(xs, bs, as_, out0, out1, red),
         _ => false,
     }
 }
@@ -157,11 +200,15 @@ mod tests {
     #[test]
     fn lazy_dot_pair_matches_u128_sums() {
         let mut rng = ChaCha8Rng::seed_from_u64(9);
-        // Prime sizes of the presets (36–61 bits), a 62-bit one (16 products per chunk), and
-        // digit counts on both sides of the chunk; lengths not a multiple of the block.
+        // Prime sizes of the presets (20–61 bits, one just above 2^61), a 62-bit one (16
+        // products per chunk), and digit counts on both sides of the chunk; lengths not a
+        // multiple of the block.
         let below =
             |bits: u32| (1..).map(|k| (1u64 << bits) - k).find(|&q| crate::primes::is_prime(q));
-        for q in [below(36).unwrap(), (1 << 61) - 1, below(62).unwrap()] {
+        let above =
+            |bits: u32| (1..).map(|k| (1u64 << bits) + k).find(|&q| crate::primes::is_prime(q));
+        let qs = [below(20), below(36), Some((1 << 61) - 1), above(61), below(62)];
+        for q in qs.map(Option::unwrap) {
             let m = Modulus::new(q).unwrap();
             for beta in [1usize, 2, 5, 8, 9, 17, 40] {
                 let n = 300;

@@ -223,12 +223,20 @@ impl RingContext {
         });
     }
 
+    /// Report the trace kernel of [`RingContext::automorphism`] of `a` without computing it:
+    /// for fused kernels that apply the permutation inside another pass
+    /// ([`crate::rns::mod_down_automorphism`]).
+    pub fn report_automorphism(&self, a: &RnsPoly, galois: u64) {
+        let galois = galois % (2 * a.n() as u64);
+        emit(Kernel::Automorph { n: a.n() as u32, limbs: a.limbs() as u32, galois });
+    }
+
     /// The automorphism `a(X) -> a(X^galois)` (`galois` odd), in either domain.
     pub fn automorphism(&self, a: &RnsPoly, galois: u64) -> RnsPoly {
         let n = a.n();
         assert!(galois % 2 == 1, "automorphism: Galois element {galois} must be odd");
         let galois = galois % (2 * n as u64);
-        emit(Kernel::Automorph { n: n as u32, limbs: a.limbs() as u32, galois });
+        self.report_automorphism(a, galois);
         let mut out = a.zero_like();
         if a.is_symbolic() {
             return out;

@@ -147,6 +147,64 @@ impl Modulus {
     }
 }
 
+/// Reduction modulo `q` of 128-bit values known to lie below a bound `B ≤ 2^64·2^{b}`
+/// (`2^{b−1} ≤ q < 2^b`): lazy sums of a few products of residues, as the key-switching inner
+/// product and BConv form.
+///
+/// # Why
+/// [`Modulus::reduce_u128`] accepts any 128-bit value and spends about six multiplications
+/// (the full 128×128-bit product of Barrett's method). When the value has at most `64 + s`
+/// bits, its top 64 bits `x' = ⌊x/2^s⌋` carry enough of it: the quotient estimate
+/// `q̂ = ⌊x'·μ/2^64⌋` with `μ = ⌊2^{64+s}/q⌋` needs one high product (and an addition when
+/// `μ ≥ 2^64`), the remainder one low product.
+///
+/// # Bound
+/// `q̂ ≤ ⌊x/q⌋`, and `x/q − x'·μ/2^64 < x/2^{64+s} + 2^s/q + 1 ≤ 1 + 2 + 1` for `x < 2^{64+s}`,
+/// `s ≤ b`: `q̂` is at most 3 below the quotient, so `x − q̂·q < 4q < 2^64` is exact in 64-bit
+/// wrapping arithmetic and three conditional subtractions leave the canonical residue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WideReducer {
+    q: u64,
+    /// `s`: the bits of the value below its top 64.
+    shift: u32,
+    /// `μ mod 2^64`.
+    mu_lo: u64,
+    /// `u64::MAX` when `μ ≥ 2^64` (then `μ < 2^65`), else 0: `x'·μ_hi` as a mask.
+    mu_hi_mask: u64,
+}
+
+impl WideReducer {
+    /// A reducer modulo `m` for values up to `max` (inclusive), or `None` if `max` has more than
+    /// `64 + b` bits (`b` the bits of `m`).
+    pub fn new(m: Modulus, max: u128) -> Option<WideReducer> {
+        let q = m.value();
+        let bits = 128 - max.leading_zeros();
+        let shift = bits.saturating_sub(64);
+        if shift > m.bits() {
+            return None;
+        }
+        // μ = ⌊2^{64+s}/q⌋ < 2^{65+s−b} ≤ 2^65 unless `q` is a power of two (`shift ≤ b ≤ 62`
+        // keeps 2^{64+s} within 128 bits).
+        let mu = (1u128 << (64 + shift)) / q as u128;
+        if mu >> 65 != 0 {
+            return None;
+        }
+        let mu_hi_mask = if mu >> 64 == 1 { u64::MAX } else { 0 };
+        Some(WideReducer { q, shift, mu_lo: mu as u64, mu_hi_mask })
+    }
+
+    /// `x mod q` for `x` up to the bound given to [`WideReducer::new`] (canonical residue).
+    #[inline(always)]
+    pub fn reduce(&self, x: u128) -> u64 {
+        let xp = (x >> self.shift) as u64;
+        let qhat = mul_hi(xp, self.mu_lo).wrapping_add(xp & self.mu_hi_mask);
+        let r = (x as u64).wrapping_sub(qhat.wrapping_mul(self.q));
+        let r = r.min(r.wrapping_sub(self.q));
+        let r = r.min(r.wrapping_sub(self.q));
+        r.min(r.wrapping_sub(self.q))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -180,6 +238,49 @@ mod tests {
         fn signed_round_trip(x in -(1i64 << 40)..(1i64 << 40), i in 0usize..2) {
             let m = Modulus::new(qs()[i]).unwrap();
             prop_assert_eq!(m.center(m.from_i64(x)), x);
+        }
+    }
+
+    /// Every bound shape the reducer accepts (values of at most 64 bits, bounds of exactly
+    /// `64 + b` bits, `μ` above and below 2^64), on random values and on the bound's
+    /// neighbourhood, against the 128-bit remainder; and it refuses wider bounds.
+    #[test]
+    fn wide_reducer_matches_u128_remainder() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(21);
+        let prime_below = |bits: u32| {
+            (1..).map(|k| (1u64 << bits) - k).find(|&q| crate::primes::is_prime(q)).unwrap()
+        };
+        let prime_above = |bits: u32| {
+            (1..).map(|k| (1u64 << bits) + k).find(|&q| crate::primes::is_prime(q)).unwrap()
+        };
+        let mut qs: Vec<u64> = [20u32, 31, 36, 40, 50, 55, 60, 61, 62].map(prime_below).to_vec();
+        qs.extend([20u32, 36, 60, 61].map(prime_above));
+        qs.push((1 << 61) - 1);
+        for q in qs {
+            let m = Modulus::new(q).unwrap();
+            let b = m.bits();
+            let sq = (q as u128 - 1) * (q as u128 - 1);
+            let mut bounds: Vec<u128> = vec![q as u128 - 1, u64::MAX as u128, sq];
+            bounds.extend((2..=20u128).filter_map(|f| sq.checked_mul(f)));
+            bounds.push((1u128 << (64 + b)) - 1);
+            for max in bounds {
+                let Some(r) = WideReducer::new(m, max) else {
+                    assert!(128 - max.leading_zeros() > 64 + b, "q={q} max={max} refused");
+                    continue;
+                };
+                let mut xs: Vec<u128> = vec![0, 1, max, max - 1, max / 2, q as u128, q as u128 - 1];
+                xs.extend(
+                    (1..=4u128)
+                        .filter_map(|k| (max / q as u128).checked_sub(k))
+                        .map(|k| k * q as u128),
+                );
+                xs.extend((0..2000).map(|_| rng.random_range(0..=max)));
+                for x in xs.into_iter().filter(|&x| x <= max) {
+                    assert_eq!(r.reduce(x) as u128, x % q as u128, "q={q} max={max:#x} x={x:#x}");
+                }
+            }
+            assert!(WideReducer::new(m, 1u128 << (64 + b)).is_none(), "q={q}");
         }
     }
 

@@ -194,3 +194,29 @@ fn results_do_not_depend_on_the_thread_count() {
     let two = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap().install(run);
     assert_eq!(one, two);
 }
+
+/// ModDown with the automorphism folded into its last pass equals the automorphism of the
+/// plain ModDown (with and without the addend), for rotations and conjugation, and reports
+/// ModDown's kernels only.
+#[test]
+fn mod_down_automorphism_is_automorphism_of_mod_down() {
+    use basalt_math::rns::{mod_down_add, mod_down_automorphism};
+    let ctx = ctx(40, 4, 2);
+    let mut x = random_poly(&ctx, 4, 2, 31);
+    ctx.ntt_assign(&mut x);
+    let mut c = random_poly(&ctx, 4, 0, 32);
+    ctx.ntt_assign(&mut c);
+    let two_n = 2 * N as u64;
+    for galois in
+        [ctx.galois_element_for_rotation(1), ctx.galois_element_for_rotation(-3), two_n - 1]
+    {
+        let want = ctx.automorphism(&mod_down_add(&ctx, &x, &c), galois);
+        let (got, trace) =
+            basalt_trace::record(|| mod_down_automorphism(&ctx, &x, Some(&c), galois));
+        assert_eq!(got, want, "galois={galois}");
+        let (_, plain) = basalt_trace::record(|| mod_down(&ctx, &x));
+        assert_eq!(trace, plain, "galois={galois}: trace");
+        let want = ctx.automorphism(&mod_down(&ctx, &x), galois);
+        assert_eq!(mod_down_automorphism(&ctx, &x, None, galois), want, "galois={galois}");
+    }
+}

@@ -171,6 +171,37 @@ impl Evaluator {
         out
     }
 
+    /// `(φ_g(u_0 + add), φ_g(u_1))` for the key switch `(u_0, u_1)` of `d`: a rotation's key
+    /// switch and automorphism, the addition and the permutation done in ModDown's last pass
+    /// ([`basalt_math::rns::mod_down_automorphism`]). Reports the same trace as
+    /// [`Evaluator::keyswitch_add`] followed by the two automorphisms in an `Automorph` region.
+    pub(crate) fn keyswitch_add_automorphism(
+        &self,
+        d: &RnsPoly,
+        key: &KeyMaterial,
+        add: &RnsPoly,
+        galois: u64,
+    ) -> (RnsPoly, RnsPoly) {
+        let ring = self.params.ring();
+        let (c0, c1) = {
+            let _r = basalt_trace::region("KeySwitch");
+            let (v0, v1) = self.keyswitch_lazy(d, key);
+            (
+                basalt_math::rns::mod_down_automorphism(ring, &v0, Some(add), galois),
+                basalt_math::rns::mod_down_automorphism(ring, &v1, None, galois),
+            )
+        };
+        basalt_trace::emit(basalt_trace::Kernel::Elem {
+            n: add.n() as u32,
+            limbs: add.limbs() as u32,
+            op: basalt_trace::ElemOp::Add,
+        });
+        let _r = basalt_trace::region("Automorph");
+        ring.report_automorphism(&c0, galois);
+        ring.report_automorphism(&c1, galois);
+        (c0, c1)
+    }
+
     pub(crate) fn check_ct(&self, ct: &Ciphertext) -> Result<()> {
         if ct.params_id != self.params.id() {
             return Err(CkksError::WrongParams { expected: self.params.id(), found: ct.params_id });

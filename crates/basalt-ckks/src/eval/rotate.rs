@@ -55,14 +55,10 @@ impl Evaluator {
         let _r = region("Rotate");
         // Name the key for the simulator's on-chip store (rotations by one step share it).
         let _k = basalt_trace::key_scope(KeyId::Galois { element: galois });
-        let ring = self.params.ring();
         // Key switch first (the key switches `s` to `φ^{-1}(s)`), then permute the pair, as
-        // the hoisted rotations do: bit-identical to them, and as many permuted limbs.
-        let (u0, u1) = self.keyswitch_add(&ct.polys[1], &gk.key, [Some(&ct.polys[0]), None]);
-        let (c0, c1) = {
-            let _r = region("Automorph");
-            (ring.automorphism(&u0, galois), ring.automorphism(&u1, galois))
-        };
+        // the hoisted rotations do: bit-identical to them, and as many permuted limbs. The
+        // permutation is applied in ModDown's last pass, limb by limb while in cache.
+        let (c0, c1) = self.keyswitch_add_automorphism(&ct.polys[1], &gk.key, &ct.polys[0], galois);
         let out = ct.with_polys(vec![c0, c1]);
         Ok(store(&op, out))
     }

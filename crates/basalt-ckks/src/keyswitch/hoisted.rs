@@ -31,7 +31,7 @@ use basalt_math::{RnsPoly, rns};
 use basalt_trace::{ObjectId, operation, region};
 
 use super::decompose::HoistedDecomp;
-use super::hybrid::inner_product;
+use super::hybrid::{inner_product, inner_product_then};
 use crate::ciphertext::{Ciphertext, PlaintextQP, check_poly_operand, check_scale_slots};
 use crate::error::{CkksError, Result};
 use crate::keys::{KeyId, KeyMaterial};
@@ -247,6 +247,18 @@ fn permute(params: &Parameters, x0: &RnsPoly, x1: &RnsPoly, galois: u64) -> (Rns
     (ring.automorphism(x0, galois), ring.automorphism(x1, galois))
 }
 
+/// The trace of `lift_times_p` of `c_0`, the addition to `v_0` and [`permute`], for the fused
+/// form of [`automorphism_hoisted_lazy`] that computed them inside the inner product.
+fn report_lift_add_permute(params: &Parameters, v0: &RnsPoly, v1: &RnsPoly, galois: u64) {
+    use basalt_trace::{ElemOp, Kernel, emit};
+    let (n, l1) = (params.n() as u32, v0.q_limbs() as u32);
+    emit(Kernel::Elem { n, limbs: l1, op: ElemOp::MulScalar });
+    emit(Kernel::Elem { n, limbs: v0.limbs() as u32, op: ElemOp::Add });
+    let _r = region("Automorph");
+    params.ring().report_automorphism(v0, galois);
+    params.ring().report_automorphism(v1, galois);
+}
+
 /// `P·ct` over `Q_l ∪ P` (the lazy form of the identity rotation); `p_mod_q` of the level's `P`.
 pub fn lift_lazy(params: &Parameters, ct: &Ciphertext, p_mod_q: &[u64]) -> CiphertextQP {
     let ring = params.ring();
@@ -270,11 +282,37 @@ pub fn automorphism_hoisted_lazy(
 ) -> CiphertextQP {
     let _r = region("Rotate");
     let ring = params.ring();
-    let (mut v0, v1) = key_switch(params, decomp, key);
-    let pc0 = lift_times_p(ring, &ct.polys[0], params.k_at(ct.level()), p_mod_q);
+    let meta = (ct.scale, ct.slots, ct.params_id, ct.key_id);
+    let k = params.k_at(ct.level());
+    let c0 = &ct.polys[0];
+    // Fused where the inner product runs limb by limb: `+ P·c_0` and the permutation are
+    // applied to each pair of limbs as it is produced (same values, same trace).
+    let perm =
+        (!c0.is_symbolic()).then(|| ring.galois_permutation(galois % (2 * params.n() as u64)));
+    let l1 = c0.q_limbs();
+    let post = |i: usize, o0: &mut [u64], o1: &mut [u64]| {
+        let perm = perm.as_deref().expect("called on real data only");
+        if i < l1 {
+            let m = ring.q()[i];
+            let (w, ws) = (p_mod_q[i], m.shoup(p_mod_q[i]));
+            let src = c0.limb(i);
+            o0.iter_mut().zip(src).for_each(|(o, &x)| *o = m.add(*o, m.mul_shoup(x, w, ws)));
+        }
+        basalt_math::fused::permute_in_place(o0, perm);
+        basalt_math::fused::permute_in_place(o1, perm);
+    };
+    let ((mut v0, v1), fused) = {
+        let _r = region("KeySwitch");
+        inner_product_then(params, decomp, key, Some(&post))
+    };
+    if fused {
+        report_lift_add_permute(params, &v0, &v1, galois);
+        return CiphertextQP::result(v0, v1, meta);
+    }
+    let pc0 = lift_times_p(ring, c0, k, p_mod_q);
     ring.add_assign(&mut v0, &pc0);
     let (c0, c1) = permute(params, &v0, &v1, galois);
-    CiphertextQP::result(c0, c1, (ct.scale, ct.slots, ct.params_id, ct.key_id))
+    CiphertextQP::result(c0, c1, meta)
 }
 
 /// Non-lazy hoisted rotation: ModDown right away, add `c_0`, permute the pair in `Q_l`.
@@ -288,11 +326,24 @@ pub fn automorphism_hoisted(
     let _r = region("Rotate");
     let ring = params.ring();
     let (v0, v1) = key_switch(params, decomp, key);
-    let (mut u0, u1) = {
+    // ModDown, the addition of `c_0` and the permutation in one pass per limb
+    // (`rns::mod_down_automorphism`); the trace is that of the separate steps.
+    let (c0, c1) = {
         let _r = region("KeySwitch");
-        (rns::mod_down(ring, &v0), rns::mod_down(ring, &v1))
+        (
+            rns::mod_down_automorphism(ring, &v0, Some(&ct.polys[0]), galois),
+            rns::mod_down_automorphism(ring, &v1, None, galois),
+        )
     };
-    ring.add_assign(&mut u0, &ct.polys[0]);
-    let (c0, c1) = permute(params, &u0, &u1, galois);
+    basalt_trace::emit(basalt_trace::Kernel::Elem {
+        n: c0.n() as u32,
+        limbs: c0.limbs() as u32,
+        op: basalt_trace::ElemOp::Add,
+    });
+    {
+        let _r = region("Automorph");
+        ring.report_automorphism(&c0, galois);
+        ring.report_automorphism(&c1, galois);
+    }
     ct.with_polys(vec![c0, c1])
 }

@@ -5,7 +5,7 @@ use basalt_math::{Domain, RnsPoly, rns};
 use basalt_trace::region;
 
 use super::decompose::{HoistedDecomp, decompose};
-use super::{dot_pairs, emit_key_load, mac_pair};
+use super::{LimbPairPost, dot_pairs, dot_pairs_then, emit_key_load, mac_pair};
 use crate::keys::KeyMaterial;
 use crate::params::Parameters;
 
@@ -15,6 +15,18 @@ pub fn inner_product(
     decomp: &HoistedDecomp,
     key: &KeyMaterial,
 ) -> (RnsPoly, RnsPoly) {
+    inner_product_then(params, decomp, key, None).0
+}
+
+/// [`inner_product`], with `post(i, acc0_i, acc1_i)` applied to each pair of result limbs
+/// while in cache when the product runs limb by limb (a full key on real data: the second
+/// result is then `true`); otherwise `post` is not called and the second result is `false`.
+pub(crate) fn inner_product_then(
+    params: &Parameters,
+    decomp: &HoistedDecomp,
+    key: &KeyMaterial,
+    post: Option<LimbPairPost<'_>>,
+) -> ((RnsPoly, RnsPoly), bool) {
     let _r = region("InnerProduct");
     let l1 = decomp.level + 1;
     let k = params.k_at(decomp.level);
@@ -27,15 +39,18 @@ pub fn inner_product(
         let part = full.parts[g].as_ref().expect("key part checked by the caller");
         let xs: Vec<&RnsPoly> = decomp.digits.iter().collect();
         let keys: Vec<(&RnsPoly, &RnsPoly)> = part.b.iter().zip(&part.a).take(xs.len()).collect();
-        dot_pairs(params.ring(), &mut acc0, &mut acc1, &xs, &keys);
-        return (acc0, acc1);
+        match post {
+            Some(post) => dot_pairs_then(params.ring(), &mut acc0, &mut acc1, &xs, &keys, post),
+            None => dot_pairs(params.ring(), &mut acc0, &mut acc1, &xs, &keys),
+        }
+        return ((acc0, acc1), post.is_some());
     }
     let all: Vec<usize> = (0..l1 + k).collect();
     for (j, dj) in decomp.digits.iter().enumerate() {
         let a = key.a(params, (g, j), l1, like.is_symbolic());
         mac_pair(params.ring(), &mut acc0, &mut acc1, dj, key.b(g, j), &a, &all);
     }
-    (acc0, acc1)
+    ((acc0, acc1), false)
 }
 
 /// Key switching left in `Q_l ∪ P`: `(u_0, u_1)` with `u_0 + u_1·s ≈ P·d·s'`.

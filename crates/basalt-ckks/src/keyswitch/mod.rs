@@ -187,6 +187,23 @@ pub(crate) fn dot_pairs(
     xs: &[&RnsPoly],
     keys: &[(&RnsPoly, &RnsPoly)],
 ) {
+    dot_pairs_then(ring, acc0, acc1, xs, keys, &|_, _, _| {});
+}
+
+/// Work on one pair of accumulator limbs `(i, acc0_i, acc1_i)` right after the inner product
+/// produced them ([`dot_pairs_then`]).
+pub(crate) type LimbPairPost<'a> = &'a (dyn Fn(usize, &mut [u64], &mut [u64]) + Sync);
+
+/// [`dot_pairs`], then `post(i, acc0_i, acc1_i)` on each pair of accumulator limbs in the task
+/// that produced it, while both are in cache (a lazy rotation adds `P·c_0` and permutes there).
+pub(crate) fn dot_pairs_then(
+    ring: &RingContext,
+    acc0: &mut RnsPoly,
+    acc1: &mut RnsPoly,
+    xs: &[&RnsPoly],
+    keys: &[(&RnsPoly, &RnsPoly)],
+    post: LimbPairPost<'_>,
+) {
     let n = ring.n();
     let limbs = acc0.limbs() as u32;
     for _ in 0..2 * xs.len() {
@@ -210,5 +227,6 @@ pub(crate) fn dot_pairs(
             let a: Vec<&[u64]> =
                 keys.iter().map(|(_, a)| a.limb(map_limb(i, aq, a.q_limbs()))).collect();
             basalt_math::fused::dot_pair(ring.moduli()[glob[i]], &x, &b, &a, o0, o1);
+            post(i, o0, o1);
         });
 }

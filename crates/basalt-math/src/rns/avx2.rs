@@ -33,7 +33,7 @@ pub(super) fn available() -> bool {
 }
 
 /// BConv's step 2 for one output limb, as [`super::simd::convert_limb`] (same arguments, same
-/// result), four coefficients at a time.
+/// result), four coefficients at a time, by a kernel specialised to the input count.
 ///
 /// # Panics
 /// If [`available`] is false, [`super::simd::fits`]`(y.len(), p)` is false, lengths disagree,
@@ -58,30 +58,40 @@ pub(super) fn convert_limb(
     // SAFETY: the CPU supports AVX2 (checked by `available`), and every access below stays
     // inside the slices whose lengths were just checked.
     unsafe {
-        convert_kernel(y, t, ts, p, u, neg_q, off, out)
+        let a = (neg_q, off);
+        match y.len() {
+            1 => convert_kernel::<1>(y, t, ts, p, u, a, out),
+            2 => convert_kernel::<2>(y, t, ts, p, u, a, out),
+            3 => convert_kernel::<3>(y, t, ts, p, u, a, out),
+            4 => convert_kernel::<4>(y, t, ts, p, u, a, out),
+            5 => convert_kernel::<5>(y, t, ts, p, u, a, out),
+            6 => convert_kernel::<6>(y, t, ts, p, u, a, out),
+            7 => convert_kernel::<7>(y, t, ts, p, u, a, out),
+            8 => convert_kernel::<8>(y, t, ts, p, u, a, out),
+            f => unreachable!("fits() admits 1 to 8 inputs, not {f}"),
+        }
     }
 }
 
+/// The kernel for `F` inputs (a constant: the input loop unrolls and the table constants stay
+/// in registers).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-#[allow(clippy::too_many_arguments)]
-fn convert_kernel(
+fn convert_kernel<const F: usize>(
     y: &[Vec<u64>],
     t: &[u64],
     ts: &[u64],
     p: u64,
     u: &[u64],
-    neg_q: u64,
-    off: u64,
+    (neg_q, off): (u64, u64),
     out: &mut [u64],
 ) {
-    let f = y.len();
     let n = out.len();
     let pv = split(p);
-    let tv: Vec<(__m256i, __m256i)> = t.iter().map(|&x| split(x)).collect();
-    let tsv: Vec<(__m256i, __m256i)> = ts.iter().map(|&x| split(x)).collect();
+    let tv: [(__m256i, __m256i); F] = std::array::from_fn(|i| split(t[i]));
+    let tsv: [(__m256i, __m256i); F] = std::array::from_fn(|i| split(ts[i]));
     let mut steps = Vec::new();
-    let mut k = super::simd::top_step(f);
+    let mut k = super::simd::top_step(F);
     while k >= 1 {
         steps.push(_mm256_set1_epi64x((k * p) as i64));
         k /= 2;
@@ -94,11 +104,11 @@ fn convert_kernel(
         x
     };
     let (nqv, offv) = (split(neg_q), _mm256_set1_epi64x(off as i64));
-    let rows: Vec<&[u64]> = y.iter().map(|yi| &yi[..n]).collect();
+    let rows: [&[u64]; F] = std::array::from_fn(|i| &y[i][..n]);
     for c in (0..n).step_by(4) {
         let mut sum_lo = _mm256_setzero_si256();
         let mut sum_q = _mm256_setzero_si256();
-        for i in 0..f {
+        for i in 0..F {
             // SAFETY: `c + 4 <= n == rows[i].len()`.
             let a = unsafe { _mm256_loadu_si256(rows[i].as_ptr().add(c).cast()) };
             let a_hi = _mm256_srli_epi64::<32>(a);
@@ -117,7 +127,7 @@ fn convert_kernel(
         if off != 0 {
             r = sub_if_ge(_mm256_add_epi64(r, offv), pv.0);
         }
-        // SAFETY: `c + 4 <= out.len()`.
+        // SAFETY: `c + 4 <= n == out.len()`.
         unsafe { _mm256_storeu_si256(out.as_mut_ptr().add(c).cast(), r) };
     }
 }

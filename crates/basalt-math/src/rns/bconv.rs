@@ -443,6 +443,89 @@ mod tests {
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
 
+    /// Step 2 by every form this CPU runs (the vector kernel on a length that is a multiple of
+    /// 8, the scalar loop on one that is not) against the CRT value in big integers: exact mode gives `X mod p_j`, centred mode `X` or `X − Q`, fast mode `X + u·Q`
+    /// with `0 ≤ u < from`; primes of 20 to 61 bits, some just above 2^61.
+    #[test]
+    fn every_step2_form_matches_big_integer_crt() {
+        let mut rng = ChaCha8Rng::seed_from_u64(12);
+        for (from_bits, to_bits) in
+            [(60u32, 61u32), (61, 60), (20, 36), (40, 61), (56, 39), (36, 20)]
+        {
+            let q = crate::primes::ntt_primes(from_bits, 4, 5, &[]).unwrap();
+            // `ntt_primes` alternates above and below 2^bits: 61-bit primes just above 2^61
+            // are among them, as in Lattigo's special primes.
+            let p = crate::primes::ntt_primes(to_bits, 4, 4, &q).unwrap();
+            let ctx = RingContext::new(4, &q, &p).unwrap();
+            for f in [1usize, 3, 5] {
+                let from: Vec<usize> = (0..f).collect();
+                let to: Vec<usize> = (5..9).collect();
+                let conv = BConv::new(&ctx, &from, &to);
+                let big_q: BigUint = q[..f].iter().map(|&v| BigUint::from(v)).product();
+                // Zero and the largest residue among random ones (never all largest at once, nor
+                // alone: the exact mode's floating-point `u` may be off by one at `X = Q − 1`).
+                let input: Vec<Vec<u64>> = q[..f]
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &m)| {
+                        let mut v: Vec<u64> = (0..8).map(|_| rng.random_range(0..m)).collect();
+                        v[0] = 0;
+                        if f > 1 {
+                            v[1 + i % 2] = m - 1;
+                        }
+                        v
+                    })
+                    .collect();
+                // Results on all 8 coefficients, which the 6-coefficient run must repeat.
+                let mut first: Vec<Vec<u64>> = Vec::new();
+                for n in [8usize, 6] {
+                    let view: Vec<&[u64]> = input.iter().map(|v| &v[..n]).collect();
+                    let mut run = 0;
+                    // The CRT value of each coefficient.
+                    let xs: Vec<BigUint> = (0..n)
+                        .map(|c| {
+                            let mut x = BigUint::from(0u32);
+                            for (i, &m) in q[..f].iter().enumerate() {
+                                let hat = &big_q / m;
+                                let hat_mod = (&hat % m).to_u64().unwrap();
+                                let inv = Modulus::new(m).unwrap().inv(hat_mod).unwrap();
+                                let yi = input[i][c] as u128 * inv as u128 % m as u128;
+                                x += hat * BigUint::from(yi);
+                            }
+                            x % &big_q
+                        })
+                        .collect();
+                    for mode in [BConvMode::Fast, BConvMode::Exact, BConvMode::Centered] {
+                        let prep = conv.prepare_input(&view, mode);
+                        for (j, &pj) in p.iter().enumerate() {
+                            let mut out = vec![0u64; n];
+                            conv.convert_prepared(&prep, j, &mut out);
+                            if n == 8 {
+                                first.push(out.clone());
+                            } else {
+                                assert_eq!(out, first[run][..n], "{mode:?} j={j}: forms differ");
+                            }
+                            run += 1;
+                            for c in 0..n {
+                                let x_mod = (&xs[c] % pj).to_u64().unwrap();
+                                let q_mod = (&big_q % pj).to_u64().unwrap();
+                                let m = Modulus::new(pj).unwrap();
+                                // `X + u·Q mod p_j` for each allowed `u` (negative: centred).
+                                let with = |u: i64| m.add(x_mod, m.mul(q_mod, m.from_i64(u)));
+                                let ok = match mode {
+                                    BConvMode::Exact => out[c] == x_mod,
+                                    BConvMode::Centered => out[c] == x_mod || out[c] == with(-1),
+                                    BConvMode::Fast => (0..f as i64).any(|u| out[c] == with(u)),
+                                };
+                                assert!(ok, "q{from_bits}→p{to_bits} f={f} n={n} {mode:?} c={c}");
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     /// The overshoot `u` of every form (the one this CPU runs and the plain one) equals the
     /// per-coefficient sum, on random inputs, inputs that are multiples of half their modulus
     /// (sums landing on integers and halves), and the largest residues.

@@ -9,4 +9,6 @@ mod mod_change;
 mod simd;
 
 pub use bconv::{BConv, BConvInput, BConvMode};
-pub use mod_change::{mod_down, mod_down_add, mod_down_rescale, mod_up, mod_up_with, rescale};
+pub use mod_change::{
+    mod_down, mod_down_add, mod_down_automorphism, mod_down_rescale, mod_up, mod_up_with, rescale,
+};

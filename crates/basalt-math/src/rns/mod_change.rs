@@ -104,7 +104,7 @@ pub fn mod_up_with(
 pub fn mod_down(ctx: &RingContext, x: &RnsPoly) -> RnsPoly {
     assert!(x.p_limbs() > 0, "mod_down: input has no P limbs");
     let _region = basalt_trace::region("ModDown");
-    divide_round(ctx, x, x.q_limbs(), None)
+    divide_round(ctx, x, x.q_limbs(), None, None)
 }
 
 /// `c + ModDown(x)` (`c` on `Q_l`, in `x`'s domain), the addition done in ModDown's last pass
@@ -121,7 +121,43 @@ pub fn mod_down_add(ctx: &RingContext, x: &RnsPoly, c: &RnsPoly) -> RnsPoly {
     );
     assert_eq!(c.is_symbolic(), x.is_symbolic(), "mod_down_add: symbolic and real mixed");
     let _region = basalt_trace::region("ModDown");
-    divide_round(ctx, x, x.q_limbs(), Some(c))
+    divide_round(ctx, x, x.q_limbs(), Some(c), None)
+}
+
+/// `φ_g(ModDown(x) + c)` (`c` optional, on `Q_l` in the NTT domain, as `x`): the automorphism
+/// `X → X^galois` applied to each output limb in ModDown's last pass, while the limb is in
+/// cache, instead of a pass over a fresh polynomial of its own. A rotation's key switch ends
+/// this way (the key switches to `φ_g^{-1}(s)`, then the pair is permuted).
+///
+/// Same result as [`RingContext::automorphism`] of [`mod_down_add`] (or [`mod_down`]); reports
+/// the kernels of [`mod_down`] only: the caller reports the `Elem Add` and the `Automorph`
+/// where its unfused form would.
+///
+/// # Panics
+/// As [`mod_down_add`]; if `x` is not in the NTT domain or `galois` is even.
+pub fn mod_down_automorphism(
+    ctx: &RingContext,
+    x: &RnsPoly,
+    c: Option<&RnsPoly>,
+    galois: u64,
+) -> RnsPoly {
+    assert!(x.p_limbs() > 0, "mod_down_automorphism: input has no P limbs");
+    assert_eq!(x.domain(), Domain::Ntt, "mod_down_automorphism: input must be in the NTT domain");
+    assert!(galois % 2 == 1, "mod_down_automorphism: Galois element {galois} must be odd");
+    if let Some(c) = c {
+        assert!(
+            c.q_limbs() == x.q_limbs() && c.p_limbs() == 0 && c.domain() == x.domain(),
+            "mod_down_automorphism: the addend must be on Q_l in the input's domain"
+        );
+        assert_eq!(
+            c.is_symbolic(),
+            x.is_symbolic(),
+            "mod_down_automorphism: symbolic and real mixed"
+        );
+    }
+    let _region = basalt_trace::region("ModDown");
+    let perm = (!x.is_symbolic()).then(|| ctx.galois_permutation(galois % (2 * ctx.n() as u64)));
+    divide_round(ctx, x, x.q_limbs(), c, perm.as_deref().map(Vec::as_slice))
 }
 
 /// ModDown and Rescale in one pass: `Q_l ∪ P → Q_{l−count}`, `round(x / (P·q_{l−count+1}⋯q_l))`
@@ -141,7 +177,7 @@ pub fn mod_down_rescale(ctx: &RingContext, x: &RnsPoly, count: usize) -> RnsPoly
         x.q_limbs()
     );
     let _region = basalt_trace::region("ModDown");
-    divide_round(ctx, x, x.q_limbs() - count, None)
+    divide_round(ctx, x, x.q_limbs() - count, None, None)
 }
 
 /// Rescale: divide by the top `count` Q limbs with rounding (`count = 2` is Osiris's double-prime
@@ -157,7 +193,7 @@ pub fn rescale(ctx: &RingContext, x: &RnsPoly, count: usize) -> RnsPoly {
         x.q_limbs()
     );
     let _region = basalt_trace::region("Rescale");
-    divide_round(ctx, x, x.q_limbs() - count, None)
+    divide_round(ctx, x, x.q_limbs() - count, None, None)
 }
 
 /// The shared ModChange primitive: keep the first `keep` Q limbs of `x`, divide by the product
@@ -165,8 +201,15 @@ pub fn rescale(ctx: &RingContext, x: &RnsPoly, count: usize) -> RnsPoly {
 ///
 /// With `H = floor(D/2)` and `y = [x + H]_D` from the exact BConv, the result is
 /// `(x + H − y) / D = floor((x + H) / D) = round(x / D)`, an exact division computed per kept
-/// limb as `(x − (y − H)) · D^{-1}`; plus `add` if given.
-fn divide_round(ctx: &RingContext, x: &RnsPoly, keep: usize, add: Option<&RnsPoly>) -> RnsPoly {
+/// limb as `(x − (y − H)) · D^{-1}`; plus `add` if given; then each limb permuted by `perm`
+/// (`out[k] = limb[perm[k]]`, an automorphism in the NTT domain) if given.
+fn divide_round(
+    ctx: &RingContext,
+    x: &RnsPoly,
+    keep: usize,
+    add: Option<&RnsPoly>,
+    perm: Option<&[u32]>,
+) -> RnsPoly {
     let n = ctx.n();
     let drop: Vec<usize> = (keep..x.limbs()).collect();
     let drop_global: Vec<usize> = drop.iter().map(|&i| ctx.global_index(x, i)).collect();
@@ -229,16 +272,18 @@ fn divide_round(ctx: &RingContext, x: &RnsPoly, keep: usize, add: Option<&RnsPol
             let (w, ws) = (d_inv[j], m.shoup(d_inv[j]));
             let xs = x.limb(j);
             let add_j = add.map(|c| c.limb(j));
-            if super::simd::sub_mul_shoup_add(xs, y, (w, ws), m.value(), add_j).is_some() {
-                return;
+            if super::simd::sub_mul_shoup_add(xs, y, (w, ws), m.value(), add_j).is_none() {
+                match add {
+                    None => y.iter_mut().zip(xs).for_each(|(v, &xv)| {
+                        *v = m.mul_shoup(m.sub(xv, *v), w, ws);
+                    }),
+                    Some(c) => y.iter_mut().zip(xs).zip(c.limb(j)).for_each(|((v, &xv), &cv)| {
+                        *v = m.add(cv, m.mul_shoup(m.sub(xv, *v), w, ws));
+                    }),
+                }
             }
-            match add {
-                None => y.iter_mut().zip(xs).for_each(|(v, &xv)| {
-                    *v = m.mul_shoup(m.sub(xv, *v), w, ws);
-                }),
-                Some(c) => y.iter_mut().zip(xs).zip(c.limb(j)).for_each(|((v, &xv), &cv)| {
-                    *v = m.add(cv, m.mul_shoup(m.sub(xv, *v), w, ws));
-                }),
+            if let Some(perm) = perm {
+                crate::fused::permute_in_place(y, perm);
             }
         };
         let halves: Vec<u64> = keep_global.iter().map(|&g| half_mod(g)).collect();
