@@ -14,7 +14,7 @@ use tfhe_fft::c64;
 use basalt_tfhe::batch::{BatchConfig, core_batch_of};
 use basalt_tfhe::decompose::StreamingDecomposer;
 use basalt_tfhe::error::Result;
-use basalt_tfhe::external_product::{mul_acc, rotate_minus};
+use basalt_tfhe::external_product::{mul_acc, mul_acc2};
 use basalt_tfhe::fft::fft_for;
 use basalt_tfhe::keys::{ClientKey, ServerKey};
 use basalt_tfhe::lut::Lut;
@@ -43,6 +43,9 @@ pub struct BenchRecord {
     pub median_ms: f64,
     pub min_ms: f64,
     pub per_pbs_ms: Option<f64>,
+    /// Median thread CPU time of the timed calls (single-thread latencies): robust to other
+    /// processes on a shared machine, where the wall time is not.
+    pub thread_cpu_median_ms: Option<f64>,
     pub pbs_per_s: Option<f64>,
     pub bytes: Option<u64>,
     pub stage: Option<String>,
@@ -125,16 +128,23 @@ fn stats(mut v: Vec<f64>) -> (f64, f64) {
     (v[v.len() / 2], v[0])
 }
 
-fn time_ms(reps: usize, mut f: impl FnMut()) -> (f64, f64) {
+fn time_ms(reps: usize, f: impl FnMut()) -> (f64, f64) {
+    let (med, min, _) = time_ms_cpu(reps, f);
+    (med, min)
+}
+
+/// Median and minimum wall time, and median thread CPU time, of `reps` calls after a warm-up.
+fn time_ms_cpu(reps: usize, mut f: impl FnMut()) -> (f64, f64, f64) {
     f(); // warm-up
-    let v: Vec<f64> = (0..reps.max(1))
+    let (wall, cpu): (Vec<f64>, Vec<f64>) = (0..reps.max(1))
         .map(|_| {
-            let t = Instant::now();
+            let (c, t) = (crate::harness::thread_cpu_ms(), Instant::now());
             f();
-            t.elapsed().as_secs_f64() * 1e3
+            (t.elapsed().as_secs_f64() * 1e3, crate::harness::thread_cpu_ms() - c)
         })
-        .collect();
-    stats(v)
+        .unzip();
+    let (med, min) = stats(wall);
+    (med, min, stats(cpu).0)
 }
 
 fn run<T: Torus>(
@@ -194,40 +204,43 @@ fn run<T: Torus>(
     };
     let big = sk.bootstrap(&small, &lut);
     let reps = opts.latency_reps;
-    let (med, min) = one.install(|| time_ms(reps, || drop(sk.bootstrap(&small, &lut))));
+    let (med, min, cpu) = one.install(|| time_ms_cpu(reps, || drop(sk.bootstrap(&small, &lut))));
     push(
         BenchRecord {
             bench: "pbs/latency".into(),
             reps,
             median_ms: med,
             min_ms: min,
+            thread_cpu_median_ms: Some(cpu),
             per_pbs_ms: Some(med),
             pbs_per_s: Some(1e3 / med),
             ..base.clone()
         },
         &mut out,
     );
-    let (med, min) = one.install(|| time_ms(reps, || drop(sk.keyswitch(&big))));
+    let (med, min, cpu) = one.install(|| time_ms_cpu(reps, || drop(sk.keyswitch(&big))));
     push(
         BenchRecord {
             bench: "ks/latency".into(),
             reps,
             median_ms: med,
             min_ms: min,
+            thread_cpu_median_ms: Some(cpu),
             per_pbs_ms: Some(med),
             pbs_per_s: Some(1e3 / med),
             ..base.clone()
         },
         &mut out,
     );
-    let (med, min) =
-        one.install(|| time_ms(reps, || drop(sk.apply_lut(&ct, &lut).expect("valid"))));
+    let (med, min, cpu) =
+        one.install(|| time_ms_cpu(reps, || drop(sk.apply_lut(&ct, &lut).expect("valid"))));
     push(
         BenchRecord {
             bench: "ks_pbs/latency".into(),
             reps,
             median_ms: med,
             min_ms: min,
+            thread_cpu_median_ms: Some(cpu),
             per_pbs_ms: Some(med),
             pbs_per_s: Some(1e3 / med),
             ..base.clone()
@@ -308,8 +321,8 @@ impl BenchRecord {
 }
 
 /// Per-stage time of one PBS, measured stage by stage on the real kernels and scaled to the
-/// `n` blind-rotation iterations (ms per PBS): rotate, decompose, FFT, multiply-add, IFFT (with
-/// its time-domain accumulation), and key switching.
+/// `n` blind-rotation iterations (ms per PBS): rotation, decomposition and forward FFT (one
+/// fused pass), multiply-add, IFFT (with its time-domain accumulation), and key switching.
 pub fn stage_times<T: Torus>(sk: &ServerKey<T>) -> Vec<BenchRecord> {
     let bsk = sk.bsk();
     let (k, n, l) = (bsk.glwe_dimension(), bsk.poly_size(), bsk.level());
@@ -321,8 +334,6 @@ pub fn stage_times<T: Torus>(sk: &ServerKey<T>) -> Vec<BenchRecord> {
     let mut rng = Csprng::from_seed(9);
     let mut acc = vec![T::ZERO; (k + 1) * n];
     rng.fill_uniform(&mut acc);
-    let mut diff = vec![T::ZERO; (k + 1) * n];
-    let mut digits = vec![T::ZERO; rows * n];
     let mut fdig = vec![c64::default(); rows * m];
     let mut facc = vec![c64::default(); m];
     let dec = StreamingDecomposer::new(bsk.base_log(), l);
@@ -341,38 +352,20 @@ pub fn stage_times<T: Torus>(sk: &ServerKey<T>) -> Vec<BenchRecord> {
         })
     };
     rec(
-        "rotate",
+        "rotate_decompose_fft",
         per_pbs(time_ms(5, || {
-            for r in 0..reps {
+            for r0 in 0..reps {
                 for c in 0..=k {
-                    rotate_minus(
-                        &mut diff[c * n..(c + 1) * n],
-                        &acc[c * n..(c + 1) * n],
-                        (r * 37) % (2 * n),
-                    );
-                }
-            }
-        })),
-    );
-    rec(
-        "decompose",
-        per_pbs(time_ms(5, || {
-            for _ in 0..reps {
-                for c in 0..=k {
-                    dec.decompose_poly(
-                        &diff[c * n..(c + 1) * n],
-                        &mut digits[c * l * n..(c + 1) * l * n],
-                    );
-                }
-            }
-        })),
-    );
-    rec(
-        "fft",
-        per_pbs(time_ms(5, || {
-            for _ in 0..reps {
-                for r in 0..rows {
-                    fft.forward(&mut fdig[r * m..(r + 1) * m], &digits[r * n..(r + 1) * n], stack);
+                    for j in 0..l {
+                        let r = c * l + j;
+                        fft.forward_digits_rotated(
+                            &mut fdig[r * m..(r + 1) * m],
+                            &acc[c * n..(c + 1) * n],
+                            (r0 * 37) % (2 * n),
+                            dec.digit_level::<T>(j + 1),
+                            stack,
+                        );
+                    }
                 }
             }
         })),
@@ -383,9 +376,20 @@ pub fn stage_times<T: Torus>(sk: &ServerKey<T>) -> Vec<BenchRecord> {
         per_pbs(time_ms(5, || {
             for _ in 0..reps {
                 for c in 0..=k {
-                    for r in 0..rows {
-                        let gg = &g[(r * (k + 1) + c) * m..(r * (k + 1) + c + 1) * m];
-                        mul_acc(&mut facc, &fdig[r * m..(r + 1) * m], gg, r == 0, &[]);
+                    let gg = |r: usize| &g[(r * (k + 1) + c) * m..(r * (k + 1) + c + 1) * m];
+                    let f = |r: usize| &fdig[r * m..(r + 1) * m];
+                    let mut r = 0;
+                    while r + 1 < rows {
+                        mul_acc2(
+                            &mut facc,
+                            [(f(r), gg(r)), (f(r + 1), gg(r + 1))],
+                            r == 0,
+                            [&[]; 2],
+                        );
+                        r += 2;
+                    }
+                    if r < rows {
+                        mul_acc(&mut facc, f(r), gg(r), r == 0, &[]);
                     }
                 }
             }

@@ -36,8 +36,12 @@ fn records_cover_latency_throughput_stages_and_failures() {
         assert!((r.per_pbs_ms.unwrap() - per).abs() < 1e-9);
     }
     let stages: Vec<_> = find("pbs/stage").iter().map(|r| r.stage.clone().unwrap()).collect();
-    for s in ["decompose", "fft", "mult_add", "ifft_accumulate", "keyswitch"] {
+    for s in ["rotate_decompose_fft", "mult_add", "ifft_accumulate", "keyswitch"] {
         assert!(stages.iter().any(|x| x == s), "stage {s}");
+    }
+    for b in ["pbs/latency", "ks/latency", "ks_pbs/latency"] {
+        let cpu = find(b)[0].thread_cpu_median_ms.expect("thread CPU time of a latency");
+        assert!(cpu > 0.0, "{b}: thread CPU time {cpu}");
     }
     assert_eq!(find("key_size").len(), 2);
     let f = find("ks_pbs/failure_rate");

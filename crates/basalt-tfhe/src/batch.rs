@@ -75,7 +75,7 @@ pub fn core_batch_for_cache<T: Torus>(bsk: &FourierBsk, cache_bytes: usize) -> u
     let t = std::mem::size_of::<T>();
     let ggsw = bsk.ggsw_len() * 16;
     let rows = (k + 1) * bsk.level;
-    let shared = (k + 1) * n * t + rows * n * t + rows * (n / 2) * 16 + (n / 2) * 16;
+    let shared = rows * (n / 2) * 16 + (n / 2) * 16;
     let per_ct = (k + 1) * n * t + (bsk.lwe_dim + 1) * std::mem::size_of::<usize>();
     let budget = (cache_bytes * 3 / 4).saturating_sub(ggsw + shared);
     (budget / per_ct).max(1)
@@ -107,7 +107,6 @@ fn pbs_core_batch<T: Torus>(
         init_accumulator(acc, tv, k, ms[bsk.lwe_dim]);
     }
     let shape = shape_of(bsk);
-    let mut diff = vec![T::ZERO; glwe];
     let mut ws = ExternalProductWorkspace::new(fft, k, bsk.level);
     for i in 0..bsk.lwe_dim {
         let g = bsk.ggsw(i);
@@ -115,7 +114,7 @@ fn pbs_core_batch<T: Torus>(
         for (j, (acc, ms)) in accs.chunks_mut(glwe).zip(&ms).enumerate() {
             // The next GGSW is prefetched once per iteration, during the last ciphertext.
             let nx = if j + 1 == b { next } else { &[] };
-            cmux_rotate(acc, &mut diff, g, ms[i], shape, fft, &mut ws, nx);
+            cmux_rotate(acc, g, ms[i], shape, fft, &mut ws, nx);
         }
     }
     for (acc, out) in accs.chunks(glwe).zip(outs.iter_mut()) {

@@ -22,10 +22,9 @@ use crate::fft::NegacyclicFft;
 use crate::torus::Torus;
 use crate::trace::emit_tfhe;
 
-/// Buffers for one blind rotation (accumulator, CMux difference, external-product scratch).
+/// Buffers for one blind rotation (accumulator, external-product scratch).
 pub struct BlindRotateWorkspace<T: Torus> {
     pub(crate) acc: Vec<T>,
-    pub(crate) diff: Vec<T>,
     pub(crate) ep: ExternalProductWorkspace<T>,
     pub(crate) ms: Vec<usize>,
 }
@@ -35,7 +34,6 @@ impl<T: Torus> BlindRotateWorkspace<T> {
         let n = fft.poly_size();
         BlindRotateWorkspace {
             acc: vec![T::ZERO; (k + 1) * n],
-            diff: vec![T::ZERO; (k + 1) * n],
             ep: ExternalProductWorkspace::new(fft, k, level),
             ms: Vec::new(),
         }
@@ -49,8 +47,7 @@ impl<T: Torus> BlindRotateWorkspace<T> {
     /// Bytes of per-ciphertext state (used to size batches to the cache).
     pub fn bytes(&self) -> usize {
         let t = std::mem::size_of::<T>();
-        (self.acc.len() + self.diff.len() + self.ep.digits.len()) * t
-            + (self.ep.fdig.len() + self.ep.facc.len()) * 16
+        self.acc.len() * t + (self.ep.fdig.len() + self.ep.facc.len()) * 16
     }
 }
 
@@ -89,7 +86,7 @@ pub fn blind_rotate<T: Torus>(
     for i in 0..bsk.lwe_dim {
         let a = ws.ms[i];
         let next = if i + 1 < bsk.lwe_dim { bsk.ggsw(i + 1) } else { &[] };
-        cmux_rotate(&mut ws.acc, &mut ws.diff, bsk.ggsw(i), a, shape, fft, &mut ws.ep, next);
+        cmux_rotate(&mut ws.acc, bsk.ggsw(i), a, shape, fft, &mut ws.ep, next);
     }
 }
 

@@ -1,10 +1,12 @@
 //! Signed gadget decomposition with rounding: `a ≈ Σ_{i=1..l} d_i · q/B^i`, `d_i ∈ [-B/2, B/2)`,
 //! `|a - Σ d_i q/B^i| ≤ q/(2B^l)`.
 //!
-//! Two implementations that must agree bit for bit:
+//! Implementations that must agree bit for bit:
 //! * [`decompose_reference`]: the TFHE-library "offset" method (add the rounding half-step and
 //!   `Σ (B/2)·q/B^i`, read unsigned digits, subtract `B/2`);
-//! * [`StreamingDecomposer`]: Strix's multiplier-free streaming decomposer.
+//! * [`StreamingDecomposer`]: Strix's multiplier-free streaming decomposer;
+//! * [`DigitLevel`]: the offset method for one level at a time, which the blind rotation's
+//!   forward transforms use to read digits straight from the accumulator.
 //!
 //! Both produce the balanced base-`B` representation of the rounded value; it is unique for the
 //! digit set `[-B/2, B/2)`, so they must agree everywhere, ties included.
@@ -140,6 +142,56 @@ impl StreamingDecomposer {
     }
 }
 
+/// One level of the decomposition computed on its own, by the offset method of
+/// [`decompose_reference`]: `digit_i(a) = ((a + C) >> (w − i·β)) mod B − B/2` with the constant
+/// `C = q/(2B^l) + Σ_i (B/2)·q/B^i`. Every level reads only its own bits of `a + C`, so a
+/// level's digits come out in one pass with no carry chain; they equal
+/// [`StreamingDecomposer`]'s (the balanced representation is unique). Used by the external
+/// product to decompose straight into the FFT input.
+#[derive(Clone, Copy, Debug)]
+pub struct DigitLevel<T: Torus> {
+    offset: T,
+    shift: u32,
+    mask: u64,
+    half: u64,
+}
+
+impl<T: Torus> DigitLevel<T> {
+    /// `digit + B/2 ∈ [0, B)`.
+    #[inline(always)]
+    pub fn biased(&self, a: T) -> u64 {
+        a.wadd(self.offset).shr(self.shift).to_u64() & self.mask
+    }
+
+    /// `B/2`, the bias of [`biased`](Self::biased).
+    #[inline(always)]
+    pub fn half(&self) -> u64 {
+        self.half
+    }
+
+    /// The signed digit.
+    #[inline(always)]
+    pub fn digit(&self, a: T) -> i64 {
+        self.biased(a) as i64 - self.half as i64
+    }
+}
+
+impl StreamingDecomposer {
+    /// Level `i` (`1..=level`, weight `q/B^i`) as a [`DigitLevel`].
+    pub fn digit_level<T: Torus>(&self, i: usize) -> DigitLevel<T> {
+        assert!((1..=self.level).contains(&i), "level {i} of {}", self.level);
+        let w = T::BITS;
+        let b = self.base_log;
+        let shift = w - b * self.level as u32;
+        let half = 1u64 << (b - 1);
+        let mut offset = if shift > 0 { T::ONE.shl(shift - 1) } else { T::ZERO };
+        for j in 1..=self.level as u32 {
+            offset = offset.wadd(T::from_u64(half).shl(w - j * b));
+        }
+        DigitLevel { offset, shift: w - i as u32 * b, mask: (1u64 << b) - 1, half }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -161,6 +213,11 @@ mod tests {
         StreamingDecomposer::new(base_log, level).decompose_poly(&[a], &mut poly);
         let poly: Vec<i64> = poly.iter().map(|d| d.to_signed()).collect();
         assert_eq!(poly, s);
+        // Each level on its own agrees too.
+        let dec = StreamingDecomposer::new(base_log, level);
+        for (i, &d) in s.iter().enumerate() {
+            assert_eq!(dec.digit_level::<T>(i + 1).digit(a), d, "level {}", i + 1);
+        }
     }
 
     proptest! {

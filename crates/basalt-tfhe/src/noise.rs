@@ -8,7 +8,9 @@
 //! # Algorithm
 //! * external product: `(k+1)·l·N·E[d²]·σ²_bsk + (1 + kN/2)/(12·B^{2l}) + FFT term`;
 //! * blind rotation: `n` external products (the accumulator noise adds up);
-//! * key switching (`kN → n`): `kN·l_ks·E[d²_ks]·σ²_ksk + (kN/2)/(12·B_ks^{2 l_ks})`;
+//! * key switching (`kN → n`): `kN·l_ks·E[d²_ks]·σ²_ksk + (kN/2)/(12·B_ks^{2 l_ks})`, plus on
+//!   the 64-bit torus `kN·l_ks·E[d²_ks]·(1 + n/2)·2^{−64}/12` from the key stored in its top 32
+//!   bits ([`crate::keyswitch`]);
 //! * modulus switching to `2N`: `(1 + n/2)·(1/(2N))²/12`;
 //! * FFT (f64, 53-bit mantissa): `(k+1)·l·N·E[d²]·(1/12)·2^{−106}·log2(N)` per external product,
 //!   a heuristic of the same form as TFHE-rs's, relevant on the 64-bit torus only;
@@ -98,7 +100,11 @@ pub fn estimate_with_norm2(params: &TfheParams, norm2: f64) -> NoiseReport {
     let external_product_var = ep_key + ep_round + ep_fft;
     let blind_rotate_var = n * external_product_var;
     let kn = k * big_n;
-    let keyswitch_var = kn * params.ks_level as f64 * digit_var(params.ks_base_log) * var_ksk
+    let ks_terms = kn * params.ks_level as f64 * digit_var(params.ks_base_log);
+    // Every key word rounded to a multiple of 2^-32 (exact on the 32-bit torus).
+    let ksk_storage_var = if w > 32 { 2f64.powi(-64) / 12.0 } else { 0.0 };
+    let keyswitch_var = ks_terms * var_ksk
+        + ks_terms * (1.0 + n / 2.0) * ksk_storage_var
         + kn / 2.0 * rounding_var(params.ks_base_log, params.ks_level);
     let modswitch_var = (1.0 + n / 2.0) / (2.0 * big_n).powi(2) / 12.0;
     let fresh_var = match params.atomic_pattern {

@@ -18,8 +18,9 @@ use crate::params::TfheParams;
 use crate::torus::Torus;
 
 const MAGIC: u32 = 0x5446_4842; // "BHFT"
-/// 2: a checksum ends every blob and ciphertexts carry their encoding (integer or boolean).
-const VERSION: u16 = 2;
+/// Format 3: a checksum ends every blob, ciphertexts carry their encoding (integer or boolean)
+/// and the key-switching key is stored as 32-bit words.
+const VERSION: u16 = 3;
 
 /// Bytes of the SHA3-256 checksum that ends every blob.
 pub const CHECKSUM_BYTES: usize = 32;

@@ -47,10 +47,12 @@ pub trait Torus:
     /// Round `x` to the nearest integer and reduce it mod `q`. `x` may be far larger than `q`
     /// (FFT outputs are); the reduction is exact for any finite `x`.
     fn from_f64_wrapping(x: f64) -> Self;
+    /// The words as `u64`s when the torus is 64 bits wide (for kernels written for that width).
+    fn as_u64s_mut(words: &mut [Self]) -> Option<&mut [u64]>;
 }
 
 macro_rules! impl_torus {
-    ($t:ty, $s:ty, $bits:expr) => {
+    ($t:ty, $s:ty, $bits:expr, $as_u64:expr) => {
         impl Torus for $t {
             const BITS: u32 = $bits;
             const ZERO: Self = 0;
@@ -103,12 +105,16 @@ macro_rules! impl_torus {
             fn from_f64_wrapping(x: f64) -> Self {
                 f64_to_u64_wrapping(x) as $t
             }
+            #[inline(always)]
+            fn as_u64s_mut(words: &mut [Self]) -> Option<&mut [u64]> {
+                $as_u64(words)
+            }
         }
     };
 }
 
-impl_torus!(u32, i32, 32);
-impl_torus!(u64, i64, 64);
+impl_torus!(u32, i32, 32, |_: &mut [u32]| None);
+impl_torus!(u64, i64, 64, Some);
 
 /// `round(x) mod 2^64` (ties to even) for finite `|x| < 2^115`, far above any FFT output here.
 ///

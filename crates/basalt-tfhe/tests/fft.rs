@@ -169,3 +169,41 @@ fn split_accumulation_matches_exact_external_product() {
     let d = max_err(&results[1], &results[2]);
     assert!(d <= 2.0 * bound64(n, base_log) * rows as f64);
 }
+
+/// The fused decomposition + forward transform of one level equals decomposing the polynomial
+/// and transforming that level's digit polynomial, bit for bit, on both torus widths.
+#[test]
+fn forward_of_one_digit_level_equals_decompose_then_forward() {
+    fn check<T: Torus>(rng: &mut Csprng, n: usize, base_log: u32, level: usize) {
+        let fft = NegacyclicFft::new(n);
+        let m = n / 2;
+        let mut mem = fft.new_scratch();
+        let stack = PodStack::new(&mut mem);
+        let mut a = vec![T::ZERO; n];
+        rng.fill_uniform(&mut a);
+        let dec = StreamingDecomposer::new(base_log, level);
+        let mut digits = vec![T::ZERO; level * n];
+        dec.decompose_poly(&a, &mut digits);
+        for j in 0..level {
+            let mut want = vec![c64::default(); m];
+            fft.forward(&mut want, &digits[j * n..(j + 1) * n], stack);
+            let mut got = vec![c64::default(); m];
+            fft.forward_digits(&mut got, &a, dec.digit_level::<T>(j + 1), stack);
+            assert!(
+                got.iter()
+                    .zip(&want)
+                    .all(|(x, y)| x.re.to_bits() == y.re.to_bits()
+                        && x.im.to_bits() == y.im.to_bits()),
+                "B=2^{base_log} l={level} level {}",
+                j + 1
+            );
+        }
+    }
+    let mut rng = Csprng::from_seed(31);
+    for (b, l) in [(23u32, 1usize), (15, 2), (10, 3), (4, 4)] {
+        check::<u64>(&mut rng, 256, b, l);
+    }
+    for (b, l) in [(10u32, 2usize), (7, 3), (16, 1)] {
+        check::<u32>(&mut rng, 128, b, l);
+    }
+}
