@@ -3,7 +3,7 @@
 //! A CPU run of ResNet-20 at N = 2^16 holds every Galois key it uses, and with level-dependent
 //! key switching (CraterLake's bands: `P` as wide as `Q_l`) a key holds one part per level it
 //! is used at, `4·(l+1)·N·8` bytes at level `l`. Choosing each layer's `n1` alone for the
-//! fewest rotations ([`super::fewest_rotations`]) leaves ~180 distinct shifts at two or three
+//! fewest rotations (`fewest_rotations`) leaves ~180 distinct shifts at two or three
 //! levels each. The shifts of a multiplexed convolution are a channel-block offset plus a
 //! spatial one; nesting the giant steps ([`Split::with_outer`]) turns the product of the two
 //! sets into their sum, and layers that share a level share keys only if they choose the same
@@ -63,7 +63,7 @@ pub fn split(indices: &[usize], slots: usize, steps: Steps) -> Result<Split> {
 
 /// Steps for `layers` (each its non-zero diagonal indices and input level), run with `conv`
 /// (no or single hoisting), the shifts in `fixed` (shift, level) made besides them (the
-/// pool's): `initial` (each layer alone, as [`super::fewest_rotations`]) improved as the module
+/// pool's): `initial` (each layer alone, as `fewest_rotations`) improved as the module
 /// doc says.
 ///
 /// # Errors
