@@ -248,9 +248,7 @@ impl LinearTransform {
         level: usize,
         scale_ratio: f64,
     ) -> Result<LinearTransform> {
-        if !(scale_ratio.is_finite() && scale_ratio > 0.0) {
-            return Err(CircuitError::Invalid(format!("scale ratio {scale_ratio} must be > 0")));
-        }
+        check_scale_ratio(scale_ratio)?;
         Self::build(params, source, strategy, level, Output::Rescaled { scale_ratio })
     }
 
@@ -272,9 +270,7 @@ impl LinearTransform {
         level: usize,
         scale_ratio: f64,
     ) -> Result<LinearTransform> {
-        if !(scale_ratio.is_finite() && scale_ratio > 0.0) {
-            return Err(CircuitError::Invalid(format!("scale ratio {scale_ratio} must be > 0")));
-        }
+        check_scale_ratio(scale_ratio)?;
         let lt = Self::build_with(
             params,
             source,
@@ -753,4 +749,13 @@ pub fn rotations_for(
 ) -> Result<Vec<i64>> {
     let plan = plan::resolve(params, &diags.indices(), diags.slots(), strategy, level)?;
     Ok(Split::new(&diags.indices(), plan.n1, diags.slots())?.rotations())
+}
+
+/// A transform's output-scale ratio must be a positive finite number.
+fn check_scale_ratio(scale_ratio: f64) -> Result<()> {
+    if scale_ratio.is_finite() && scale_ratio > 0.0 {
+        Ok(())
+    } else {
+        Err(CircuitError::Invalid(format!("scale ratio {scale_ratio} must be > 0")))
+    }
 }
