@@ -94,7 +94,8 @@ def seconds(r: dict) -> str:
     for k, label in (("per_iteration_s", "/ iteration"), ("per_image_s", "/ image"),
                      ("sort_s", "")):
         if k in r:
-            return f"{r[k]:.3g} s {label}".strip()
+            v = r[k]
+            return f"{v:.0f} s {label}".strip() if v >= 100 else f"{v:.3g} s {label}".strip()
     return f"{r['wall_s']:.3g} s"
 
 
@@ -122,14 +123,19 @@ def table(records: list[dict]) -> str:
             hit = status.get((paper, tab, row, metric)) if paper else None
             theirs = f"{hit[1]:g} {hit[0]}" if hit else "—"
             ours = f"{hit[2]:.4g} {hit[0]}" if hit and hit[2] is not None else "—"
-            toy = "" if r.get("security", {}).get("meets_128") else " (test ring, insecure)"
+            sec = r.get("security", {})
+            toy = ("" if sec.get("meets_128")
+                   else " (test ring, insecure)" if r.get("quick")
+                   else f" (estimated {sec.get('estimated_bits', 0):.0f} bits)")
+            k = r.get("images")
+            count = "" if k is None else f"; {k} test image{'' if k == 1 else 's'}"
             if "not_run" in r:
                 head = (f"| {name} | {preset} (2^{r['log_n']}) | full size | not run | not run "
                         "| not run | | | | not run " if i == 0 else "| | | | | | | | | | ")
                 lines.append(f"{head}| {label} | {theirs} | {ours} |")
                 continue
             head = (
-                f"| {name} | {preset} (2^{r.get('log_n', '?')}){toy} | {r.get('data', '')} | "
+                f"| {name} | {preset} (2^{r.get('log_n', '?')}){toy} | {r.get('data', '')}{count} | "
                 f"{pct(r, 'plaintext')} | {pct(r, 'encrypted')} | {pct(r, 'agreement')} | "
                 f"{r.get('precision_bits', float('nan')):.1f} | {r.get('bootstraps', 0)} | "
                 f"{r.get('key_bytes', 0) / 2**20:.0f} MiB | {seconds(r)} "
