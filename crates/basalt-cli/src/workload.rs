@@ -30,7 +30,8 @@ enum WorkloadCmd {
     Run {
         /// A name from `basalt workload list`.
         name: String,
-        /// A CKKS preset (default: the workload's paper's; the toy ring with --quick).
+        /// A CKKS preset (default: the workload's paper's; the toy ring with --quick); for the
+        /// TFHE networks (nn-20, nn-50, nn-100) one of NN_N1024, NN_N2048, NN_N4096 (default: all three).
         #[arg(long)]
         preset: Option<String>,
         /// Insecure toy ring and a few inputs: seconds (what CI runs).

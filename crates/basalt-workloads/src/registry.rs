@@ -153,8 +153,8 @@ const TABLE: &[(WorkloadInfo, Runner)] = &[
         WorkloadInfo {
             name: "resnet20",
             paper: "CraterLake Table 3; Osiris Table III Set IV (ResNet-20)",
-            description: "ResNet-20 (composite minimax ReLU, bootstraps) on digits as 32x32x3; \
-                          seeded untrained weights: agreement with the twin, not accuracy",
+            description: "ResNet-20 (composite minimax ReLU, bootstraps) on digits as 32x32x3, \
+                          trained weights: accuracy and agreement with the plaintext twin",
             preset: "CRATERLAKE_80_BOOT",
         },
         run_resnet20,
@@ -473,13 +473,32 @@ fn run_sort(opts: &RunOptions, bar: &ProgressBar) -> Result<Value, WorkloadError
 /// The TFHE networks run at every ring size of their parameter sets (`--quick`: the smallest,
 /// a few images, the first layers); `--preset` does not apply.
 fn run_nn(name: &str, opts: &RunOptions) -> Result<Value, WorkloadError> {
-    if let Some(p) = &opts.preset {
-        return Err(WorkloadError::Preset {
-            preset: p.clone(),
-            reason: format!("{name} runs on its own TFHE parameter sets (data/params/tfhe)"),
-        });
-    }
-    crate::tfhe_nn::run(name, opts.quick, opts.threads).map_err(WorkloadError::Tfhe)
+    // The networks run on their own TFHE sets; `--preset NN_N<size>` picks one ring size.
+    let sizes = match opts.preset.as_deref() {
+        None => None,
+        Some(p) => {
+            let n = p
+                .strip_prefix("NN_N")
+                .and_then(|n| n.parse::<usize>().ok())
+                .filter(|n| [1024, 2048, 4096].contains(n))
+                .ok_or_else(|| WorkloadError::Preset {
+                    preset: p.to_string(),
+                    reason: format!(
+                        "{name} runs on its own TFHE parameter sets: NN_N1024, NN_N2048 or NN_N4096"
+                    ),
+                })?;
+            Some(vec![n])
+        }
+    };
+    let o = crate::tfhe_nn::NnOptions {
+        quick: opts.quick,
+        threads: opts.threads,
+        images: opts.images,
+        sizes,
+        timing: true,
+        progress: opts.progress,
+    };
+    crate::tfhe_nn::run_with(name, &o).map_err(WorkloadError::Tfhe)
 }
 
 fn run_nn_20(opts: &RunOptions, _bar: &ProgressBar) -> Result<Value, WorkloadError> {
@@ -505,5 +524,14 @@ mod tests {
         let opts = RunOptions { preset: Some("NO_SUCH".into()), ..RunOptions::default() };
         let e = run("mlp", &opts).unwrap_err().to_string();
         assert!(e.contains("NO_SUCH"), "{e}");
+    }
+
+    #[test]
+    fn the_deep_networks_take_only_their_own_sets() {
+        for p in ["N16QP1546H192H32", "NN_N512", "NN_Nx"] {
+            let opts = RunOptions { preset: Some(p.into()), quick: true, ..RunOptions::default() };
+            let e = run("nn-20", &opts).unwrap_err().to_string();
+            assert!(e.contains(p) && e.contains("NN_N2048"), "{e}");
+        }
     }
 }
