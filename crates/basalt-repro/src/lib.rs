@@ -23,6 +23,7 @@
 
 pub mod data;
 mod error;
+pub mod fusion;
 pub mod library;
 pub mod papers;
 pub mod plot;

@@ -22,7 +22,7 @@ use basalt_workloads::sort::{BitonicSort, record_sort};
 use basalt_workloads::trace::{record_inference, record_lstm};
 
 use crate::program::{
-    BasicOp, HelrStep, LolaNet, MnistNet, OpParams, Program, TraceSource, Workload,
+    BasicOp, DftPlan, HelrStep, LolaNet, MnistNet, OpParams, Program, TraceSource, Workload,
 };
 use crate::{ReproError, ReproReport};
 
@@ -92,47 +92,9 @@ fn paper_preset(name: &str) -> Result<Parameters, basalt_ckks::ParamError> {
 pub fn record_program(p: &Program) -> Result<Trace, String> {
     match p {
         Program::Bootstrap { preset, log_slots, dft, seeded } => {
-            let params = paper_preset(preset).map_err(|e| e.to_string())?;
-            let mut cfg = for_preset(preset, *log_slots, params.log_n()).ok_or(format!(
-                "preset {preset:?} has no bootstrapping circuit (N16QP1546H192H32, FAB, \
-                     OSIRIS_SET_III_BOOT, OSIRIS_SET_IV_BOOT, CRATERLAKE_80_BOOT, \
-                     CRATERLAKE_80_BOOT_UNPACKED, CRATERLAKE_128_BOOT, CRATERLAKE_200_BOOT)"
-            ))?;
-            if let Some(d) = dft {
-                let order = GscOrder::GiantStepCentric {
-                    max_partials: d.max_partials as usize,
-                    of_limb: d.of_limb,
-                };
-                let hoisting = d.hoisting;
-                cfg.strategy = Some(Strategy::Bsgs { n1: d.n1 as usize, hoisting, order });
-            }
-            let bt = Bootstrapper::symbolic(&params, cfg).map_err(|e| e.to_string())?;
-            // As `bootstrap::trace::record_bootstrap`, with the machine's key kind: seeded
-            // keys emit KeyGen kernels and load half of each key (KSHGen, Osiris' PRNG).
-            let eval =
-                Evaluator::new(&params, bt.symbolic_keys(*seeded)).map_err(|e| e.to_string())?;
-            let encaps = match bt.config().ephemeral_h {
-                None => None,
-                Some(h) => Some(Encapsulation::symbolic(&params, h).map_err(|e| e.to_string())?),
-            };
-            // An exhausted ciphertext: the base primes only (level = limb index, so a split q_0
-            // of b primes is level b − 1).
-            let exhausted = params.base_primes() - 1;
-            let mut ct = Ciphertext::symbolic(&params, exhausted).map_err(|e| e.to_string())?;
-            ct.set_slots(bt.slots());
-            // The input's scale must leave Q_0/Δ ≥ 2^ratio; presets whose default scale fills
-            // q_0 (FAB's 54 bits) bootstrap at the largest scale the circuit accepts. The scale
-            // changes no kernel, only whether the circuit runs.
-            let q0: f64 =
-                params.q()[..params.base_primes()].iter().map(|&q| (q as f64).log2()).sum();
-            let max_log_scale = q0 - bt.message_ratio();
-            if ct.scale().log2() > max_log_scale {
-                ct.set_scale(max_log_scale.exp2());
-            }
-            let (out, t) = record(|| bt.bootstrap(&eval, encaps.as_ref(), &ct));
-            out.map_err(|e| e.to_string())?;
-            Ok(t)
+            record_bootstrap(preset, *log_slots, dft.as_ref(), *seeded, false)
         }
+        Program::Fused(inner) => record_fused(inner),
         Program::BasicOp { params, op, seeded } => record_basic_op(params, *op, *seeded),
         Program::HMult { preset, level, seeded, merged } => {
             let params = paper_preset(preset).map_err(|e| e.to_string())?;
@@ -240,6 +202,71 @@ pub fn record_program(p: &Program) -> Result<Trace, String> {
             record_logreg_program(preset, runs, *seeded)
         }
     }
+}
+
+/// [`Program::Bootstrap`], with EvalMod's relinearised products fused with their rescales when
+/// `merge_rescale` (else as the preset's circuit says).
+fn record_bootstrap(
+    preset: &str,
+    log_slots: Option<u32>,
+    dft: Option<&DftPlan>,
+    seeded: bool,
+    merge_rescale: bool,
+) -> Result<Trace, String> {
+    let params = paper_preset(preset).map_err(|e| e.to_string())?;
+    let mut cfg = for_preset(preset, log_slots, params.log_n()).ok_or(format!(
+        "preset {preset:?} has no bootstrapping circuit (N16QP1546H192H32, FAB, \
+                 OSIRIS_SET_III_BOOT, OSIRIS_SET_IV_BOOT, CRATERLAKE_80_BOOT, \
+                 CRATERLAKE_80_BOOT_UNPACKED, CRATERLAKE_128_BOOT, CRATERLAKE_200_BOOT)"
+    ))?;
+    cfg.merge_rescale |= merge_rescale;
+    if let Some(d) = dft {
+        let order = GscOrder::GiantStepCentric {
+            max_partials: d.max_partials as usize,
+            of_limb: d.of_limb,
+        };
+        let hoisting = d.hoisting;
+        cfg.strategy = Some(Strategy::Bsgs { n1: d.n1 as usize, hoisting, order });
+    }
+    let bt = Bootstrapper::symbolic(&params, cfg).map_err(|e| e.to_string())?;
+    // As `bootstrap::trace::record_bootstrap`, with the machine's key kind: seeded
+    // keys emit KeyGen kernels and load half of each key (KSHGen, Osiris' PRNG).
+    let eval = Evaluator::new(&params, bt.symbolic_keys(seeded)).map_err(|e| e.to_string())?;
+    let encaps = match bt.config().ephemeral_h {
+        None => None,
+        Some(h) => Some(Encapsulation::symbolic(&params, h).map_err(|e| e.to_string())?),
+    };
+    // An exhausted ciphertext: the base primes only (level = limb index, so a split q_0
+    // of b primes is level b − 1).
+    let exhausted = params.base_primes() - 1;
+    let mut ct = Ciphertext::symbolic(&params, exhausted).map_err(|e| e.to_string())?;
+    ct.set_slots(bt.slots());
+    // The input's scale must leave Q_0/Δ ≥ 2^ratio; presets whose default scale fills
+    // q_0 (FAB's 54 bits) bootstrap at the largest scale the circuit accepts. The scale
+    // changes no kernel, only whether the circuit runs.
+    let q0: f64 = params.q()[..params.base_primes()].iter().map(|&q| (q as f64).log2()).sum();
+    let max_log_scale = q0 - bt.message_ratio();
+    if ct.scale().log2() > max_log_scale {
+        ct.set_scale(max_log_scale.exp2());
+    }
+    let (out, t) = record(|| bt.bootstrap(&eval, encaps.as_ref(), &ct));
+    out.map_err(|e| e.to_string())?;
+    Ok(t)
+}
+
+/// [`Program::Fused`]: `inner` recorded with every HMult's ModDown and Rescale fused.
+fn record_fused(inner: &Program) -> Result<Trace, String> {
+    let Some((preset, seeded)) = inner.preset_and_seeding() else {
+        return Err(format!("fusing needs a program on a preset, got {inner:?}"));
+    };
+    let params = paper_preset(preset).map_err(|e| e.to_string())?;
+    let recorded = match inner {
+        Program::Bootstrap { preset, log_slots, dft, seeded } => {
+            record_bootstrap(preset, *log_slots, dft.as_ref(), *seeded, true)?
+        }
+        other => record_program(other)?,
+    };
+    Ok(crate::fusion::fuse_hmult_rescale(&recorded, &params, seeded).0)
 }
 
 /// [`Program::BasicOp`]: `op` on fresh shape-only ciphertexts at the level `params` names,

@@ -133,6 +133,32 @@ pub enum Program {
     /// encrypted_weights`, `basalt_workloads::cifar`) on one encrypted image at `preset`'s top
     /// level, the dense layers single-hoisted BSGS in Lattigo's order, seeded keys or not.
     Lola { net: LolaNet, preset: String, seeded: bool },
+    /// `inner` with the ModDown and Rescale of each HMult fused (Osiris §V, from MAD): a
+    /// bootstrap runs its circuit with `BootstrapConfig::merge_rescale`, and every recorded
+    /// `rescale(mul_relin(a, b))` becomes the library's `mul_relin_rescale(a, b)`
+    /// ([`crate::fusion::fuse_hmult_rescale`]). `inner` names a preset (not a
+    /// [`Program::BasicOp`]) and is not itself fused.
+    Fused(Box<Program>),
+}
+
+impl Program {
+    /// The preset `self` runs on and whether its keys are seeded (`None` for
+    /// [`Program::BasicOp`] and [`Program::Fused`]).
+    pub fn preset_and_seeding(&self) -> Option<(&str, bool)> {
+        match self {
+            Program::Bootstrap { preset, seeded, .. }
+            | Program::HMult { preset, seeded, .. }
+            | Program::Helr { preset, seeded, .. }
+            | Program::Mnist { preset, seeded, .. }
+            | Program::Resnet20 { preset, seeded, .. }
+            | Program::MatVec { preset, seeded, .. }
+            | Program::Sort { preset, seeded, .. }
+            | Program::Lstm { preset, seeded, .. }
+            | Program::Logreg { preset, seeded, .. }
+            | Program::Lola { preset, seeded, .. } => Some((preset, *seeded)),
+            Program::BasicOp { .. } | Program::Fused(_) => None,
+        }
+    }
 }
 
 /// The parameter set of a [`Program::BasicOp`].

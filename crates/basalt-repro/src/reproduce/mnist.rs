@@ -54,7 +54,8 @@ fn osiris(data: &Path, traces: &Traces) -> Result<Vec<Computed>, ReproError> {
     for (net, row, preset, max_partials, cpu_us) in OSIRIS_ROWS {
         let mut nh = None;
         for (col, hoisting) in cols {
-            let p = Program::Mnist {
+            // Each square's ModDown and Rescale fused (Osiris §V).
+            let p = Program::Fused(Box::new(Program::Mnist {
                 net,
                 preset: preset.into(),
                 hoisting,
@@ -62,7 +63,7 @@ fn osiris(data: &Path, traces: &Traces) -> Result<Vec<Computed>, ReproError> {
                 max_partials,
                 of_limb: true,
                 seeded: true,
-            };
+            }));
             let Some(t) = traces.program(&p)? else { return Ok(Vec::new()) };
             let us = simulate(&m, &t)?.seconds * 1e6;
             nh.get_or_insert(us);

@@ -166,8 +166,9 @@ fn bootstrap(
             }
             let how = format!(
                 "library trace: bootstrap, OSIRIS_SET_III_BOOT (reconstructed chain), 2^15 \
-                 slots, {col} BSGS n1 >= {DFT_N1} in GSC order (<= 4 partials), seeded keys, \
-                 osiris.toml at {} TB/s{}",
+                 slots, {col} BSGS n1 >= {DFT_N1} in GSC order (<= 4 partials), EvalMod's \
+                 HMults with ModDown and Rescale fused (§V), seeded keys, osiris.toml at {} \
+                 TB/s{}",
                 if b == 0 { 1 } else { 2 },
                 if b == 0 {
                     " (schedule.overlap_windows = 3 was chosen after seeing these rows: calibration)"
@@ -222,14 +223,14 @@ pub(super) fn machines(data: &Path) -> Result<(Machine, Machine), ReproError> {
 }
 
 /// A bootstrap on the reconstructed Set III chain with every DFT in the GSC order, seeded keys;
-/// `log_slots = None` is fully packed.
+/// `log_slots = None` is fully packed; EvalMod's HMults fuse ModDown and Rescale (§V).
 fn bootstrap_program(hoisting: Hoisting, log_slots: Option<u32>) -> Program {
-    Program::Bootstrap {
+    Program::Fused(Box::new(Program::Bootstrap {
         preset: "OSIRIS_SET_III_BOOT".into(),
         log_slots,
         dft: Some(DftPlan { n1: DFT_N1, hoisting, max_partials: 4, of_limb: true }),
         seeded: true,
-    }
+    }))
 }
 
 /// Set III's levels left after bootstrapping (Table II: L_eff = 8) and its slots (n = 2^15).
@@ -244,8 +245,8 @@ const CPU_HELR_MS: f64 = 15_900.0;
 
 /// Table III(a) T_mult,a/s = (T_boot + Σ_{ℓ=1}^{L_eff} T_HMult(ℓ)) / (L_eff · n) (100x's
 /// definition, [34]): each column's fully packed bootstrap (the III(a) rows' traces) plus one
-/// HMult (tensor, relinearise, rescale; seeded keys) at each of Set III's 8 levels (10 down to
-/// 3 limbs), at 1 TB/s.
+/// HMult (tensor, relinearise and rescale with ModDown and Rescale fused, §V; seeded keys) at
+/// each of Set III's 8 levels (10 down to 3 limbs), at 1 TB/s.
 fn t_mult(
     data: &Path,
     traces: &Traces,
@@ -256,7 +257,7 @@ fn t_mult(
     let mut hmults = 0.0;
     for level in SET_III_TOP + 1 - L_EFF..=SET_III_TOP {
         let p =
-            Program::HMult { preset: "OSIRIS_SET_III".into(), level, seeded: true, merged: false };
+            Program::HMult { preset: "OSIRIS_SET_III".into(), level, seeded: true, merged: true };
         let Some(t) = traces.program(&p)? else { return Ok(Vec::new()) };
         hmults += simulate(&m1, &t)?.seconds;
     }
@@ -266,7 +267,8 @@ fn t_mult(
         let ns = (boot_s[c] + hmults) / (f64::from(L_EFF) * SET_III_SLOTS) * 1e9;
         let how = format!(
             "library traces at 1 TB/s: {col} bootstrap {:.3} ms (the Bootstrap row's) + HMult at \
-             OSIRIS_SET_III's 8 levels {:.3} ms, over 8 x 2^15 slots",
+             OSIRIS_SET_III's 8 levels (ModDown and Rescale fused, §V) {:.3} ms, over 8 x 2^15 \
+             slots",
             boot_s[c] * 1e3,
             hmults * 1e3
         );
@@ -352,11 +354,13 @@ const HELR_CTS: u32 = 8;
 /// bootstrap only.
 fn helr(data: &Path, traces: &Traces) -> Result<Vec<Computed>, ReproError> {
     let (m1, m2) = machines(data)?;
-    let step = |step| Program::Helr {
-        preset: "OSIRIS_SET_III".into(),
-        level: SET_III_TOP,
-        step,
-        seeded: true,
+    let step = |step| {
+        Program::Fused(Box::new(Program::Helr {
+            preset: "OSIRIS_SET_III".into(),
+            level: SET_III_TOP,
+            step,
+            seeded: true,
+        }))
     };
     let Some(grad) = traces.program(&step(HelrStep::Gradient))? else { return Ok(Vec::new()) };
     let Some(update) = traces.program(&step(HelrStep::Update { cts: HELR_CTS }))? else {

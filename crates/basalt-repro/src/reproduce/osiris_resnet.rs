@@ -36,17 +36,18 @@ pub fn compute(paper: &str, data: &Path, traces: &Traces) -> Result<Vec<Computed
             log_slots: LOG_SLOTS,
             hoisting,
         };
-        let net = Program::Resnet20 {
+        // Every HMult fuses ModDown and Rescale (§V), in the network and in EvalMod.
+        let net = Program::Fused(Box::new(Program::Resnet20 {
             preset: "OSIRIS_SET_IV".into(),
             sparse: Some(sparse),
             seeded: true,
-        };
-        let boot = Program::Bootstrap {
+        }));
+        let boot = Program::Fused(Box::new(Program::Bootstrap {
             preset: "OSIRIS_SET_IV_BOOT".into(),
             log_slots: Some(LOG_SLOTS),
             dft: Some(DftPlan { n1: DFT_N1, hoisting, max_partials: 4, of_limb: true }),
             seeded: true,
-        };
+        }));
         let Some(inf) = Inference::load(traces, &net, &boot)? else { return Ok(Vec::new()) };
         for (b, (table, m)) in [("III(a)", &m1), ("III(b)", &m2)].into_iter().enumerate() {
             let (net_ms, boot_ms) = inf.split_ms(m)?;

@@ -31,7 +31,9 @@ pub fn compute(paper: &str, data: &Path, traces: &Traces) -> Result<Vec<Computed
     if paper != "osiris" {
         return Ok(Vec::new());
     }
+    // Every HMult fuses ModDown and Rescale (Osiris §V), in the comparisons and in EvalMod.
     let p = Program::Sort { preset: "OSIRIS_SET_IV".into(), log_len: LOG_LEN, seeded: true };
+    let p = Program::Fused(Box::new(p));
     let Some(sort) = traces.program(&p)? else { return Ok(Vec::new()) };
     let (segments, boots) = split_at_bootstraps(&sort)?;
     let (m1, m2) = machines(data)?;
@@ -41,12 +43,12 @@ pub fn compute(paper: &str, data: &Path, traces: &Traces) -> Result<Vec<Computed
     let rest = [segments_s(&m1)?, segments_s(&m2)?];
     let mut out = Vec::new();
     for (col, hoisting) in COLUMNS {
-        let p = Program::Bootstrap {
+        let p = Program::Fused(Box::new(Program::Bootstrap {
             preset: "OSIRIS_SET_IV_BOOT".into(),
             log_slots: Some(LOG_LEN),
             dft: Some(DftPlan { n1: DFT_N1, hoisting, max_partials: 4, of_limb: true }),
             seeded: true,
-        };
+        }));
         let Some(boot) = traces.program(&p)? else { return Ok(Vec::new()) };
         for (b, (table, m)) in [("III(a)", &m1), ("III(b)", &m2)].into_iter().enumerate() {
             let boot_s = simulate(m, &boot)?.seconds;
