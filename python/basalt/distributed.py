@@ -35,15 +35,14 @@ but its classes raise `ImportError` saying so. See ``docs/distributed.md``.
 
 from __future__ import annotations
 
-import json
 import os
 import resource
 import time
-from pathlib import Path
 
 from . import _basalt
 from . import helr as _helr
 from .ckks import BasaltError, EvaluationKeys, Parameters, Server, _trim_heap
+from .ckks_keys import KeyFiles, save_keys
 
 __all__ = ["WorkerFailed", "init", "CkksCluster", "TfheCluster", "train_helr", "grid",
            "nn_layers", "tfhe_server_key", "save_keys", "KeyFiles", "helr_keys",
@@ -151,120 +150,15 @@ def process_memory() -> dict:
     return {"pid": os.getpid(), "rss_bytes": rss, "peak_rss_bytes": max(peak, rss)}
 
 
-_MANIFEST = "keys.json"
-
-
-def save_keys(params: Parameters, keys: EvaluationKeys, directory) -> "KeyFiles":
-    """Write ``keys`` to ``directory`` one file per key (relinearisation, each rotation,
-    conjugation, the bootstrapping keys; seeded keys stay seeded, half the bytes) and a
-    manifest, ``keys.json``. One key is serialized at a time, so writing holds the set once
-    plus one key, where ``keys.save`` holds it three times over (the set, its bytes, the
-    file's buffer). Returns the :class:`KeyFiles` of everything written; a worker then loads
-    only the files of its role (:meth:`KeyFiles.select`). No secret is written."""
-    if not isinstance(params, Parameters) or not isinstance(keys, EvaluationKeys):
-        raise BasaltError("save_keys(params, keys, directory) takes a basalt.ckks.Parameters "
-                          "and a basalt.ckks.EvaluationKeys")
-    d = Path(directory)
-    d.mkdir(parents=True, exist_ok=True)
-    entries = []
-
-    def put(kind, key, name, **extra):
-        key.save(d / name)
-        entries.append({"kind": kind, "file": name, **extra})
-
-    put("relinearization", keys.relinearization, "relinearization.key")
-    for k in keys.rotations:
-        r = keys.rotation(k)  # one key in memory at a time
-        put("rotation", r, f"rotation_{r.galois_element}.key", step=r.step,
-            galois_element=r.galois_element)
-    conj = keys.conjugation
-    if conj is not None:
-        put("conjugation", conj, "conjugation.key", galois_element=conj.galois_element)
-    boot = keys.bootstrapping
-    if boot is not None:
-        put("bootstrapping", boot, "bootstrapping.key")
-    manifest = {"key_id": keys.key_id, "parameters": params.name, "keys": entries}
-    (d / _MANIFEST).write_text(json.dumps(manifest, indent=1))
-    return KeyFiles(d)
-
-
-class KeyFiles:
-    """Evaluation keys saved one file per key (:func:`save_keys`) in a directory every worker
-    reads, and which of them a worker loads: ``rotations`` (steps; ``None``: every rotation
-    key there), the conjugation key if ``conjugate``, and with ``bootstrapping`` the
-    bootstrapping keys and circuit. A worker loads the selected files one at a time, each
-    validated and expanded on its own, and builds the bootstrapping circuit only with
-    ``bootstrapping``. Small and picklable: what travels to a worker is the path and the
-    selection."""
-
-    def __init__(self, directory, *, rotations=None, conjugate=True, bootstrapping=True):
-        self.directory = os.fspath(directory)
-        path = Path(self.directory) / _MANIFEST
-        try:
-            manifest = json.loads(path.read_text())
-            self.key_id = str(manifest["key_id"])
-            self._entries = [dict(e) for e in manifest["keys"]]
-        except (OSError, ValueError, KeyError, TypeError) as e:
-            raise BasaltError(f"{path}: not a key directory written by save_keys ({e})") \
-                from None
-        self.rotations = None if rotations is None else [int(k) for k in rotations]
-        self.conjugate = bool(conjugate)
-        self.bootstrapping = bool(bootstrapping)
-
-    def select(self, rotations, *, conjugate=False, bootstrapping=False) -> "KeyFiles":
-        """The relinearisation key and the keys of ``rotations`` only (and the conjugation
-        or bootstrapping keys if asked): what a worker that runs one program loads."""
-        return KeyFiles(self.directory, rotations=rotations, conjugate=conjugate,
-                        bootstrapping=bootstrapping)
-
-    def files(self, params: Parameters) -> list:
-        """The selected ``(kind, path)`` pairs; a selected key without a file raises
-        `BasaltError` naming it."""
-        by_kind = {}
-        for e in self._entries:
-            by_kind.setdefault(e["kind"], []).append(e)
-        d = Path(self.directory)
-        out = [("relinearization", d / e["file"]) for e in by_kind.get("relinearization", [])]
-        if not out:
-            raise BasaltError(f"{d}: no relinearization key")
-        rot = by_kind.get("rotation", [])
-        if self.rotations is None:
-            out += [("rotation", d / e["file"]) for e in rot]
-        else:
-            have = {int(e["galois_element"]): e for e in rot}
-            wanted = _basalt.ckks_rotation_galois(params._p, self.rotations)
-            for k, g in zip(self.rotations, wanted):
-                if g != 1 and g not in have:  # a rotation by a multiple of the slots needs none
-                    raise BasaltError(f"{d}: no key for the rotation by {k}")
-            for g in sorted({g for g in wanted if g in have}):
-                out.append(("rotation", d / have[g]["file"]))
-        if self.conjugate:
-            conj = by_kind.get("conjugation", [])
-            if not conj:
-                raise BasaltError(f"{d}: no conjugation key")
-            out += [("conjugation", d / e["file"]) for e in conj]
-        if self.bootstrapping:
-            out += [("bootstrapping", d / e["file"]) for e in by_kind.get("bootstrapping", [])]
-        return out
-
-    def size_bytes(self, params: Parameters) -> int:
-        """Bytes of the selected files."""
-        return sum(os.path.getsize(p) for _, p in self.files(params))
-
-    def __repr__(self):
-        rot = "all" if self.rotations is None else len(self.rotations)
-        return (f"KeyFiles({self.directory!r}, rotations={rot}, conjugate={self.conjugate}, "
-                f"bootstrapping={self.bootstrapping})")
-
-
 def _bootstraps(params: Parameters, keys) -> bool:
     """Whether a worker given ``keys`` is built with the bootstrapping circuit: a key
-    directory says so in its selection; keys without the conjugation key (every bootstrap
-    needs it) and without bootstrapping keys cannot bootstrap, and go without the circuit."""
+    directory says so in its selection (which then holds every key the circuit needs); keys
+    without the conjugation key (every bootstrap needs it) and without bootstrapping keys
+    cannot bootstrap, and go without the circuit."""
     if not params.can_bootstrap:
         return False
     if isinstance(keys, KeyFiles):
-        return keys.bootstrapping and keys.conjugate
+        return keys.bootstrapping
     if isinstance(keys, EvaluationKeys):
         return keys.has_conjugation or keys.has_bootstrapping
     return True

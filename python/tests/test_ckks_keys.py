@@ -296,3 +296,30 @@ def test_a_missing_bootstrapping_key_is_named(boot_ctx):
     assert not server.can_bootstrap
     with pytest.raises(basalt.BasaltError, match="encapsulation keys"):
         server.bootstrap(server.ciphertext_from_bytes(ct.to_bytes()))
+
+
+def test_keys_and_parameters_keep_their_public_module(tmp_path):
+    # They are defined in basalt.ckks_keys; pickles, reprs and doctest name the public module.
+    import doctest
+    import pickle
+
+    from basalt import distributed as bd
+    for cls in (Parameters, PublicKey, RelinearizationKey, RotationKey, ConjugationKey,
+                BootstrappingKeys, EvaluationKeys):
+        assert cls.__module__ == "basalt.ckks", cls
+        assert getattr(basalt.ckks, cls.__name__) is cls
+    assert bd.KeyFiles.__module__ == "basalt.distributed"
+    ctx = Context.toy_insecure(log_n=10, levels=2, rotations=[1])
+    data = pickle.dumps(ctx.parameters)
+    assert b"basalt.ckks" in data and b"ckks_keys" not in data
+    assert pickle.loads(data).to_json() == ctx.parameters.to_json()
+    files = bd.save_keys(ctx.parameters, ctx.evaluation_keys(), tmp_path).select([1])
+    data = pickle.dumps(files)
+    assert b"basalt.distributed" in data and b"ckks_keys" not in data
+    assert repr(pickle.loads(data)) == repr(files)
+    # The moved classes' examples are still collected, once, under basalt.ckks.
+    found = {t.name for t in doctest.DocTestFinder().find(basalt.ckks) if t.examples}
+    assert {"basalt.ckks.EvaluationKeys", "basalt.ckks.EvaluationKeys.select",
+            "basalt.ckks.EvaluationKeys.assemble"} <= found
+    from basalt import ckks_keys
+    assert not [t for t in doctest.DocTestFinder().find(ckks_keys) if t.examples]

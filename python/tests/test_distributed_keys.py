@@ -102,3 +102,79 @@ def test_role_memory_at_full_size_needs_no_key():
         - r["shared_rotations"]
     assert r["gradient_key_bytes"] < r["update_key_bytes"]
     assert r["circuit_plaintext_bytes"] > 0
+
+
+@pytest.fixture(scope="module")
+def boot_toy():
+    """A client that bootstraps (toy ring, sparse ephemeral secret), with rotation 1."""
+    ctx = basalt.ckks.Context.toy_bootstrappable(log_n=10, log_slots=3, rotations=[1])
+    return ctx, ctx.evaluation_keys()
+
+
+def test_a_bootstrapping_selection_of_files_serves_a_server_that_bootstraps(boot_toy, tmp_path):
+    ctx, keys = boot_toy
+    params = ctx.parameters
+    files = bd.save_keys(params, keys, tmp_path)
+    sel = files.select([1], bootstrapping=True)
+    # The same keys as the in-memory selection: the circuit's rotations, the conjugation key
+    # and the encapsulation keys besides the program's rotation.
+    whole = keys.select([1], bootstrapping=True)
+    assert set(whole.rotations) > {1} and whole.has_conjugation and whole.has_bootstrapping
+    kinds = [k for k, _ in sel.files(params)]
+    assert kinds.count("rotation") == len(whole.rotations)
+    assert kinds.count("conjugation") == 1 and kinds.count("bootstrapping") == 1
+    assert bd._bootstraps(params, sel) and not bd._bootstraps(params, files.select([1]))
+    server = bd._CkksWorker(params.to_json(), sel, bd._bootstraps(params, sel)).server
+    assert server.can_bootstrap and sorted(server.rotations) == sorted(whole.rotations)
+    x = np.linspace(-0.5, 0.5, 8)
+    ct = ctx.encrypt(x, level=0).to_bytes()
+    out = server.bootstrap(server.ciphertext_from_bytes(ct))
+    # Bit for bit what a server of the in-memory selection computes, and the right values.
+    ref = basalt.ckks.Server(params, whole)
+    assert out.to_bytes() == ref.bootstrap(ref.ciphertext_from_bytes(ct)).to_bytes()
+    back = ctx.decrypt(ctx.ciphertext_from_bytes(out.to_bytes())).real
+    assert np.abs(back - x).max() < 1e-3
+    # A selection without bootstrapping goes without the circuit and says so when asked.
+    plain = bd._CkksWorker(params.to_json(), files.select([1]), False).server
+    assert not plain.can_bootstrap
+    with pytest.raises(basalt.BasaltError):
+        plain.bootstrap(plain.ciphertext_from_bytes(ct))
+
+
+def test_a_bootstrapping_selection_names_the_circuit_keys_it_lacks(boot_toy, tmp_path):
+    ctx, keys = boot_toy
+    params = ctx.parameters
+    # Keys made without the circuit's: no encapsulation keys, none of its rotations.
+    bare = bd.save_keys(params, ctx.evaluation_keys(rotations=[1], conjugate=True,
+                                                              bootstrapping=False),
+                        tmp_path / "bare")
+    bare.select([1]).files(params)  # what a non-bootstrapping worker loads is all there
+    with pytest.raises(basalt.BasaltError, match="which the bootstrapping circuit needs"):
+        bare.select([1], bootstrapping=True).files(params)
+    with pytest.raises(basalt.BasaltError, match="bootstrapping circuit needs"):
+        bd._CkksWorker(params.to_json(), bare.select([1], bootstrapping=True), True)
+    # Every rotation key there but the encapsulation keys missing: named as such.
+    full = tmp_path / "full"
+    bd.save_keys(params, keys, full)
+    manifest = json.loads((full / "keys.json").read_text())
+    manifest["keys"] = [e for e in manifest["keys"] if e["kind"] != "bootstrapping"]
+    (full / "keys.json").write_text(json.dumps(manifest))
+    with pytest.raises(basalt.BasaltError, match="no bootstrapping keys"):
+        bd.KeyFiles(full).select([1], bootstrapping=True).files(params)
+    # One circuit rotation missing: named as the circuit's.
+    step = next(k for k in keys.select([], bootstrapping=True).rotations if k != 1)
+    g = keys.rotation(step).galois_element
+    manifest["keys"] = [e for e in manifest["keys"] if e.get("galois_element") != g]
+    (full / "keys.json").write_text(json.dumps(manifest))
+    with pytest.raises(basalt.BasaltError, match="rotation by -?[0-9]+, which the bootstrapping"):
+        bd.KeyFiles(full).files(params)
+
+
+def test_key_files_without_a_conjugation_key_load_whole(tmp_path):
+    ctx = basalt.ckks.Context.toy_insecure(log_n=10, levels=2, rotations=[1])
+    params = ctx.parameters
+    files = bd.save_keys(params, ctx.evaluation_keys(), tmp_path)
+    assert [k for k, _ in files.files(params)] == ["relinearization", "rotation"]
+    assert bd._CkksWorker(params.to_json(), files, False).server.rotations == [1]
+    with pytest.raises(basalt.BasaltError, match="no conjugation key"):
+        files.select([1], conjugate=True).files(params)

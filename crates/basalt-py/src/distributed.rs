@@ -183,6 +183,17 @@ fn ckks_rotation_galois(params: &PyParams, steps: Vec<i64>) -> Vec<u64> {
     steps.iter().map(|&k| ring.galois_element_for_rotation(k)).collect()
 }
 
+/// What a server needs besides the relinearisation key to run the bootstrapping circuit of
+/// `params`: the circuit's rotation steps (one Galois key each; the conjugation key too) and
+/// whether it needs the encapsulation keys (a circuit with a sparse ephemeral secret). `None`
+/// for parameters without a circuit. From the circuit's shape: no diagonal is encoded. A
+/// selection of key files for a worker that bootstraps is completed with these.
+#[pyfunction]
+fn ckks_bootstrap_key_needs(params: &PyParams) -> PyResult<Option<(Vec<i64>, bool)>> {
+    let encaps = params.boot.is_some_and(|c| c.ephemeral_h.is_some());
+    Ok(params.shape()?.map(|bt| (bt.rotations(), encaps)))
+}
+
 /// The same parameters without their bootstrapping circuit: what a worker that never
 /// bootstraps is built from (no circuit to build, no bootstrapping keys expected).
 #[pyfunction]
@@ -374,6 +385,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(ckks_role_memory, m)?)?;
     m.add_function(wrap_pyfunction!(ckks_role_memory_of, m)?)?;
     m.add_function(wrap_pyfunction!(ckks_rotation_galois, m)?)?;
+    m.add_function(wrap_pyfunction!(ckks_bootstrap_key_needs, m)?)?;
     m.add_function(wrap_pyfunction!(sim_grid_merge, m)?)?;
     m.add_function(wrap_pyfunction!(tfhe_nn_layers, m)?)?;
     m.add_function(wrap_pyfunction!(tfhe_nn_plain, m)?)?;

@@ -71,7 +71,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         t.counts().into_iter().map(|(k, v)| (format!("{k:?}"), json!(v))).collect()
     };
     let gib = |b: u64| b as f64 / f64::from(1u32 << 30);
-    let memory = Memory::of(&params, &bt, &model);
+    let memory = Memory::of(&params, &bt, &model)?;
     println!(
         "{}",
         serde_json::to_string_pretty(&json!({
@@ -83,7 +83,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "diagonals": model.diagonals(),
             "network_rotations": rotations.len(),
             "network_rotations_per_layer_steps": per_layer.rotations().len(),
-            "network_key_gib_per_layer_steps": gib(Memory::of(&params, &bt, &per_layer).network_keys),
+            "network_key_gib_per_layer_steps": gib(Memory::of(&params, &bt, &per_layer)?.network_keys),
             "network_rotations_shared_with_bootstrap": rotations.len() - own,
             "rotation_keys": memory.rotation_keys,
             "memory_gib": {
@@ -92,6 +92,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 "network_rotation_keys": gib(memory.network_keys),
                 "bootstrap_keys": gib(memory.bootstrap_keys),
                 "bootstrap_keys_seeded": gib(bt.key_bytes(true)),
+                "secret_key_and_tables": gib(memory.fixed),
                 "working_ciphertexts": gib(memory.working),
                 "total": gib(memory.total()),
                 "pre_encoded_diagonals": gib(model.stored_plaintext_bytes()),

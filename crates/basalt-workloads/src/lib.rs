@@ -47,6 +47,7 @@ pub mod lenet_run;
 pub mod logreg;
 pub mod lstm;
 pub mod lstm_run;
+pub mod memory;
 pub mod mnist;
 pub mod network;
 pub mod registry;

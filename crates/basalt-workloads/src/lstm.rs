@@ -216,6 +216,17 @@ impl LstmModel {
         s.w0.level()
     }
 
+    /// The recurrence's activation σ (a Chebyshev interpolant), evaluated on every product.
+    pub fn sigma(&self) -> &Chebyshev {
+        &self.sigma
+    }
+
+    /// The products of each step position, `(W_0, W_1)`, summed over one split
+    /// ([`LinearTransform::evaluate_sum`]).
+    pub fn products(&self) -> impl Iterator<Item = (&LinearTransform, &LinearTransform)> {
+        self.steps.iter().map(|s| (&s.w0, &s.w1))
+    }
+
     /// Every rotation the products need (the bootstrap's come from the bootstrapper).
     pub fn rotations(&self) -> Vec<i64> {
         let mut r: Vec<i64> = self

@@ -70,38 +70,119 @@ impl Readout {
     }
 }
 
-/// Memory the run will hold, from shapes: the bootstrap's keys and encoded DFT diagonals, one
-/// full key per rotation the products add, the products' diagonals, and a few working
-/// ciphertexts at the top with a hoisted decomposition (the readout's 10 outputs are small).
-fn memory_need(params: &Parameters, bt: &Bootstrapper, model: &LstmModel) -> u64 {
-    let boot: std::collections::BTreeSet<i64> = bt.rotations().into_iter().collect();
-    let extra = model.rotations().iter().filter(|r| !boot.contains(r)).count();
-    let keys = basalt_ckks::progress::KeyMemory::estimate(params, extra, false, false);
-    let circuit: u64 = bt
-        .coeff_to_slot()
-        .iter()
-        .chain(bt.slot_to_coeff())
-        .map(|lt| lt.stored_plaintext_bytes())
-        .sum();
-    let top = params.max_level();
-    let n = params.n() as u64;
-    let ct = 2 * (top as u64 + 1) * n * 8;
-    let decomposition = (params.dnum_at(top) * (top + 1 + params.k_at(top))) as u64 * n * 8;
-    bt.key_bytes(false)
-        + keys.per_key * extra as u64
-        + keys.other
-        + circuit
-        + model.stored_plaintext_bytes()
-        + 8 * ct
-        + decomposition
+/// What a run holds at its peak, counted from shapes before anything is generated or encoded
+/// (the transforms' shapes, the bootstrap's, the keys' gadgets), each term from the code that
+/// allocates it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Memory {
+    /// The bootstrap's keys ([`Bootstrapper::key_bytes`], full: relinearisation, conjugation,
+    /// each rotation with the parts of the levels it runs at, the encapsulation keys).
+    pub bootstrap_keys: u64,
+    /// What the products' and the readout's rotations add: the run makes each with every part
+    /// (`gen_rotation_key`), and where the bootstrap has the same rotation this full key
+    /// replaces the bootstrap's (one Galois key per element), so only the difference is added.
+    pub network_keys: u64,
+    /// The bootstrap's DFT diagonals, encoded at every limb of their levels
+    /// ([`Bootstrapper::new`]), and in the clear as the transforms keep them.
+    pub bootstrap_diagonals: u64,
+    /// The weight diagonals, encoded (both products at every step position of a bootstrap
+    /// interval, [`LstmModel::stored_plaintext_bytes`], the readout's and its bias) and in the
+    /// clear as the transforms keep them.
+    pub diagonals: u64,
+    /// The client's secret key (one polynomial over `Q ∪ P`) and the ring's NTT tables.
+    pub fixed: u64,
+    /// Ciphertexts: the client's whole encrypted sequence and the initial state (encrypted
+    /// before the first step, held until the end), the state, and the largest of a step's
+    /// summed products, its σ, and a bootstrap ([`crate::memory`]).
+    pub working: u64,
 }
 
-/// Run: width 16 on the test ring with `--quick`, width 128 at [`PRESET`] (or `--preset`).
-///
-/// # Errors
-/// An unknown preset or one without a bootstrapping circuit, a chain that leaves fewer than a
-/// step's levels after a bootstrap, scheme errors.
-pub fn run(opts: &RunOptions, bar: &ProgressBar) -> std::result::Result<Value, WorkloadError> {
+impl Memory {
+    /// The memory of `steps` steps of `model` (shapes suffice) with the bootstrap `bt` and the
+    /// `readout` on `params`.
+    ///
+    /// # Errors
+    /// σ deeper than the levels a step has (as the run itself would fail).
+    fn of(
+        params: &Parameters,
+        bt: &Bootstrapper,
+        model: &LstmModel,
+        readout: &Readout,
+        steps: usize,
+    ) -> Result<Memory> {
+        use crate::memory::{bootstrap, ciphertext, galois_key, polynomial, transform};
+        let boot = bt.rotation_levels();
+        let every: Vec<usize> = (0..=params.max_level()).collect();
+        let full = galois_key(params, &every);
+        let mut rots = model.rotations();
+        rots.extend(readout.rotations());
+        rots.sort_unstable();
+        rots.dedup();
+        let network_keys = rots
+            .iter()
+            .filter(|&&r| r != 0)
+            .map(|r| full - boot.get(r).map_or(0, |levels| galois_key(params, levels)))
+            .sum();
+        let circuit: u64 = bt
+            .coeff_to_slot()
+            .iter()
+            .chain(bt.slot_to_coeff())
+            .map(|lt| lt.stored_plaintext_bytes() + crate::memory::clear_diagonals(lt))
+            .sum();
+        let bias = (readout.bias.level() as u64 + 1) * params.n() as u64 * 8;
+        let clear: u64 = model
+            .products()
+            .flat_map(|(w0, w1)| [w0, w1])
+            .chain([&readout.lt])
+            .map(crate::memory::clear_diagonals)
+            .sum();
+        let diagonals =
+            model.stored_plaintext_bytes() + readout.lt.stored_plaintext_bytes() + bias + clear;
+        let c = params.primes_per_rescale();
+        let first = model.level(0);
+        let held = (0..steps).map(|i| ciphertext(params, model.level(i))).sum::<u64>()
+            + 2 * ciphertext(params, first);
+        let product = model.products().map(|(w0, _)| transform(params, w0, 2)).max().unwrap_or(0);
+        let sigma = polynomial(params, first - c, model.sigma())? + ciphertext(params, first - c);
+        let working = held + bootstrap(params, bt)?.max(product).max(sigma);
+        Ok(Memory {
+            bootstrap_keys: bt.key_bytes(false),
+            network_keys,
+            bootstrap_diagonals: circuit,
+            diagonals,
+            fixed: crate::memory::secret_key(params) + crate::memory::ntt_tables(params),
+            working,
+        })
+    }
+
+    pub fn total(&self) -> u64 {
+        self.bootstrap_keys
+            + self.network_keys
+            + self.bootstrap_diagonals
+            + self.diagonals
+            + self.fixed
+            + self.working
+    }
+
+    /// The record's `memory_estimate_bytes`.
+    pub fn to_json(&self) -> Value {
+        json!({
+            "bootstrap_keys": self.bootstrap_keys,
+            "network_keys": self.network_keys,
+            "bootstrap_diagonals": self.bootstrap_diagonals,
+            "encoded_diagonals": self.diagonals,
+            "secret_key_and_tables": self.fixed,
+            "working_ciphertexts": self.working,
+            "total": self.total(),
+        })
+    }
+}
+
+/// What a run with `opts` sets up before anything is generated: the trained recurrence, the
+/// parameters, the bootstrapping circuit, the preset's name.
+fn setup(
+    opts: &RunOptions,
+) -> std::result::Result<(Trained, Parameters, BootstrapConfig, String), WorkloadError> {
     let width = if opts.quick { 16 } else { lstm::HIDDEN };
     let trained = lstm::trained(width)?;
     let log_slots = width.trailing_zeros();
@@ -132,22 +213,57 @@ pub fn run(opts: &RunOptions, bar: &ProgressBar) -> std::result::Result<Value, W
             (params, cfg, name)
         }
     };
+    Ok((trained, params, cfg, name))
+}
+
+/// The shapes of a run (its circuit and products, nothing encoded but the small readout) and
+/// what it will hold, counted from them.
+fn shapes(
+    trained: &Trained,
+    params: &Parameters,
+    cfg: BootstrapConfig,
+    name: &str,
+) -> std::result::Result<(Readout, Memory, usize), WorkloadError> {
+    let shapes = Bootstrapper::symbolic(params, cfg).map_err(crate::registry::at_preset(name))?;
+    let shape_model = LstmModel::prepare(params, &trained.lstm, &shapes, RULE, true)
+        .map_err(crate::registry::at_preset(name))?;
+    let per_boot = shape_model.steps_per_bootstrap();
+    let out_level = shape_model.level(trained.steps % per_boot);
+    // The readout is small (10 outputs at one level): prepared once, counted, then used.
+    let readout = Readout::prepare(params, trained, out_level, shape_model.scale())?;
+    let memory = Memory::of(params, &shapes, &shape_model, &readout, trained.steps)
+        .map_err(crate::registry::at_preset(name))?;
+    Ok((readout, memory, per_boot))
+}
+
+/// What a run with `opts` will hold ([`Memory`]), from shapes: what [`run`] checks against
+/// the memory available before it generates anything (seconds at N = 2^16).
+///
+/// # Errors
+/// As [`run`]'s setup.
+pub fn memory(opts: &RunOptions) -> std::result::Result<Memory, WorkloadError> {
+    let (trained, params, cfg, name) = setup(opts)?;
+    Ok(shapes(&trained, &params, cfg, &name)?.1)
+}
+
+/// Run: width 16 on the test ring with `--quick`, width 128 at [`PRESET`] (or `--preset`).
+///
+/// # Errors
+/// An unknown preset or one without a bootstrapping circuit, a chain that leaves fewer than a
+/// step's levels after a bootstrap, scheme errors.
+pub fn run(opts: &RunOptions, bar: &ProgressBar) -> std::result::Result<Value, WorkloadError> {
+    let (trained, params, cfg, name) = setup(opts)?;
+    let width = trained.lstm.width();
     // Shapes first: a run that cannot hold its keys and plaintexts is refused before anything
-    // is encoded or generated (CraterLake's 80-bit chain holds 112 limbs per key part).
-    let shapes = Bootstrapper::symbolic(&params, cfg).map_err(crate::registry::at_preset(&name))?;
-    let shape_model = LstmModel::prepare(&params, &trained.lstm, &shapes, RULE, true)
-        .map_err(crate::registry::at_preset(&name))?;
-    let need = memory_need(&params, &shapes, &shape_model);
+    // is generated or encoded (CraterLake's 80-bit chain holds 112 limbs per key part).
+    let (readout, memory, per_boot) = shapes(&trained, &params, cfg, &name)?;
     let what = format!("the LSTM's keys, plaintexts and working ciphertexts at {name}");
-    basalt_ckks::progress::check_memory(&what, need, opts.force)
+    basalt_ckks::progress::check_memory(&what, memory.total(), opts.force)
         .map_err(|e| crate::registry::at_preset(&name)(e.into()))?;
     let t_setup = Instant::now();
     let bt = Bootstrapper::new(&params, cfg).map_err(crate::registry::at_preset(&name))?;
     let model = LstmModel::prepare(&params, &trained.lstm, &bt, RULE, false)
         .map_err(crate::registry::at_preset(&name))?;
-    let per_boot = model.steps_per_bootstrap();
-    let out_level = model.level(trained.steps % per_boot);
-    let readout = Readout::prepare(&params, &trained, out_level, model.scale())?;
     let kg = KeyGenerator::new(&params);
     let sk = kg.gen_secret_key();
     let (mut keys, encaps) = bt.generate_keys(&sk, false)?;
@@ -217,7 +333,8 @@ pub fn run(opts: &RunOptions, bar: &ProgressBar) -> std::result::Result<Value, W
         "bootstraps": bootstraps_per_image * tally.n,
         "bootstraps_per_image": bootstraps_per_image,
         "key_bytes": key_bytes,
-        "memory_estimate_bytes": need,
+        "encapsulation_key_bytes": encaps.as_ref().map_or(0, |e| e.size_bytes()),
+        "memory_estimate_bytes": memory.to_json(),
         "setup_s": setup_s,
         "per_image_s": infer_s / tally.n.max(1) as f64,
     }))

@@ -48,9 +48,14 @@ pub struct Memory {
     pub diagonals: u64,
     /// The bootstrap's DFT diagonals in the clear and one of them encoded at its level.
     pub bootstrap_diagonals: u64,
-    /// Working ciphertexts, bounded by the largest transform's: its baby-step rotations, input,
-    /// partial and giant sums and hoisted decomposition, and two more ciphertexts at the top
-    /// held by the caller (a residual shortcut, the other half of a bootstrap).
+    /// The client's secret key (one polynomial over `Q ∪ P`) and the ring's NTT tables.
+    pub fixed: u64,
+    /// Ciphertexts at the peak: those the network holds, bounded by eleven at the bootstrap's
+    /// output level (in a residual block its input, the first convolution's and ReLU's outputs
+    /// and the second convolution's, the shortcut and the sum stay bound until the block ends;
+    /// in a ReLU its input's copy, the sign's running value and the bootstrap's input; the
+    /// encrypted image and the copy the inference starts from), plus the largest of a
+    /// bootstrap, a network transform and a sign stage ([`crate::memory`]).
     pub working: u64,
     /// Distinct rotations (Galois keys besides conjugation): the network's and the bootstrap's.
     pub rotation_keys: usize,
@@ -60,7 +65,15 @@ pub struct Memory {
 
 impl Memory {
     /// The memory of `model` (shapes suffice) with the bootstrap `bt` on `params`.
-    pub fn of(params: &Parameters, bt: &Bootstrapper, model: &Model) -> Memory {
+    ///
+    /// # Errors
+    /// A sign stage deeper than the levels a bootstrap leaves (as the run would fail).
+    pub fn of(
+        params: &Parameters,
+        bt: &Bootstrapper,
+        model: &Model,
+    ) -> Result<Memory, CircuitError> {
+        use crate::memory::{bootstrap, ciphertext, galois_key, polynomial, transform};
         let boot = bt.rotation_levels();
         let mut network_keys = 0;
         let mut shared = 0;
@@ -68,8 +81,7 @@ impl Memory {
             let own = boot.get(&r).cloned().unwrap_or_default();
             shared += usize::from(!own.is_empty());
             let both: Vec<usize> = own.iter().chain(&levels).copied().collect();
-            network_keys += galois_key_bytes(params, both.into_iter())
-                - galois_key_bytes(params, own.into_iter());
+            network_keys += galois_key(params, &both) - galois_key(params, &own);
         }
         let rotation_keys = model.rotation_levels().len() + boot.len() - shared;
         let n = params.n() as u64;
@@ -80,28 +92,24 @@ impl Memory {
             .map(|lt| lt.source().indices().len() as u64 * lt.source().slots() as u64 * 16)
             .sum();
         let top = transforms.iter().map(|lt| lt.level()).max().unwrap_or(0) as u64;
-        let ct = |level: usize| 2 * (level as u64 + 1) * n * 8;
-        let working = transforms
-            .iter()
-            .copied()
-            .chain(model.transforms())
-            .map(|lt| {
-                let l = lt.level();
-                let decomposition = (params.dnum_at(l) * (l + 1 + params.k_at(l))) as u64 * n * 8;
-                (lt.split().babies().len() as u64 + 3) * ct(l) + decomposition
-            })
-            .max()
-            .unwrap_or(0)
-            + 2 * ct(params.max_level());
-        Memory {
+        let out = bt.budget().output_level;
+        let held = 11 * ciphertext(params, out);
+        let network = model.transforms().map(|lt| transform(params, lt, 1)).max().unwrap_or(0);
+        let mut sign = 0;
+        for stage in model.sign_stages() {
+            sign = sign.max(polynomial(params, out, stage)?);
+        }
+        let working = held + bootstrap(params, bt)?.max(network).max(sign);
+        Ok(Memory {
             bootstrap_keys: bt.key_bytes(false),
             network_keys,
             diagonals: model.plaintext_bytes_at_use(params),
             bootstrap_diagonals: clear + (top + 1) * n * 8,
+            fixed: crate::memory::secret_key(params) + crate::memory::ntt_tables(params),
             working,
             rotation_keys,
             shared_rotations: shared,
-        }
+        })
     }
 
     pub fn total(&self) -> u64 {
@@ -109,6 +117,7 @@ impl Memory {
             + self.network_keys
             + self.diagonals
             + self.bootstrap_diagonals
+            + self.fixed
             + self.working
     }
 
@@ -119,25 +128,11 @@ impl Memory {
             "network_keys": self.network_keys,
             "encoded_diagonals": self.diagonals,
             "bootstrap_diagonals": self.bootstrap_diagonals,
+            "secret_key_and_tables": self.fixed,
             "working_ciphertexts": self.working,
             "total": self.total(),
         })
     }
-}
-
-/// Bytes of one full Galois key with parts for `levels` (as `KeyGenerator::for_levels` makes
-/// it): per gadget, digits × 2 halves × limbs of `Q_top ∪ P` × N words.
-fn galois_key_bytes(params: &Parameters, levels: impl Iterator<Item = usize>) -> u64 {
-    let mut wanted = vec![false; params.gadgets().len()];
-    levels.for_each(|l| wanted[params.gadget_index(l)] = true);
-    let words: u64 = params
-        .gadgets()
-        .iter()
-        .zip(wanted)
-        .filter(|(_, w)| *w)
-        .map(|(g, _)| g.digits() as u64 * 2 * (g.top_level + 1 + g.p_limbs) as u64)
-        .sum();
-    words * params.n() as u64 * 8
 }
 
 /// The ReLU's composite sign of a run: \[48\]'s degrees 15, 15, 27 at full size
@@ -200,7 +195,8 @@ pub fn run(opts: &RunOptions, bar: &ProgressBar) -> Result<Value, WorkloadError>
             &params, &net, &sign, out_level, out_level, scales, lattigo, symbolic,
         )
     };
-    let memory = Memory::of(&params, &shapes, &prepare(true).map_err(at_preset)?);
+    let memory =
+        Memory::of(&params, &shapes, &prepare(true).map_err(at_preset)?).map_err(at_preset)?;
     let what = format!("ResNet-20's keys, plaintexts and working ciphertexts at {name}");
     basalt_ckks::progress::check_memory(&what, memory.total(), opts.force)
         .map_err(|e| at_preset(e.into()))?;

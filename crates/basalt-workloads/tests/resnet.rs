@@ -378,7 +378,7 @@ fn full_size_resnet20_memory_fits_in_20_gib() -> Result<()> {
     let out = bt.budget().output_level;
     let shared = prepare(true, &params, &net, &sign, out, delta, true)?;
     let per_layer = prepare(false, &params, &net, &sign, out, delta, true)?;
-    let m = Memory::of(&params, &bt, &shared);
+    let m = Memory::of(&params, &bt, &shared)?;
     let gib = |b: u64| b as f64 / f64::from(1u32 << 30);
     eprintln!("{}", m.to_json());
     eprintln!(
@@ -387,12 +387,12 @@ fn full_size_resnet20_memory_fits_in_20_gib() -> Result<()> {
         gib(m.total()),
         gib(m.network_keys),
         shared.rotations().len(),
-        gib(Memory::of(&params, &bt, &per_layer).network_keys),
+        gib(Memory::of(&params, &bt, &per_layer)?.network_keys),
         per_layer.rotations().len(),
         gib(per_layer.stored_plaintext_bytes()),
     );
     assert!(gib(m.total()) < 20.0, "{}", m.to_json());
-    assert!(m.network_keys < Memory::of(&params, &bt, &per_layer).network_keys);
+    assert!(m.network_keys < Memory::of(&params, &bt, &per_layer)?.network_keys);
     assert_eq!(shared.bootstraps(), per_layer.bootstraps());
     Ok(())
 }

@@ -416,6 +416,21 @@ impl Bootstrapper {
     pub fn budget(&self) -> LevelBudget {
         self.budget
     }
+    /// EvalMod's polynomial (the scaled sine or cosine before the double angles), evaluated
+    /// on each CoeffToSlot output.
+    pub fn evalmod_polynomial(&self) -> &Chebyshev {
+        &self.sine
+    }
+    /// Level of CoeffToSlot's outputs, EvalMod's input.
+    pub fn evalmod_level(&self) -> usize {
+        let c = self.params.primes_per_rescale();
+        self.cts.last().map_or(self.cts_level, |lt| lt.level() - c)
+    }
+    /// How many ciphertexts CoeffToSlot hands to EvalMod: two halves (real and imaginary
+    /// parts) when fully packed, one when sparse.
+    pub fn evalmod_inputs(&self) -> usize {
+        if self.slots < self.params.max_slots() { 1 } else { 2 }
+    }
     pub fn coeff_to_slot(&self) -> &[LinearTransform] {
         &self.cts
     }

@@ -130,8 +130,9 @@ pub fn map_levels(p: &Chebyshev) -> usize {
     usize::from(!(p.a == -1.0 && p.b == 1.0))
 }
 
-/// Products needed to build the powers in `powers` (closure under the recurrence).
-fn power_products(powers: &[usize]) -> usize {
+/// The powers built to have those in `powers`, `T_1` included (closure under the recurrence
+/// `T_k = 2·T_a·T_b − T_{a−b}`).
+fn power_closure(powers: &[usize]) -> std::collections::BTreeSet<usize> {
     let mut built = std::collections::BTreeSet::from([1usize]);
     let mut todo: Vec<usize> = powers.to_vec();
     while let Some(k) = todo.pop() {
@@ -140,7 +141,12 @@ fn power_products(powers: &[usize]) -> usize {
             todo.extend([a, k - a, a - (k - a)].into_iter().filter(|&x| x >= 1));
         }
     }
-    built.len() - 1
+    built
+}
+
+/// Products needed to build the powers in `powers`.
+fn power_products(powers: &[usize]) -> usize {
+    power_closure(powers).len() - 1
 }
 
 /// Plan the evaluation of `p` on an input at `level`: the baby-step bound `2^s` with the
@@ -171,6 +177,27 @@ pub fn plan(params: &Parameters, level: usize, p: &Chebyshev) -> Result<PolyPlan
         }
     }
     best.ok_or_else(|| CircuitError::Invalid("no split fits the depth (internal)".into()))
+}
+
+/// The level of every Chebyshev power an evaluation of `p` on an input at `level` builds
+/// ([`plan`]'s split; `T_1` included): [`PolyEvaluator`] keeps each until the evaluation
+/// ends, so these ciphertexts are alive together at its end. `T_k` sits at the level its
+/// recurrence leaves it, `⌈log2 k⌉` rescales below `T_1`. What a memory estimate counts.
+///
+/// # Errors
+/// As [`plan`].
+pub fn power_levels(params: &Parameters, level: usize, p: &Chebyshev) -> Result<Vec<usize>> {
+    let pl = plan(params, level, p)?;
+    let c = params.primes_per_rescale();
+    let planner = Planner { c, top: level - c * map_levels(p), s: pl.log_split };
+    let mut powers = Vec::new();
+    planner
+        .walk(&p.coeffs, pl.out_level, &mut powers)
+        .ok_or_else(|| CircuitError::Invalid("no split fits the depth (internal)".into()))?;
+    Ok(power_closure(&powers)
+        .into_iter()
+        .map(|k| planner.lvl(k).expect("a planned power fits the depth"))
+        .collect())
 }
 
 /// Evaluates polynomials on one input, keeping the Chebyshev powers it has built.

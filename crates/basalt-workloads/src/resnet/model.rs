@@ -334,6 +334,11 @@ impl Model {
         m
     }
 
+    /// The stages of the ReLU's composite sign, in the order applied.
+    pub fn sign_stages(&self) -> &[Chebyshev] {
+        &self.sign
+    }
+
     /// The linear layers' transforms, in order (the dense layer last).
     pub fn transforms(&self) -> impl Iterator<Item = &LinearTransform> {
         self.convs.iter().chain([&self.dense]).map(|p| &p.lt)
