@@ -11,7 +11,7 @@ use dyn_stack::PodStack;
 use serde::Serialize;
 use tfhe_fft::c64;
 
-use basalt_tfhe::batch::{BatchConfig, core_batch_of};
+use basalt_tfhe::batch::{BatchConfig, core_batch_of, sub_batches};
 use basalt_tfhe::decompose::StreamingDecomposer;
 use basalt_tfhe::error::Result;
 use basalt_tfhe::external_product::{mul_acc, mul_acc2};
@@ -68,7 +68,7 @@ pub struct BenchOptions {
     pub stages: bool,
     /// Trials of encrypt → LUT → decrypt for the measured failure rate (0 = skip).
     pub failure_trials: u64,
-    /// Explicit core-level batch (None = from the 2 MiB L2).
+    /// Explicit core-level batch (None = from this CPU's L2, see `batch::CacheSizes`).
     pub core_batch: Option<usize>,
 }
 
@@ -280,7 +280,8 @@ fn run<T: Torus>(
                         threads: th,
                         count,
                         batched,
-                        core_batch: Some(cb.min(count.div_ceil(th))),
+                        // The largest sub-batch the schedule actually runs.
+                        core_batch: sub_batches(count, th, cb).iter().map(|r| r.len()).max(),
                         reps: r,
                         median_ms: med,
                         min_ms: min,
