@@ -328,6 +328,33 @@ pub fn measure_interleaved(
     ts.iter().zip(colds).zip(&runs).map(|((&t, c), r)| (t, summarise(c, r))).collect()
 }
 
+/// Time several implementations of the same operation alternately on the calling thread
+/// (A B A B …, the order rotated each round), so a slow phase of a shared machine lands on
+/// all of them alike: each is warmed up, then every round runs each once, until `min_time`
+/// (scaled by the count) and `min_reps` rounds have passed. Returns one [`Stats`] per closure.
+pub fn measure_alternating(timing: Timing, fs: &mut [&mut dyn FnMut()]) -> Vec<Stats> {
+    let mut colds = Vec::new();
+    for f in fs.iter_mut() {
+        colds.push(sample(&mut || f()));
+        let start = Instant::now();
+        while start.elapsed() < timing.warmup {
+            f();
+        }
+    }
+    let k = fs.len();
+    let mut runs: Vec<Vec<(f64, f64, u64)>> = vec![Vec::new(); k];
+    let floor = timing.min_time * k as u32;
+    let (start, mut round) = (Instant::now(), 0);
+    while (start.elapsed() < floor || round < timing.min_reps) && round < timing.max_reps.max(1) {
+        for j in 0..k {
+            let i = (j + round) % k;
+            runs[i].push(sample(&mut || fs[i]()));
+        }
+        round += 1;
+    }
+    colds.into_iter().zip(&runs).map(|(c, r)| summarise(c, r)).collect()
+}
+
 /// The machine a record was measured on.
 pub fn machine() -> serde_json::Value {
     serde_json::json!({
@@ -380,6 +407,15 @@ mod tests {
         assert_eq!(s.samples, 3);
         assert_eq!(calls, 4, "one cold run + three timed");
         assert!(s.min_ms <= s.median_ms && s.median_ms >= 0.0);
+    }
+
+    #[test]
+    fn alternating_runs_every_closure_as_often() {
+        let (mut a, mut b) = (0, 0);
+        let s = measure_alternating(Timing::quick(), &mut [&mut || a += 1, &mut || b += 1]);
+        assert_eq!(s.len(), 2);
+        assert!(s.iter().all(|x| x.samples == 3));
+        assert_eq!((a, b), (4, 4), "one cold run + three timed each");
     }
 
     #[test]

@@ -8,7 +8,19 @@ use basalt_math::ring::RingContext;
 use basalt_math::rns::mod_down;
 use serde_json::{Value, json};
 
-use crate::harness::{Pools, Stats, Timing, measure, measure_interleaved};
+use crate::harness::{Pools, Stats, Timing, measure_alternating, measure_interleaved};
+
+/// Our AVX2 NTT for the same `(n, q)` and root as `plan`, where this CPU has AVX2.
+#[cfg(target_arch = "x86_64")]
+fn own_avx2(n: usize, plan: &tfhe_ntt::prime64::Plan) -> Option<basalt_math::ntt_avx2::Avx2Ntt> {
+    let mut x = vec![0u64; n];
+    x[1] = 1;
+    plan.fwd(&mut x);
+    basalt_math::ntt_avx2::Avx2Ntt::new(n, plan.modulus(), x[0])
+}
+
+/// One implementation's run, timed by [`measure_alternating`].
+type Timed<'a> = Box<dyn FnMut() + Send + 'a>;
 
 fn stats_json(s: &Stats) -> Value {
     serde_json::to_value(s).unwrap_or(Value::Null)
@@ -25,22 +37,54 @@ pub(crate) fn with_speedups(runs: &[(usize, Stats)]) -> Vec<(usize, Stats, Optio
 pub fn ntt_suite(log_n: u32, limbs: usize, pools: &Pools, timing: Timing) -> Vec<Value> {
     let n = 1usize << log_n;
     let mut out = Vec::new();
-    for bits in [36u32, 50, 54, 60] {
+    for bits in [36u32, 50, 54, 60, 61] {
         let q = ntt_primes(bits, log_n, 1, &[]).expect("primes")[0];
         let ctx = RingContext::new(log_n, &[q], &[]).expect("ring");
         let a = random_poly(&ctx, 1, 0, 1);
-        let mut buf = a.limb(0).to_vec();
         let table = ctx.ntt_table(0);
-        let ours = pools.install(1, || measure(timing, || table.forward(&mut buf)));
         let plan = tfhe_ntt::prime64::Plan::try_new(n, q).expect("plan");
-        let peer = pools.install(1, || measure(timing, || plan.fwd(&mut buf)));
-        for (imp, s) in [("basalt", ours), ("tfhe-ntt", peer)] {
-            out.push(json!({"bench": "ntt/forward", "impl": imp, "n": n, "q_bits": bits,
-                "limbs": 1, "threads": 1, "stats": stats_json(&s)}));
+        // Same data for every implementation, timed alternately (A B A B …) on one thread.
+        let buf = || a.limb(0).to_vec();
+        let (mut b1, mut b2, mut b3, mut b4, mut b5) = (buf(), buf(), buf(), buf(), buf());
+        #[cfg(target_arch = "x86_64")]
+        let own = own_avx2(n, &plan).filter(|_| table.backend() != "basalt-avx2");
+        let mut runs: Vec<(&str, &str, Timed<'_>)> = vec![
+            ("ntt/forward", table.backend(), Box::new(|| table.forward(&mut b1))),
+            ("ntt/forward", "tfhe-ntt", Box::new(|| plan.fwd(&mut b2))),
+            ("ntt/inverse", table.backend(), Box::new(|| table.inverse(&mut b3))),
+            (
+                "ntt/inverse",
+                "tfhe-ntt",
+                Box::new(|| {
+                    plan.inv(&mut b4);
+                    plan.normalize(&mut b4);
+                }),
+            ),
+        ];
+        // Where the default is tfhe-ntt but our AVX2 transform exists, time it too.
+        #[cfg(target_arch = "x86_64")]
+        if let Some(t) = &own {
+            runs.push(("ntt/forward", "basalt-avx2", Box::new(|| t.forward(&mut b5))));
         }
-        let inv = pools.install(1, || measure(timing, || table.inverse(&mut buf)));
-        out.push(json!({"bench": "ntt/inverse", "impl": "basalt", "n": n, "q_bits": bits,
-            "limbs": 1, "threads": 1, "stats": stats_json(&inv)}));
+        #[cfg(not(target_arch = "x86_64"))]
+        drop(b5);
+        let stats = pools.install(1, || {
+            let mut fs: Vec<&mut dyn FnMut()> =
+                runs.iter_mut().map(|(_, _, f)| f.as_mut() as &mut dyn FnMut()).collect();
+            measure_alternating(timing, &mut fs)
+        });
+        let tfhe_median = |bench: &str| {
+            runs.iter()
+                .zip(&stats)
+                .find(|((b, i, _), _)| *b == bench && *i == "tfhe-ntt")
+                .map(|(_, s)| s.median_ms)
+        };
+        for ((bench, imp, _), s) in runs.iter().zip(&stats) {
+            let vs = tfhe_median(bench).map(|t| t / s.median_ms);
+            out.push(json!({"bench": bench, "impl": imp, "n": n, "q_bits": bits,
+                "limbs": 1, "threads": 1, "stats": stats_json(s),
+                "speedup_vs_tfhe_ntt": vs}));
+        }
     }
     let q = ntt_primes(60, log_n, limbs, &[]).expect("primes");
     let p = ntt_primes(61, log_n, 5, &q).expect("primes");

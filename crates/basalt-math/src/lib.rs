@@ -13,10 +13,10 @@
 //!   Q limbs per digit (`alpha = ceil((L + 1) / dnum)`).
 //!
 //! # Layout
-//! [`modular`] (one prime) → [`primes`] → [`ntt`] (one prime, via `tfhe-ntt`) → [`ring`] (all the
-//! primes of a parameter set) → [`poly`] (RNS polynomials) → kernels on [`ring::RingContext`]
-//! (element-wise arithmetic, automorphisms, conversions) → [`rns`] (BConv and the ModChange
-//! family: ModUp, ModDown, Rescale) and [`sampler`].
+//! [`modular`] (one prime) → [`primes`] → [`ntt`] (one prime: our AVX2 transform, or
+//! `tfhe-ntt`) → [`ring`] (all the primes of a parameter set) → [`poly`] (RNS polynomials) →
+//! kernels on [`ring::RingContext`] (element-wise arithmetic, automorphisms, conversions) →
+//! [`rns`] (BConv and the ModChange family: ModUp, ModDown, Rescale) and [`sampler`].
 //!
 //! Every kernel reports itself to [`basalt_trace`] before computing, and skips the arithmetic on
 //! shape-only ([`poly::RnsPoly::symbolic`]) operands: one code path serves real runs and traces.
@@ -27,6 +27,8 @@ pub mod fused;
 pub mod kernels;
 pub mod modular;
 pub mod ntt;
+#[cfg(target_arch = "x86_64")]
+pub mod ntt_avx2;
 pub mod parallel;
 pub mod poly;
 pub mod primes;

@@ -1,23 +1,41 @@
-//! The negacyclic number-theoretic transform for one prime, backed by `tfhe-ntt`.
+//! The negacyclic number-theoretic transform for one prime.
 //!
-//! `tfhe-ntt` is the fastest NTT we measured on this CPU (AVX-512, and IFMA for primes below
-//! 2^50/2^51): `basalt bench ntt` puts it beside our own figures. Its forward transform leaves
-//! the evaluations in bit-reversed order and its inverse does not divide by `n`; this wrapper
-//! hides both, and records which root of `X^n + 1` each slot holds so automorphisms can be
+//! Two implementations compute the same transform bit for bit (same root, bit-reversed slot
+//! order, fully reduced outputs):
+//! - [`crate::ntt_avx2::Avx2Ntt`], ours, on x86-64 CPUs with AVX2 and without AVX-512 (where
+//!   `tfhe-ntt` has only its AVX2 path), for primes below 2^62;
+//! - `tfhe-ntt`'s `prime64` plan everywhere else (AVX-512, and IFMA for primes below
+//!   2^50/2^51, or scalar).
+//!
+//! `basalt bench ntt` times both on the same data. `tfhe-ntt`'s forward transform leaves the
+//! evaluations in bit-reversed order and its inverse does not divide by `n`; this wrapper hides
+//! the latter, and records which root of `X^n + 1` each slot holds so automorphisms can be
 //! applied in the evaluation domain.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use tfhe_ntt::prime64::Plan;
 
 use crate::MathError;
 use crate::modular::Modulus;
 
+/// Whether to use [`crate::ntt_avx2::Avx2Ntt`]: on CPUs with AVX2 and without AVX-512F, where
+/// it measured faster than `tfhe-ntt` (`basalt bench ntt`); with AVX-512, `tfhe-ntt`'s
+/// 8-lane kernels are used.
+#[cfg(target_arch = "x86_64")]
+fn use_own_avx2() -> bool {
+    std::arch::is_x86_feature_detected!("avx2") && !std::arch::is_x86_feature_detected!("avx512f")
+}
+
 /// A negacyclic NTT over `Z_q[X]/(X^n+1)`.
 #[derive(Clone, Debug)]
 pub struct NttTable {
     plan: Plan,
     modulus: Modulus,
+    /// Our AVX2 transform, where it applies (see the module doc); shared by clones.
+    #[cfg(target_arch = "x86_64")]
+    avx2: Option<Arc<crate::ntt_avx2::Avx2Ntt>>,
 }
 
 impl NttTable {
@@ -27,7 +45,31 @@ impl NttTable {
             return Err(MathError::NotNttFriendly { q, n });
         }
         let plan = Plan::try_new(n, q).ok_or(MathError::NotNttFriendly { q, n })?;
-        Ok(NttTable { plan, modulus })
+        #[cfg(target_arch = "x86_64")]
+        let avx2 = if use_own_avx2() {
+            // Slot 0 of the forward transform of X is the root the plan evaluates at.
+            let mut x = vec![0u64; n];
+            x[1] = 1;
+            plan.fwd(&mut x);
+            crate::ntt_avx2::Avx2Ntt::new(n, q, x[0]).map(Arc::new)
+        } else {
+            None
+        };
+        Ok(NttTable {
+            plan,
+            modulus,
+            #[cfg(target_arch = "x86_64")]
+            avx2,
+        })
+    }
+
+    /// Which implementation runs: `"basalt-avx2"` or `"tfhe-ntt"`.
+    pub fn backend(&self) -> &'static str {
+        #[cfg(target_arch = "x86_64")]
+        if self.avx2.is_some() {
+            return "basalt-avx2";
+        }
+        "tfhe-ntt"
     }
 
     pub fn n(&self) -> usize {
@@ -41,12 +83,20 @@ impl NttTable {
     /// Coefficients → evaluations (slot order: see [`NttTable::slot_exponents`]).
     #[inline]
     pub fn forward(&self, a: &mut [u64]) {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(t) = &self.avx2 {
+            return t.forward(a);
+        }
         self.plan.fwd(a);
     }
 
     /// Evaluations → coefficients, including the division by `n`.
     #[inline]
     pub fn inverse(&self, a: &mut [u64]) {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(t) = &self.avx2 {
+            return t.inverse(a);
+        }
         self.plan.inv(a);
         self.plan.normalize(a);
     }
