@@ -76,14 +76,14 @@ mod tests {
         let key = sk.as_lwe_key();
         let mut at0 = vec![0u64; k * n + 1];
         sample_extract(&ct.data, k, n, &mut at0);
-        for h in 0..n {
+        for (h, &want) in glwe_phase.iter().enumerate() {
             let mut lwe = vec![0u64; k * n + 1];
             sample_extract_at(&ct.data, k, n, h, &mut lwe);
             if h == 0 {
                 assert_eq!(lwe, at0);
             }
             let lwe = crate::lwe::LweCiphertext::from_vec(lwe);
-            assert_eq!(key.phase(&lwe), glwe_phase[h], "coefficient {h}");
+            assert_eq!(key.phase(&lwe), want, "coefficient {h}");
         }
     }
 }

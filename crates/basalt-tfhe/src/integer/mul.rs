@@ -24,6 +24,9 @@ use crate::lut::Lut;
 use crate::many_lut::ManyLut;
 use crate::torus::Torus;
 
+/// A table of a scalar product: (digit value `d`, high digit of `x·d`?).
+type Table = (u64, bool);
+
 impl<T: Torus> IntegerServer<T> {
     /// `a · b` mod `2^bits`.
     pub fn mul(
@@ -126,7 +129,7 @@ impl<T: Torus> IntegerServer<T> {
         let cap = ManyLut::<T>::capacity(self.plaintext_modulus(), m - 1).max(1);
         let mut cols: Vec<Vec<Block<T>>> = vec![Vec::new(); nb];
         // Per block: the tables (digit value, high half?) it needs and their target columns.
-        let mut needs: Vec<Vec<((u64, bool), Vec<usize>)>> = vec![Vec::new(); nb];
+        let mut needs: Vec<Vec<(Table, Vec<usize>)>> = vec![Vec::new(); nb];
         for (i, x) in a.blocks.iter().enumerate() {
             for (j, &d) in digits.iter().enumerate().take(nb - i) {
                 if d == 1 {
@@ -136,13 +139,11 @@ impl<T: Torus> IntegerServer<T> {
                 if d <= 1 || dprod == 0 {
                     continue;
                 }
-                let mut need = |key: (u64, bool), col: usize| match needs[i]
-                    .iter_mut()
-                    .find(|(k, _)| *k == key)
-                {
-                    Some((_, c)) => c.push(col),
-                    None => needs[i].push((key, vec![col])),
-                };
+                let mut need =
+                    |key: Table, col: usize| match needs[i].iter_mut().find(|(k, _)| *k == key) {
+                        Some((_, c)) => c.push(col),
+                        None => needs[i].push((key, vec![col])),
+                    };
                 need((d, false), i + j);
                 if i + j + 1 < nb && dprod >= m {
                     need((d, true), i + j + 1);
@@ -150,10 +151,10 @@ impl<T: Torus> IntegerServer<T> {
             }
         }
         // Distinct packings (shared by blocks that need the same tables).
-        let mut luts: Vec<(Vec<(u64, bool)>, ManyLut<T>)> = Vec::new();
+        let mut luts: Vec<(Vec<Table>, ManyLut<T>)> = Vec::new();
         let mut plan = Vec::new(); // (block, packing, first table of the chunk)
         for (i, need) in needs.iter().enumerate() {
-            let keys: Vec<(u64, bool)> = need.iter().map(|(k, _)| *k).collect();
+            let keys: Vec<Table> = need.iter().map(|(k, _)| *k).collect();
             for (c, chunk) in keys.chunks(cap).enumerate() {
                 let idx = match luts.iter().position(|(k, _)| k == chunk) {
                     Some(idx) => idx,
