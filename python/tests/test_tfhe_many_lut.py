@@ -23,12 +23,12 @@ def test_every_value_every_count(ctx):
 
 
 def test_digit_and_carry_chain_into_later_tables(ctx):
-    m = ctx.message_modulus
+    m, p = ctx.message_modulus, ctx.plaintext_modulus
     for v in range(2 * m):
         digit, carry = ctx.apply_many(ctx.encrypt(v), [lambda x: x % m, lambda x: x // m],
                                       max_value=2 * m - 1)
         assert ctx.decrypt(ctx.apply(digit, lambda x: (x + 1) % m)) == (v % m + 1) % m
-        assert ctx.decrypt(ctx.apply(carry, lambda x: 3 * x)) == 3 * (v // m)
+        assert ctx.decrypt(ctx.apply(carry, lambda x: (3 * x) % p)) == 3 * (v // m)
 
 
 def test_bad_packings_are_clear_errors(ctx):
