@@ -119,6 +119,25 @@ class _Evaluator:
         """One programmable bootstrap computing f(m) (f is evaluated on all messages here)."""
         return Ciphertext(self._c.apply_table(_check_kind(ct, Ciphertext), self.table(f)))
 
+    def apply_many(self, ct: Ciphertext, fs, *, max_value: int) -> list:
+        """Several functions of one ciphertext from one programmable bootstrap (many-LUT):
+        ``[f(m) for f in fs]`` as ciphertexts, each as usable as an `apply` result. The
+        ciphertext must hold a value in ``range(max_value + 1)`` (the functions are evaluated
+        there only), and ``(max_value + 1) * len(fs) <= plaintext_modulus``: on the 2+2 set, digit
+        and carry of a value up to 7, or four functions of a value up to 3. The failure
+        probability is that of one `apply`."""
+        max_value = _integer(max_value, "max_value")
+        fs = list(fs)
+        if max_value < 0:
+            raise BasaltError(f"max_value must be at least 0, got {max_value}")
+        if not fs or (max_value + 1) * len(fs) > self.plaintext_modulus:
+            raise BasaltError(
+                f"many-LUT of {len(fs)} function(s) on inputs 0..={max_value}: needs at least "
+                f"one function and (max_value + 1) x functions <= {self.plaintext_modulus}")
+        tables = [[_integer(f(m), f"f({m})") for m in range(max_value + 1)] for f in fs]
+        raws = self._c.apply_many_tables(_check_kind(ct, Ciphertext), tables, max_value)
+        return [Ciphertext(r) for r in raws]
+
     def apply_batch(self, cts, f, *, progress=None) -> list:
         """f on every ciphertext, batched (Strix's two-level batching) over the cores.
         ``progress(stage, done, total)``, if given, is called as the batch advances (``done``

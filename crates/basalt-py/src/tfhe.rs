@@ -154,6 +154,23 @@ impl PyTfheServer {
         })
     }
 
+    /// Several tables of one ciphertext from one blind rotation (many-LUT): `tables[i][x]` for
+    /// `x` in `0..=max_value`, the ciphertext promised to hold a value there; one result per
+    /// table. Needs `(max_value + 1) * len(tables) <= plaintext_modulus`.
+    fn apply_many_tables(
+        &self,
+        py: Python<'_>,
+        ct: &PyTfheCt,
+        tables: Vec<Vec<u64>>,
+        max_value: u64,
+    ) -> PyResult<Vec<PyTfheCt>> {
+        let ct = ct.ct.clone();
+        py.allow_threads(|| {
+            let outs = self.key.apply_many_tables(&ct, &tables, max_value).map_err(err)?;
+            Ok(outs.into_iter().map(|ct| PyTfheCt { ct }).collect())
+        })
+    }
+
     /// The table on many ciphertexts, with two-level batching over the cores; `progress(stage,
     /// done, total)` is called between steps, and Ctrl-C stops the batch there.
     #[pyo3(signature = (cts, table, progress=None))]

@@ -163,6 +163,33 @@ impl DynServerKey {
         }
     }
 
+    /// Evaluate the tables `tables[i][x]` (`x ∈ 0..=max_value`) on one ciphertext with one
+    /// blind rotation ([`crate::many_lut`]): one ciphertext per table.
+    ///
+    /// # Errors
+    /// The [`crate::ManyLut`] errors (too many tables for the bound, a value outside the
+    /// message space, a table of the wrong length); identity and width mismatches.
+    pub fn apply_many_tables(
+        &self,
+        ct: &DynCiphertext,
+        tables: &[Vec<u64>],
+        max_value: u64,
+    ) -> Result<Vec<DynCiphertext>> {
+        use crate::many_lut::ManyLut;
+        match (self, ct) {
+            (DynServerKey::U32(k), DynCiphertext::U32(c)) => {
+                let lut = ManyLut::from_tables(k.params(), max_value, tables)?;
+                Ok(k.apply_many_lut(c, &lut)?.into_iter().map(DynCiphertext::U32).collect())
+            }
+            (DynServerKey::U64(k), DynCiphertext::U64(c)) => {
+                let lut = ManyLut::from_tables(k.params(), max_value, tables)?;
+                Ok(k.apply_many_lut(c, &lut)?.into_iter().map(DynCiphertext::U64).collect())
+            }
+            (DynServerKey::U32(_), _) => Err(mismatch(32)),
+            (DynServerKey::U64(_), _) => Err(mismatch(64)),
+        }
+    }
+
     /// Evaluate `f` on many ciphertexts, two-level batched on the current rayon pool.
     pub fn apply_fn_batch(
         &self,

@@ -41,6 +41,19 @@ pub enum TfheError {
     LutTooLarge { max: usize, found: usize },
     #[error("LUT value f({input}) = {value} is outside the message space 0..{modulus}")]
     LutValueOutOfRange { input: u64, value: u64, modulus: u64 },
+    #[error(
+        "many-LUT of {functions} function(s) on inputs 0..={max_value}: needs at least one \
+         function and (max_value + 1) x functions <= {plaintext_modulus} message values"
+    )]
+    ManyLutCapacity { functions: usize, max_value: u64, plaintext_modulus: u64 },
+    #[error(
+        "many-LUT: function {function} has {found} entries, expected one per input 0..={max_value}"
+    )]
+    ManyLutTableLength { function: usize, max_value: u64, found: usize },
+    #[error(
+        "many-LUT: function {function} maps {input} to {value}, outside the message space 0..{modulus}"
+    )]
+    ManyLutValueOutOfRange { function: usize, input: u64, value: u64, modulus: u64 },
     #[error("message {message} is outside the plaintext space 0..{modulus}")]
     MessageOutOfRange { message: u64, modulus: u64 },
     #[error("corrupted or foreign blob: {0}")]

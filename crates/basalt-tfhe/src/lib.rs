@@ -8,7 +8,8 @@
 //! Layout follows TFHE-rs' core_crypto: one entity per file ([`lwe`], [`glwe`], [`ggsw`],
 //! [`bsk`], [`keyswitch`] key), one algorithm per file ([`decompose`], [`fft`],
 //! [`external_product`], [`modswitch`], [`blind_rotate`], [`sample_extract`], [`pbs`],
-//! [`batch`]), then the user layer ([`keys`], [`lut`], [`gates`], radix [`integer`]s) and
+//! [`batch`]), then the user layer ([`keys`], [`lut`], [`many_lut`] (several tables from one
+//! blind rotation), [`gates`], radix [`integer`]s) and
 //! tooling ([`params`], [`noise`], [`serialize`]). [`dynamic`] erases the torus width for run-time set
 //! selection (CLI, Python).
 //!
@@ -34,6 +35,7 @@ pub mod keyswitch;
 pub mod linear;
 pub mod lut;
 pub mod lwe;
+pub mod many_lut;
 pub mod modswitch;
 pub mod ms_noise_reduction;
 pub mod noise;
@@ -53,6 +55,7 @@ pub use error::{Result, TfheError};
 pub use gates::Gate;
 pub use keys::{Ciphertext, ClientKey, Encoding, ServerKey, ServerKeyMemory};
 pub use lut::Lut;
+pub use many_lut::ManyLut;
 pub use params::{TfheParams, preset_names};
 pub use torus::Torus;
 

@@ -37,7 +37,7 @@ pub struct NoiseReport {
     /// Variance of the phase at the blind-rotation input, in steady state (PBS output feeding
     /// the next PBS), including key and modulus switching.
     pub br_input_var: f64,
-    /// Half-width of a message box, `1/(4p)`.
+    /// Half-width of a message box, `1/(4p)` (a many-LUT test vector's own when it says so).
     pub threshold: f64,
     /// log2 of the failure probability of one LUT evaluation (with the set's modulus-switch
     /// noise reduction when it has one).
@@ -87,6 +87,15 @@ pub fn estimate(params: &TfheParams) -> NoiseReport {
 /// Noise analysis when the blind-rotation input is a linear combination `Σ w_i c_i` of PBS
 /// outputs with `sqrt(Σ w_i²) = norm2` (TFHE-rs's "2-norm"; a dense layer's weight row).
 pub fn estimate_with_norm2(params: &TfheParams, norm2: f64) -> NoiseReport {
+    estimate_with_half_width(params, norm2, 1.0 / (4.0 * params.plaintext_modulus() as f64))
+}
+
+/// Noise analysis of a blind rotation whose test vector reads the right value as long as the
+/// input's phase error stays within `half_width` (torus units) on either side. An ordinary
+/// lookup table gives every message a box of `N/p` coefficients, `half_width = 1/(4p)`
+/// ([`estimate_with_norm2`]); a many-LUT test vector states its own ([`crate::many_lut`]), and
+/// the same variances then give its failure probability.
+pub fn estimate_with_half_width(params: &TfheParams, norm2: f64, half_width: f64) -> NoiseReport {
     let w = params.torus_bits;
     let (n, k, big_n) =
         (params.lwe_dimension as f64, params.glwe_dimension as f64, params.polynomial_size as f64);
@@ -114,8 +123,7 @@ pub fn estimate_with_norm2(params: &TfheParams, norm2: f64) -> NoiseReport {
     // Steady state: PBS output (+ KS, in either order) then modulus switching.
     let ct_var = norm2 * norm2 * blind_rotate_var.max(fresh_var) + keyswitch_var;
     let br_input_var = ct_var + modswitch_var;
-    let p = params.plaintext_modulus() as f64;
-    let threshold = 1.0 / (4.0 * p);
+    let threshold = half_width;
     let log2_p_fail_plain_ms = log2_erfc(threshold / (2.0 * br_input_var).sqrt());
     let ms_reduction = params.ms_noise_reduction.map(|m| {
         // The chosen zero adds one fresh small-key encryption's noise.

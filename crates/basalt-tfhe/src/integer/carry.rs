@@ -11,23 +11,28 @@
 //! `(v_i + c_i) mod m`. Latency: `⌈log2(B−1)⌉ + 2` bootstraps for `B` blocks, instead of `B`
 //! for a ripple.
 //!
-//! *Ripple* (the same single-carry input): block by block, `v_i + c_i` gives both the digit
-//! `(v_i + c_i) mod m` and the carry out `[v_i + c_i ≥ m]`, two bootstraps of one step that run
-//! side by side. `2B − 1` bootstraps in `B` sequential steps, against the scan's
-//! `B + Σ_d (B − 1 − d) + (B − 1)` in `⌈log2(B − 1)⌉ + 2` layers (76 against 31 for 16 blocks):
+//! *Ripple* (the same single-carry input): block by block, `v_i + c_i ≤ 2m − 1` gives both the
+//! digit `(v_i + c_i) mod m` and the carry out `[v_i + c_i ≥ m]`. With many-LUT bootstrapping
+//! ([`crate::many_lut`]; `(2m)·2 ≤ p`, i.e. a carry modulus of at least 4, as on the 2+2 set)
+//! the two come from one blind rotation: `B` bootstraps in `B` sequential steps; without it, two
+//! bootstraps side by side per step, `2B − 1`. The scan costs
+//! `B + Σ_d (B − 1 − d) + (B − 1)` (one less with many-LUT: block 0's digit and carry) in
+//! `⌈log2(B − 1)⌉ + 2` layers (75 against 16 for 16 blocks; 76 against 31 without many-LUT):
 //! with few threads the scan's extra work costs more than its shorter chain saves.
 //! [`CarryPropagation::Auto`] picks the algorithm with fewer bootstrap rounds on the pool's
-//! thread count (`Σ ⌈jobs/threads⌉` over the layers): the ripple up to about 4 threads for
-//! 32-bit operands, the scan above.
+//! thread count (`Σ ⌈jobs/threads⌉` over the layers, [`carry_rounds_many_lut`] or
+//! [`carry_rounds`]): the ripple up to about 4 threads for 32-bit operands, the scan above.
 //!
 //! *Full propagation* of blocks up to `p − 1`: one layer splits every block into digit
-//! (`v mod m`) and carry (`⌊v / m⌋`); adding carry `i − 1` to digit `i` gives blocks
-//! `≤ 2m − 2`, finished by the single-carry scan.
+//! (`v mod m`) and carry (`⌊v / m⌋`) — one many-LUT bootstrap for a block up to `2m − 1`, two
+//! above; adding carry `i − 1` to digit `i` gives blocks `≤ 2m − 2`, finished by the
+//! single-carry scan.
 //!
 //! *Column sums* (products): many clean digits per position are added in groups that fit a
 //! block (`Σ degree < p`, `Σ noise ≤ m + 1`), each group split into a digit for its column and a
-//! carry for the next, round after round (a Wallace tree over blocks), until every column fits
-//! the single-carry scan.
+//! carry for the next (one many-LUT bootstrap when the group's degree is at most `2m − 1`),
+//! round after round (a Wallace tree over blocks), until every column fits the single-carry
+//! scan.
 //!
 //! # Source
 //! TFHE-rs `integer` (`propagate_single_carry_parallelized`, generate/propagate block states,
@@ -35,7 +40,7 @@
 //! Hillis & Steele, "Data parallel algorithms" (CACM 1986) for the scan.
 
 use crate::integer::radix::{Block, RadixCiphertext};
-use crate::integer::server::{IntegerServer, Job};
+use crate::integer::server::{IntegerServer, Job, ManyJob};
 use crate::torus::Torus;
 
 /// How [`IntegerServer`] resolves the carries of a single-carry sum.
@@ -55,9 +60,19 @@ impl CarryPropagation {
     /// The algorithm this choice runs for `blocks` blocks on `threads` threads: `Scan` or
     /// `Ripple` (ties go to the ripple, which bootstraps less).
     pub fn resolve(self, blocks: usize, threads: usize) -> CarryPropagation {
+        self.resolve_with(blocks, threads, false)
+    }
+
+    /// [`CarryPropagation::resolve`] with the costs of many-LUT bootstrapping when `many_lut`
+    /// ([`carry_rounds_many_lut`]).
+    pub fn resolve_with(self, blocks: usize, threads: usize, many_lut: bool) -> CarryPropagation {
         match self {
             CarryPropagation::Auto => {
-                let (scan, ripple) = carry_rounds(blocks, threads);
+                let (scan, ripple) = if many_lut {
+                    carry_rounds_many_lut(blocks, threads)
+                } else {
+                    carry_rounds(blocks, threads)
+                };
                 if ripple <= scan { CarryPropagation::Ripple } else { CarryPropagation::Scan }
             }
             c => c,
@@ -87,6 +102,25 @@ pub fn carry_rounds(blocks: usize, threads: usize) -> (usize, usize) {
     (scan, ripple)
 }
 
+/// [`carry_rounds`] when digit and carry share a blind rotation ([`crate::many_lut`]): the
+/// ripple's steps are one bootstrap each, and block 0's digit and carry are one job of the
+/// scan's first layer.
+pub fn carry_rounds_many_lut(blocks: usize, threads: usize) -> (usize, usize) {
+    let t = threads.max(1);
+    let rounds = |jobs: usize| jobs.div_ceil(t);
+    if blocks <= 1 {
+        return (usize::from(blocks == 1), usize::from(blocks == 1));
+    }
+    let states = blocks - 1;
+    let mut scan = rounds(states) + rounds(blocks - 1);
+    let mut d = 1;
+    while d < states {
+        scan += rounds(states - d);
+        d *= 2;
+    }
+    (scan, blocks)
+}
+
 /// Block states of the carry scan.
 const NONE: u64 = 0;
 const GENERATE: u64 = 1;
@@ -109,7 +143,7 @@ impl<T: Torus> IntegerServer<T> {
         if blocks.iter().all(|b| b.degree < m && b.noise_level <= 1) {
             return blocks;
         }
-        match self.carry.resolve(blocks.len(), rayon::current_num_threads()) {
+        match self.carry.resolve_with(blocks.len(), rayon::current_num_threads(), self.many_lut) {
             CarryPropagation::Ripple => self.ripple_single_carry(blocks),
             _ => self.scan_single_carry(blocks),
         }
@@ -122,6 +156,8 @@ impl<T: Torus> IntegerServer<T> {
         let nb = blocks.len();
         let digit = self.lut(|x| x % m);
         let carry = self.lut(|x| (x >= m) as u64);
+        // v_i + c_i ≤ 2m − 1: digit and carry from one blind rotation.
+        let both = self.digit_carry_lut(2 * m - 1);
         let mut out = Vec::with_capacity(nb);
         let mut carry_in: Option<Block<T>> = None;
         for (i, b) in blocks.into_iter().enumerate() {
@@ -134,9 +170,16 @@ impl<T: Torus> IntegerServer<T> {
                 carry_in = None;
                 continue;
             }
+            let carries = i + 1 < nb && s.degree >= m;
+            if let Some(lut) = both.as_ref().filter(|l| carries && s.degree <= l.max_value()) {
+                let job = ManyJob { input: s.ct, input_degree: s.degree, lut };
+                let mut r = self.bootstrap_many_lut(vec![job]).pop().expect("one job").into_iter();
+                out.push(r.next().expect("digit"));
+                carry_in = r.next();
+                continue;
+            }
             let mut jobs =
                 vec![Job { input: s.ct.clone(), lut: &digit, degree: s.degree.min(m - 1) }];
-            let carries = i + 1 < nb && s.degree >= m;
             if carries {
                 jobs.push(Job { input: s.ct, lut: &carry, degree: 1 });
             }
@@ -158,23 +201,45 @@ impl<T: Torus> IntegerServer<T> {
             _ if x == m - 1 => PROPAGATE,
             _ => NONE,
         });
-        // Layer 1: block 0's digit, block 0's carry, the other blocks' states (the top block's
-        // carry out is dropped: arithmetic is mod 2^bits).
-        let mut jobs = vec![Job { input: blocks[0].ct.clone(), lut: &digit, degree: m - 1 }];
+        // Layer 1: block 0's digit, block 0's carry (one many-LUT bootstrap when it fits), the
+        // other blocks' states (the top block's carry out is dropped: arithmetic is mod 2^bits).
+        let both = self.digit_carry_lut(2 * m - 1);
+        let b0 = &blocks[0];
+        let many0 =
+            both.as_ref().filter(|l| nb > 1 && b0.degree >= m && b0.degree <= l.max_value());
+        let mut jobs = Vec::new();
+        let mut many = Vec::new();
+        match many0 {
+            Some(lut) => many.push(ManyJob { input: b0.ct.clone(), input_degree: b0.degree, lut }),
+            None => jobs.push(Job { input: b0.ct.clone(), lut: &digit, degree: m - 1 }),
+        }
         let mut has_state = vec![false; nb.saturating_sub(1)];
         for (i, b) in blocks.iter().enumerate().take(nb - 1) {
-            // A block below m − 1 can neither generate nor propagate: its state is a known 0.
-            if b.degree >= m - 1 {
+            // A block below m − 1 can neither generate nor propagate: its state is a known 0
+            // (block 0 below m cannot carry).
+            if i == 0 && many0.is_some() {
+                has_state[0] = true;
+            } else if b.degree >= m - 1 {
                 let lut = if i == 0 { &carry0 } else { &state };
                 jobs.push(Job { input: b.ct.clone(), lut, degree: 2 });
                 has_state[i] = true;
             }
         }
-        let mut out = self.bootstrap_many(jobs).into_iter();
-        let first = out.next().expect("block 0 digit");
+        let (single, multi) = self.bootstrap_layer(jobs, many);
+        let mut out = single.into_iter();
+        let mut multi = multi.into_iter().next().map(Vec::into_iter);
+        let first = match multi.as_mut() {
+            Some(r) => r.next().expect("block 0 digit"),
+            None => out.next().expect("block 0 digit"),
+        };
         let mut states: Vec<Block<T>> = has_state
             .iter()
-            .map(|&h| if h { out.next().expect("state") } else { self.trivial_block(NONE) })
+            .enumerate()
+            .map(|(i, &h)| match (i, multi.as_mut()) {
+                (0, Some(r)) => r.next().expect("block 0 carry"),
+                _ if h => out.next().expect("state"),
+                _ => self.trivial_block(NONE),
+            })
             .collect();
         if let Some(s0) = states.first_mut().filter(|s| s.degree > 1) {
             s0.degree = 1;
@@ -220,25 +285,41 @@ impl<T: Torus> IntegerServer<T> {
         let nb = blocks.len();
         let digit = self.lut(|x| x % m);
         let carry = self.lut(|x| x / m);
+        // Blocks of degree up to 2m − 1 split with one many-LUT bootstrap.
+        let both = self.digit_carry_lut(2 * m - 1);
         let mut jobs = Vec::new();
         let mut plan = Vec::new();
+        let mut many = Vec::new();
+        let mut many_plan = Vec::new();
         for (i, b) in blocks.iter().enumerate() {
             if b.degree >= m {
+                let split = i + 1 < nb;
+                if let Some(lut) = both.as_ref().filter(|l| split && b.degree <= l.max_value()) {
+                    many.push(ManyJob { input: b.ct.clone(), input_degree: b.degree, lut });
+                    many_plan.push(i);
+                    continue;
+                }
                 jobs.push(Job { input: b.ct.clone(), lut: &digit, degree: m - 1 });
                 plan.push((i, false));
-                if i + 1 < nb {
+                if split {
                     jobs.push(Job { input: b.ct.clone(), lut: &carry, degree: b.degree / m });
                     plan.push((i, true));
                 }
             }
         }
         let mut carries: Vec<Option<Block<T>>> = vec![None; nb];
-        for ((i, is_carry), b) in plan.into_iter().zip(self.bootstrap_many(jobs)) {
+        let (single, multi) = self.bootstrap_layer(jobs, many);
+        for ((i, is_carry), b) in plan.into_iter().zip(single) {
             if is_carry {
                 carries[i] = Some(b);
             } else {
                 blocks[i] = b;
             }
+        }
+        for (i, outs) in many_plan.into_iter().zip(multi) {
+            let mut r = outs.into_iter();
+            blocks[i] = r.next().expect("digit");
+            carries[i] = r.next();
         }
         // Every block is now a digit; noisy ones are refreshed so that digit + carry stays
         // within the scan's noise budget.
@@ -271,6 +352,8 @@ impl<T: Torus> IntegerServer<T> {
         let nb = cols.len();
         let digit = self.lut(|x| x % m);
         let carry = self.lut(|x| x / m);
+        // Groups of degree up to 2m − 1 split with one many-LUT bootstrap.
+        let both = self.digit_carry_lut(2 * m - 1);
         let fits = |i: usize, col: &[Block<T>]| {
             let deg: u64 = col.iter().map(|b| b.degree).sum();
             let noise: u64 = col.iter().map(|b| b.noise_level).sum();
@@ -280,6 +363,8 @@ impl<T: Torus> IntegerServer<T> {
             let mut next: Vec<Vec<Block<T>>> = vec![Vec::new(); nb];
             let mut jobs = Vec::new();
             let mut plan = Vec::new(); // target column of each job's output
+            let mut many = Vec::new();
+            let mut many_plan = Vec::new(); // column of each many-LUT job's digit
             for (i, col) in cols.iter().enumerate() {
                 if fits(i, col) {
                     next[i].extend(col.iter().cloned());
@@ -311,6 +396,12 @@ impl<T: Torus> IntegerServer<T> {
                     for b in &g[1..] {
                         s = s.add(b);
                     }
+                    let split = deg >= m && i + 1 < nb;
+                    if let Some(lut) = both.as_ref().filter(|l| split && deg <= l.max_value()) {
+                        many.push(ManyJob { input: s.ct, input_degree: deg, lut });
+                        many_plan.push(i);
+                        continue;
+                    }
                     jobs.push(Job { input: s.ct.clone(), lut: &digit, degree: deg.min(m - 1) });
                     plan.push(i);
                     if deg >= m && i + 1 < nb {
@@ -319,8 +410,14 @@ impl<T: Torus> IntegerServer<T> {
                     }
                 }
             }
-            for (i, b) in plan.into_iter().zip(self.bootstrap_many(jobs)) {
+            let (single, multi) = self.bootstrap_layer(jobs, many);
+            for (i, b) in plan.into_iter().zip(single) {
                 next[i].push(b);
+            }
+            for (i, outs) in many_plan.into_iter().zip(multi) {
+                let mut r = outs.into_iter();
+                next[i].push(r.next().expect("digit"));
+                next[i + 1].push(r.next().expect("carry"));
             }
             cols = next;
         }

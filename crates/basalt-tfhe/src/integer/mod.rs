@@ -49,7 +49,7 @@ pub mod serialize;
 pub mod server;
 pub mod shift;
 
-pub use carry::{CarryPropagation, carry_rounds};
+pub use carry::{CarryPropagation, carry_rounds, carry_rounds_many_lut};
 pub use client::IntegerClient;
 pub use error::{IntegerError, IntegerResult};
 pub use radix::{Block, BoolCiphertext, IntegerType, RadixCiphertext};

@@ -6,7 +6,10 @@
 //! partial products, all block comparisons). `IntegerServer::bootstrap_many` key-switches a
 //! whole layer as one tiled batch and runs the blind rotations through the two-level batched PBS
 //! ([`pbs_batch`]), one batch per distinct lookup table, the batches themselves spread over the
-//! rayon pool: a layer costs about `⌈jobs / threads⌉` bootstraps of latency.
+//! rayon pool: a layer costs about `⌈jobs / threads⌉` bootstraps of latency. Tables of one
+//! small input share a blind rotation ([`ManyLut`], `IntegerServer::bootstrap_layer`), and every
+//! blind-rotation input goes through the set's modulus-switch noise reduction, as the shortint
+//! path does.
 
 use std::sync::Arc;
 
@@ -19,6 +22,7 @@ use crate::integer::radix::{Block, BoolCiphertext, IntegerType, RadixCiphertext}
 use crate::keys::{Ciphertext, Encoding, ServerKey};
 use crate::lut::{Lut, delta};
 use crate::lwe::LweCiphertext;
+use crate::many_lut::{ManyLut, many_lut_pbs_batch};
 use crate::params::{AtomicPattern, TfheParams};
 use crate::torus::Torus;
 
@@ -42,6 +46,31 @@ pub(crate) struct Job<'a, T: Torus> {
     pub degree: u64,
 }
 
+/// One many-LUT bootstrap of a layer: input block, its degree (which bounds the outputs'
+/// degrees), the packed tables.
+pub(crate) struct ManyJob<'a, T: Torus> {
+    pub input: Ciphertext<T>,
+    pub input_degree: u64,
+    pub lut: &'a ManyLut<T>,
+}
+
+/// The test vector a group of a layer's inputs shares.
+#[derive(Clone, Copy)]
+enum Table<'a, T: Torus> {
+    One(&'a Lut<T>),
+    Many(&'a ManyLut<T>),
+}
+
+impl<T: Torus> Table<'_, T> {
+    fn is(&self, o: Table<'_, T>) -> bool {
+        match (self, o) {
+            (Table::One(a), Table::One(b)) => std::ptr::eq(*a, b),
+            (Table::Many(a), Table::Many(b)) => std::ptr::eq(*a, b),
+            _ => false,
+        }
+    }
+}
+
 /// Integer operations with the server key only. The key is shared (an [`Arc`]): a server that
 /// also runs shortint lookup tables and gates on the same key holds it once.
 #[derive(Clone, Debug)]
@@ -49,6 +78,8 @@ pub struct IntegerServer<T: Torus> {
     pub(crate) key: Arc<ServerKey<T>>,
     pub(crate) batch: BatchConfig,
     pub(crate) carry: CarryPropagation,
+    /// Whether several tables of one small input share one blind rotation ([`ManyLut`]).
+    pub(crate) many_lut: bool,
 }
 
 impl<T: Torus> IntegerServer<T> {
@@ -60,7 +91,12 @@ impl<T: Torus> IntegerServer<T> {
     /// Wrap a server key held elsewhere too (no copy of the bootstrapping key).
     pub fn from_shared(key: Arc<ServerKey<T>>) -> IntegerResult<Self> {
         check_params(key.params())?;
-        Ok(IntegerServer { key, batch: BatchConfig::default(), carry: CarryPropagation::Auto })
+        Ok(IntegerServer {
+            key,
+            batch: BatchConfig::default(),
+            carry: CarryPropagation::Auto,
+            many_lut: true,
+        })
     }
 
     pub fn server_key(&self) -> &ServerKey<T> {
@@ -91,6 +127,17 @@ impl<T: Torus> IntegerServer<T> {
 
     pub fn set_carry_propagation(&mut self, c: CarryPropagation) {
         self.carry = c;
+    }
+
+    /// Whether digit and carry (and other tables of one small input) come from one blind
+    /// rotation ([`ManyLut`]; default on). Off, every table is its own bootstrap; results are
+    /// the same either way.
+    pub fn many_lut(&self) -> bool {
+        self.many_lut
+    }
+
+    pub fn set_many_lut(&mut self, on: bool) {
+        self.many_lut = on;
     }
 
     /// `m`: values of one digit.
@@ -237,26 +284,65 @@ impl<T: Torus> IntegerServer<T> {
     /// then one two-level PBS batch per distinct table, the batches in parallel. Outputs have
     /// noise level 1 and the degree each job states.
     pub(crate) fn bootstrap_many(&self, jobs: Vec<Job<'_, T>>) -> Vec<Block<T>> {
-        if jobs.is_empty() {
-            return Vec::new();
+        self.bootstrap_layer(jobs, Vec::new()).0
+    }
+
+    /// Many-LUT jobs alone ([`Self::bootstrap_layer`]): one block per function of each job.
+    pub(crate) fn bootstrap_many_lut(&self, jobs: Vec<ManyJob<'_, T>>) -> Vec<Vec<Block<T>>> {
+        self.bootstrap_layer(Vec::new(), jobs).1
+    }
+
+    /// One layer of ordinary and many-LUT bootstraps: one key-switching batch for all inputs
+    /// (then the modulus-switch noise reduction where the set has one), one batched blind
+    /// rotation per distinct table, the batches in parallel. Ordinary outputs have the degree
+    /// their job states; many-LUT outputs the degree their table gives on the input's degree
+    /// ([`ManyLut::output_degree`]). All have noise level 1.
+    pub(crate) fn bootstrap_layer(
+        &self,
+        jobs: Vec<Job<'_, T>>,
+        many: Vec<ManyJob<'_, T>>,
+    ) -> (Vec<Block<T>>, Vec<Vec<Block<T>>>) {
+        if jobs.is_empty() && many.is_empty() {
+            return (Vec::new(), Vec::new());
         }
-        let mut groups: Vec<(&Lut<T>, Vec<usize>)> = Vec::new();
+        // Groups of inputs sharing a test vector; input index = job index, then many-job
+        // index offset by jobs.len().
+        let mut groups: Vec<(Table<'_, T>, Vec<usize>)> = Vec::new();
         for (i, j) in jobs.iter().enumerate() {
-            match groups.iter_mut().find(|(l, _)| std::ptr::eq(*l, j.lut)) {
+            match groups.iter_mut().find(|(t, _)| t.is(Table::One(j.lut))) {
                 Some((_, idx)) => idx.push(i),
-                None => groups.push((j.lut, vec![i])),
+                None => groups.push((Table::One(j.lut), vec![i])),
+            }
+        }
+        for (i, j) in many.iter().enumerate() {
+            let i = jobs.len() + i;
+            match groups.iter_mut().find(|(t, _)| t.is(Table::Many(j.lut))) {
+                Some((_, idx)) => idx.push(i),
+                None => groups.push((Table::Many(j.lut), vec![i])),
             }
         }
         let key = &self.key;
         let cfg = &self.batch;
-        let pbs_groups = |inputs: &[Vec<T>]| -> Vec<Vec<T>> {
-            let run = |(lut, idx): &(&Lut<T>, Vec<usize>)| {
+        // Blind rotations: per input, its outputs (1 for an ordinary job, k for a many-LUT one).
+        let pbs_groups = |inputs: &[Vec<T>]| -> Vec<Vec<Vec<T>>> {
+            let run = |(table, idx): &(Table<'_, T>, Vec<usize>)| {
                 let ins: Vec<&[T]> = idx.iter().map(|&i| inputs[i].as_slice()).collect();
-                let mut outs = vec![Vec::new(); idx.len()];
-                pbs_batch(&ins, &lut.tv, &key.bsk, cfg, &mut outs);
-                outs
+                match table {
+                    Table::One(lut) => {
+                        let mut outs = vec![Vec::new(); idx.len()];
+                        pbs_batch(&ins, &lut.tv, &key.bsk, cfg, &mut outs);
+                        outs.into_iter().map(|o| vec![o]).collect::<Vec<_>>()
+                    }
+                    Table::Many(lut) => {
+                        let f = lut.functions();
+                        let mut outs = vec![Vec::new(); idx.len() * f];
+                        many_lut_pbs_batch(&ins, lut, &key.bsk, cfg, &mut outs);
+                        let mut it = outs.into_iter();
+                        (0..idx.len()).map(|_| it.by_ref().take(f).collect()).collect()
+                    }
+                }
             };
-            let results: Vec<Vec<Vec<T>>> = if groups.len() == 1 {
+            let results: Vec<Vec<Vec<Vec<T>>>> = if groups.len() == 1 {
                 vec![run(&groups[0])]
             } else {
                 groups.par_iter().map(run).collect()
@@ -274,30 +360,67 @@ impl<T: Torus> IntegerServer<T> {
             keyswitch_batch(&key.ksk, inputs, cfg.ks_tile, &mut outs);
             outs
         };
-        let raw: Vec<&[T]> = jobs.iter().map(|j| j.input.lwe.as_slice()).collect();
-        let out = match self.params().atomic_pattern {
-            AtomicPattern::KsPbs => pbs_groups(&ks(&raw)),
+        let reduce = |mut v: Vec<Vec<T>>| -> Vec<Vec<T>> {
+            if key.msnr.is_some() {
+                v.par_iter_mut().for_each(|x| key.reduce_ms_noise(x));
+            }
+            v
+        };
+        let raw: Vec<&[T]> = jobs
+            .iter()
+            .map(|j| j.input.lwe.as_slice())
+            .chain(many.iter().map(|j| j.input.lwe.as_slice()))
+            .collect();
+        let out: Vec<Vec<Vec<T>>> = match self.params().atomic_pattern {
+            AtomicPattern::KsPbs => pbs_groups(&reduce(ks(&raw))),
             AtomicPattern::PbsKs => {
-                let owned: Vec<Vec<T>> = raw.iter().map(|r| r.to_vec()).collect();
-                let mid = pbs_groups(&owned);
-                let m: Vec<&[T]> = mid.iter().map(|v| v.as_slice()).collect();
-                ks(&m)
+                let mid = pbs_groups(&reduce(raw.iter().map(|r| r.to_vec()).collect()));
+                let shape: Vec<usize> = mid.iter().map(Vec::len).collect();
+                let flat: Vec<&[T]> = mid.iter().flatten().map(|v| v.as_slice()).collect();
+                let mut switched = ks(&flat).into_iter();
+                shape.iter().map(|&k| switched.by_ref().take(k).collect()).collect()
             }
         };
         let (params_id, key_id) = (self.params().id(), key.key_id);
-        jobs.iter()
-            .zip(out)
-            .map(|(j, v)| Block {
-                ct: Ciphertext {
-                    params_id,
-                    key_id,
-                    encoding: Encoding::Integer,
-                    lwe: LweCiphertext::from_vec(v),
-                },
-                degree: j.degree,
-                noise_level: 1,
+        let block = |v: Vec<T>, degree: u64| Block {
+            ct: Ciphertext {
+                params_id,
+                key_id,
+                encoding: Encoding::Integer,
+                lwe: LweCiphertext::from_vec(v),
+            },
+            degree,
+            noise_level: 1,
+        };
+        let mut out = out.into_iter();
+        let single = jobs
+            .iter()
+            .map(|j| {
+                block(out.next().and_then(|v| v.into_iter().next()).expect("one output"), j.degree)
             })
-            .collect()
+            .collect();
+        let multi = many
+            .iter()
+            .map(|j| {
+                let outs = out.next().expect("k outputs");
+                outs.into_iter()
+                    .enumerate()
+                    .map(|(i, v)| block(v, j.lut.output_degree(i, j.input_degree)))
+                    .collect()
+            })
+            .collect();
+        (single, multi)
+    }
+
+    /// The digit/carry split `(x mod m, ⌊x/m⌋)` of a block of degree at most `max_value` as one
+    /// many-LUT bootstrap, when many-LUT bootstrapping is on and both fit
+    /// (`2·(max_value + 1) ≤ p`).
+    pub(crate) fn digit_carry_lut(&self, max_value: u64) -> Option<ManyLut<T>> {
+        let m = self.message_modulus();
+        if !self.many_lut || ManyLut::<T>::capacity(self.plaintext_modulus(), max_value) < 2 {
+            return None;
+        }
+        ManyLut::from_fns(self.params(), max_value, &[&|x| x % m, &|x| x / m]).ok()
     }
 
     /// `value mod m` of every block whose noise is above one bootstrap's, so that it can be

@@ -8,7 +8,8 @@
 //! (`m − 1` or 0, one univariate bootstrap of the top digit). Rotations take their neighbours
 //! cyclically.
 //! An encrypted amount runs a barrel shifter: the bits `k_j` of the amount (`j < log2 bits`)
-//! are extracted in one layer, then stage `j` computes `select(k_j, x ≪ 2^j, x)`.
+//! are extracted in one layer (the bits of one block from one many-LUT bootstrap), then stage
+//! `j` computes `select(k_j, x ≪ 2^j, x)`.
 //! Amounts are taken mod `bits`, as Rust's `wrapping_shl` / `rotate_left` do.
 //!
 //! # Source
@@ -17,8 +18,9 @@
 
 use crate::integer::error::{IntegerError, IntegerResult};
 use crate::integer::radix::{Block, RadixCiphertext};
-use crate::integer::server::{IntegerServer, Job};
+use crate::integer::server::{IntegerServer, Job, ManyJob};
 use crate::lut::Lut;
+use crate::many_lut::ManyLut;
 use crate::torus::Torus;
 
 /// Which way bits move.
@@ -152,16 +154,44 @@ impl<T: Torus> IntegerServer<T> {
         let b = self.block_bits();
         let stages = bits.trailing_zeros();
         let amount = self.clean(amount);
-        let bit_luts: Vec<Lut<T>> = (0..b).map(|t| self.lut(move |x| (x >> t) & 1)).collect();
-        let jobs: Vec<Job<'_, T>> = (0..stages)
-            .take_while(|&j| ((j / b) as usize) < amount.blocks.len())
-            .map(|j| Job {
-                input: amount.blocks[(j / b) as usize].ct.clone(),
-                lut: &bit_luts[(j % b) as usize],
-                degree: 1,
-            })
-            .collect();
-        let amount_bits = self.bootstrap_many(jobs);
+        let used = (0..stages).take_while(|&j| ((j / b) as usize) < amount.blocks.len()).count();
+        let amount_bits: Vec<Block<T>> = if self.many_lut {
+            // The bits of one amount block come from one blind rotation (b ≤ p/m tables).
+            let m = self.message_modulus();
+            let per_block: Vec<usize> = (0..used.div_ceil(b as usize))
+                .map(|q| (used - q * b as usize).min(b as usize))
+                .collect();
+            let luts: Vec<ManyLut<T>> = (1..=b as usize)
+                .map(|cnt| {
+                    let fns: Vec<Box<dyn Fn(u64) -> u64>> = (0..cnt)
+                        .map(|t| Box::new(move |x: u64| (x >> t) & 1) as Box<dyn Fn(u64) -> u64>)
+                        .collect();
+                    let refs: Vec<&dyn Fn(u64) -> u64> = fns.iter().map(|f| f.as_ref()).collect();
+                    ManyLut::from_fns(self.params(), m - 1, &refs)
+                        .expect("log2(m) one-bit tables of a digit fit p / m ≥ m")
+                })
+                .collect();
+            let jobs = per_block
+                .iter()
+                .enumerate()
+                .map(|(q, &cnt)| ManyJob {
+                    input: amount.blocks[q].ct.clone(),
+                    input_degree: amount.blocks[q].degree,
+                    lut: &luts[cnt - 1],
+                })
+                .collect();
+            self.bootstrap_many_lut(jobs).into_iter().flatten().collect()
+        } else {
+            let bit_luts: Vec<Lut<T>> = (0..b).map(|t| self.lut(move |x| (x >> t) & 1)).collect();
+            let jobs: Vec<Job<'_, T>> = (0..used as u32)
+                .map(|j| Job {
+                    input: amount.blocks[(j / b) as usize].ct.clone(),
+                    lut: &bit_luts[(j % b) as usize],
+                    degree: 1,
+                })
+                .collect();
+            self.bootstrap_many(jobs)
+        };
         let mut x = self.clean(a);
         for (j, bit) in amount_bits.into_iter().enumerate() {
             let shifted = self.shift_clear(&x, 1 << j, kind)?;
