@@ -16,13 +16,13 @@
 //!   `vpmuludq` per four butterflies instead of ten, and far fewer additions and shifts.
 //! - **Radix 4**: two stages per load/store of the data, two vectors of each quarter per
 //!   iteration, and the butterflies' steps interleaved across those eight chains (see
-//!   [`mul_shoup`]): one Shoup product is a ~20-cycle dependency chain, and issued one after
+//!   `mul_shoup`): one Shoup product is a ~20-cycle dependency chain, and issued one after
 //!   another they fill the out-of-order window; interleaved, the multipliers stay busy.
 //! - **The last two stages in registers**: four 4-element groups are transposed (4×4 of u64)
 //!   so stages `n/4` and `n/2` become vertical butterflies with per-lane twiddles loaded
 //!   contiguously from a table laid out for this pass; the final reduction happens there too.
 //! - **Depth first**: each radix-4 pass splits the block into four, and the recursion runs
-//!   breadth first once a block fits in L1 (see [`LEAF`]), so a 2^16 limb (512 KiB) makes
+//!   breadth first once a block fits in L1 (see `LEAF`), so a 2^16 limb (512 KiB) makes
 //!   three passes through L2 instead of eight.
 //! - **The inverse's division by `n` fused** into its last stage (twiddles `n^{-1}` and
 //!   `n^{-1}·ω`), instead of a separate pass.
