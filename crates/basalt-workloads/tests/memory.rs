@@ -214,49 +214,36 @@ fn inputs(weights: impl FnOnce()) -> u64 {
 /// ResNet-20 estimate is 2 % under its full-size peak).
 const WHOLE_RUN_UNCOUNTED: f64 = 0.05;
 
-/// The LSTM's `--quick` run: the keys it makes are the bytes its estimate counts, the
-/// plaintexts and ciphertexts it allocates stay within the estimate's total (with the data
-/// and weights it loads), and the total is not far above the run's peak.
-#[test]
-fn the_lstm_run_fits_its_estimate() {
+/// Workload `name`'s `--quick` run, with `weights` loading what it reads besides the digits:
+/// the keys it makes are the bytes its estimate counts, the plaintexts and ciphertexts it
+/// allocates stay within the estimate's total (with the data and weights it loads), and the
+/// total is not far above the run's peak.
+fn quick_run_fits_its_estimate(name: &str, weights: impl FnOnce()) {
     let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let opts = RunOptions { quick: true, threads: Some(2), ..RunOptions::default() };
-    let data = inputs(|| basalt_workloads::lstm::trained(16).map(drop).unwrap());
-    let (peak, r) = peak_of(|| registry::run("lstm", &opts).unwrap());
+    let data = inputs(weights);
+    let (peak, r) = peak_of(|| registry::run(name, &opts).unwrap());
     let est = &r["memory_estimate_bytes"];
     eprintln!("{est}");
     let made = r["key_bytes"].as_u64().unwrap() + r["encapsulation_key_bytes"].as_u64().unwrap();
     let counted = est["bootstrap_keys"].as_u64().unwrap() + est["network_keys"].as_u64().unwrap();
     assert_eq!(made, counted, "{r}");
-    check(
-        "LSTM --quick run",
-        est["total"].as_u64().unwrap() + data,
-        peak,
-        WHOLE_RUN_UNCOUNTED,
-        1.5,
-    );
+    let total = est["total"].as_u64().unwrap() + data;
+    check(&format!("{name} --quick run"), total, peak, WHOLE_RUN_UNCOUNTED, 1.5);
 }
 
-/// ResNet-20's `--quick` run (the toy network), as the LSTM's.
+#[test]
+fn the_lstm_run_fits_its_estimate() {
+    quick_run_fits_its_estimate("lstm", || basalt_workloads::lstm::trained(16).map(drop).unwrap());
+}
+
+/// ResNet-20's `--quick` run (the toy network).
 #[test]
 fn the_resnet_run_fits_its_estimate() {
-    let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let opts = RunOptions { quick: true, threads: Some(2), ..RunOptions::default() };
     let toy = basalt_workloads::resnet::TOY;
-    let data = inputs(|| basalt_workloads::resnet::trained(toy).map(drop).unwrap());
-    let (peak, r) = peak_of(|| registry::run("resnet20", &opts).unwrap());
-    let est = &r["memory_estimate_bytes"];
-    eprintln!("{est}");
-    let made = r["key_bytes"].as_u64().unwrap() + r["encapsulation_key_bytes"].as_u64().unwrap();
-    let counted = est["bootstrap_keys"].as_u64().unwrap() + est["network_keys"].as_u64().unwrap();
-    assert_eq!(made, counted, "{r}");
-    check(
-        "ResNet --quick run",
-        est["total"].as_u64().unwrap() + data,
-        peak,
-        WHOLE_RUN_UNCOUNTED,
-        1.5,
-    );
+    quick_run_fits_its_estimate("resnet20", || {
+        basalt_workloads::resnet::trained(toy).map(drop).unwrap()
+    });
 }
 
 /// What `Bootstrapper::new` keeps is its DFT diagonals, encoded and in the clear: the bytes the
