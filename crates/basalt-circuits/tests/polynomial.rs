@@ -153,3 +153,37 @@ fn trace_mode_records_the_same_kernels() -> Result<()> {
     assert_eq!(ta, tb);
     Ok(())
 }
+
+#[test]
+fn merged_rescales_scope_fuses_every_product_of_an_evaluation() -> Result<()> {
+    use basalt_circuits::polynomial::{evaluate_with, merged_rescales, with_merged_rescales};
+    use basalt_trace::KernelKind;
+    let params = toy_params(10, 8, 40, 3);
+    let ctx = Ctx::new(&params, &[])?;
+    // Degree 23 builds T_2, T_3, T_4, T_8, T_16 by Chebyshev steps (2·T_a·T_b − T_{a−b},
+    // changed before the rescale) besides the giant-step products.
+    let p = Chebyshev::interpolate(f64::tanh, -1.0, 1.0, 23)?;
+    let xs = grid(-1.0, 1.0);
+    let ct = ctx.encrypt_real(&xs, SLOTS, 8)?;
+    let (plain, t_plain) = basalt_trace::record(|| evaluate(&ctx.eval, &ct, &p, None));
+    let (scoped, t_scoped) =
+        basalt_trace::record(|| with_merged_rescales(|| evaluate(&ctx.eval, &ct, &p, None)));
+    let (merged, t_merged) = basalt_trace::record(|| evaluate_with(&ctx.eval, &ct, &p, None, true));
+    let (plain, scoped, merged) = (plain?, scoped?, merged?);
+    // The scope is evaluate_with(.., true), kernel for kernel, and it is left behind.
+    assert_eq!(t_scoped, t_merged);
+    assert!(!merged_rescales());
+    assert!(with_merged_rescales(|| with_merged_rescales(|| true) && merged_rescales()));
+    assert!(!merged_rescales());
+    // Same level and scale; fewer limb-NTTs (each fused product drops a rescale's chain).
+    assert_eq!((scoped.level(), scoped.scale()), (plain.level(), plain.scale()));
+    let ntts = |t: &basalt_trace::Trace| t.count(KernelKind::Ntt) + t.count(KernelKind::Intt);
+    assert!(ntts(&t_scoped) < ntts(&t_plain), "{} vs {}", ntts(&t_scoped), ntts(&t_plain));
+    // The values agree with the interpolant as the unfused evaluation's do.
+    let want: Vec<f64> = xs.iter().map(|&x| p.evaluate_plain(x)).collect();
+    for out in [&plain, &scoped, &merged] {
+        let have: Vec<f64> = ctx.decrypt(out)?.iter().map(|z| z.re).collect();
+        assert!(precision_bits_real(&want, &have) > 20.0);
+    }
+    Ok(())
+}

@@ -12,8 +12,10 @@
 //! the library's own recording of the unfused pair at that level (ids aside), and it is
 //! replaced by the library's recording of the fused product. Products whose result is changed
 //! before its rescale (the Chebyshev power steps `2·T_a·T_b − T_{a−b}` of the polynomial
-//! evaluator, outside a bootstrap) are not fused: the library fuses those only inside its own
-//! polynomial evaluation, and the rewrite leaves them as recorded ([`Fusion::left`] counts them).
+//! evaluator) cannot be rewritten so; [`Program::Fused`](crate::program::Program::Fused)
+//! records its program inside `basalt_circuits::polynomial::with_merged_rescales`, so every
+//! polynomial the program evaluates (the comparison's, ReLU's sign, EvalMod's) already fuses
+//! them, and the rewrite leaves what remains ([`Fusion::left`] counts it).
 
 use std::collections::HashMap;
 
@@ -256,6 +258,29 @@ mod tests {
             assert_eq!(fused, merged, "level {level}");
             assert!(fused.count(KernelKind::Ntt) < plain.count(KernelKind::Ntt));
         }
+    }
+
+    #[test]
+    fn a_fused_program_fuses_its_chebyshev_steps_too() {
+        // A 4-value bitonic sort on Osiris' Set IV: three compare-exchange stages, each a
+        // comparison of composited degree-7 polynomials whose power steps change the product
+        // before its rescale.
+        let sort = Program::Sort { preset: "OSIRIS_SET_IV".into(), log_len: 2, seeded: true };
+        let plain = record_program(&sort).expect("sort");
+        let params = Parameters::preset_insecure("OSIRIS_SET_IV").expect("preset");
+        let (rewritten, by_rewrite) = fuse_hmult_rescale(&plain, &params, true);
+        let fused = record_program(&Program::Fused(Box::new(sort))).expect("fused sort");
+        let (_, left) = fuse_hmult_rescale(&fused, &params, true);
+        let count = |t: &Trace, kind| t.count(kind);
+        // The rewrite alone leaves the power steps; the scope fuses them as well: the same
+        // HMults, none left that the rewrite could still fuse, and fewer NTTs than the rewrite.
+        assert!(by_rewrite.left > 0, "{by_rewrite:?}");
+        assert_eq!(left.fused, 0, "{left:?}");
+        assert_eq!(left.left, by_rewrite.fused + by_rewrite.left);
+        let ntts = |t: &Trace| count(t, KernelKind::Ntt) + count(t, KernelKind::Intt);
+        assert!(ntts(&fused) < ntts(&rewritten), "{} vs {}", ntts(&fused), ntts(&rewritten));
+        // Every key switch is still there: fusion drops rescales, not products.
+        assert_eq!(count(&fused, KernelKind::KeyLoad), count(&plain, KernelKind::KeyLoad));
     }
 
     #[test]

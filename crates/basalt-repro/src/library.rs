@@ -12,6 +12,7 @@ use std::collections::HashMap;
 use basalt_circuits::bootstrap::{Bootstrapper, Encapsulation, config::for_preset};
 use basalt_circuits::helr::{self, Helr};
 use basalt_circuits::lintrans::{GscOrder, Hoisting, LinearTransform, Strategy};
+use basalt_circuits::polynomial::with_merged_rescales;
 use basalt_ckks::{Ciphertext, Evaluator, KeyGenerator, Parameters, ParametersLiteral};
 use basalt_trace::{Trace, record};
 use basalt_workloads::logreg::{LogReg, record_logreg};
@@ -260,12 +261,14 @@ fn record_fused(inner: &Program) -> Result<Trace, String> {
         return Err(format!("fusing needs a program on a preset, got {inner:?}"));
     };
     let params = paper_preset(preset).map_err(|e| e.to_string())?;
-    let recorded = match inner {
+    // Every polynomial the program evaluates fuses its products, the Chebyshev power steps
+    // included (their result changes before the rescale, so the rewrite below cannot).
+    let recorded = with_merged_rescales(|| match inner {
         Program::Bootstrap { preset, log_slots, dft, seeded } => {
-            record_bootstrap(preset, *log_slots, dft.as_ref(), *seeded, true)?
+            record_bootstrap(preset, *log_slots, dft.as_ref(), *seeded, true)
         }
-        other => record_program(other)?,
-    };
+        other => record_program(other),
+    })?;
     Ok(crate::fusion::fuse_hmult_rescale(&recorded, &params, seeded).0)
 }
 

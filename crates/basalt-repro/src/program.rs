@@ -134,9 +134,10 @@ pub enum Program {
     /// level, the dense layers single-hoisted BSGS in Lattigo's order, seeded keys or not.
     Lola { net: LolaNet, preset: String, seeded: bool },
     /// `inner` with the ModDown and Rescale of each HMult fused (Osiris §V, from MAD): a
-    /// bootstrap runs its circuit with `BootstrapConfig::merge_rescale`, and every recorded
-    /// `rescale(mul_relin(a, b))` becomes the library's `mul_relin_rescale(a, b)`
-    /// ([`crate::fusion::fuse_hmult_rescale`]). `inner` names a preset (not a
+    /// bootstrap runs its circuit with `BootstrapConfig::merge_rescale`, every polynomial is
+    /// evaluated inside `basalt_circuits::polynomial::with_merged_rescales` (its Chebyshev
+    /// power steps fused too), and every recorded `rescale(mul_relin(a, b))` becomes the
+    /// library's `mul_relin_rescale(a, b)` ([`crate::fusion::fuse_hmult_rescale`]). `inner` names a preset (not a
     /// [`Program::BasicOp`]) and is not itself fused.
     Fused(Box<Program>),
 }

@@ -34,6 +34,7 @@
 //! `[a, b] ≠ [−1, 1]`; non-scalar products: the powers built plus one per split node.
 
 use std::borrow::Cow;
+use std::cell::Cell;
 use std::collections::BTreeMap;
 
 use basalt_ckks::{Ciphertext, Evaluator, Parameters};
@@ -200,6 +201,36 @@ pub fn power_levels(params: &Parameters, level: usize, p: &Chebyshev) -> Result<
         .collect())
 }
 
+thread_local! {
+    static MERGED_RESCALES: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Runs `f` with every polynomial evaluated inside it (on this thread) merging each
+/// relinearised product's rescale into its ModDown, as [`evaluate_with`]`(.., true)` does.
+///
+/// Why a scope rather than a flag: an accelerator that fuses ModDown and Rescale in every
+/// HMult (Osiris §V, after MAD) runs whole programs — the comparison's composite polynomials,
+/// ReLU's sign, a sigmoid — whose polynomial evaluations sit deep inside circuits that take no
+/// such option. The Chebyshev power steps `2·T_a·T_b − T_{a−b}` change the product before
+/// its rescale, so a rewrite of the recorded trace cannot fuse them; evaluating them with
+/// [`Evaluator::mul_relin_rescale`] does (same levels and scales, the result within rounding).
+/// Nested scopes are fine; the previous state is restored when `f` returns or unwinds.
+pub fn with_merged_rescales<R>(f: impl FnOnce() -> R) -> R {
+    struct Restore(bool);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            MERGED_RESCALES.with(|m| m.set(self.0));
+        }
+    }
+    let _restore = Restore(MERGED_RESCALES.with(|m| m.replace(true)));
+    f()
+}
+
+/// Whether this thread is inside [`with_merged_rescales`].
+pub fn merged_rescales() -> bool {
+    MERGED_RESCALES.with(Cell::get)
+}
+
 /// Evaluates polynomials on one input, keeping the Chebyshev powers it has built.
 pub struct PolyEvaluator<'a> {
     eval: &'a Evaluator,
@@ -218,8 +249,8 @@ impl<'a> PolyEvaluator<'a> {
     /// Scheme errors (no level left for the map).
     pub fn new(eval: &'a Evaluator, ct: &Ciphertext, a: f64, b: f64) -> Result<Self> {
         let c = eval.params().primes_per_rescale();
-        let mut pe =
-            PolyEvaluator { eval, c, powers: BTreeMap::new(), planner: None, merge: false };
+        let merge = merged_rescales();
+        let mut pe = PolyEvaluator { eval, c, powers: BTreeMap::new(), planner: None, merge };
         let t1 = if a == -1.0 && b == 1.0 {
             ct.clone()
         } else {
@@ -354,7 +385,8 @@ impl<'a> PolyEvaluator<'a> {
 }
 
 /// `p(x)` slot-wise, output at scale `target_scale` (default: the input's scale) and level
-/// `ct.level() − ⌈log2(d+1)⌉` (times the primes per rescale).
+/// `ct.level() − ⌈log2(d+1)⌉` (times the primes per rescale). Inside [`with_merged_rescales`]
+/// its products rescale within their ModDown ([`evaluate_with`]).
 ///
 /// # Example
 /// ```
@@ -384,8 +416,8 @@ pub fn evaluate(
 }
 
 /// [`evaluate`], with each relinearised product's rescale merged into its ModDown when
-/// `merge_rescale` ([`Evaluator::mul_relin_rescale`]; same levels and scales, the result
-/// within rounding of the unmerged one).
+/// `merge_rescale` or inside [`with_merged_rescales`] ([`Evaluator::mul_relin_rescale`]; same
+/// levels and scales, the result within rounding of the unmerged one).
 ///
 /// # Errors
 /// As [`evaluate`].
@@ -398,7 +430,7 @@ pub fn evaluate_with(
 ) -> Result<Ciphertext> {
     let pl = plan(eval.params(), ct.level(), p)?;
     let mut pe = PolyEvaluator::new(eval, ct, p.a, p.b)?;
-    pe.merge = merge_rescale;
+    pe.merge = merge_rescale || merged_rescales();
     let c = eval.params().primes_per_rescale();
     pe.planner = Some(Planner { c, top: ct.level() - c * map_levels(p), s: pl.log_split });
     let scale = target_scale.unwrap_or(ct.scale());

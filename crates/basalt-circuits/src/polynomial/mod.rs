@@ -12,7 +12,7 @@ pub mod approx;
 pub mod eval;
 pub mod minimax;
 
-pub use eval::{PolyEvaluator, evaluate, evaluate_with};
+pub use eval::{PolyEvaluator, evaluate, evaluate_with, merged_rescales, with_merged_rescales};
 
 use crate::error::{CircuitError, Result};
 
