@@ -53,7 +53,7 @@ FULL = {
     "lenet": ("OSIRIS_SET_II", 14, "basalt workload run lenet --threads 2 --json",
               "~4 GB (diagonals at every limb and ~250 rotation keys), 450 images"),
     "lstm": ("CRATERLAKE_80_BOOT", 16, "basalt workload run lstm --threads 2 --json --allow-insecure",
-             "~99 GiB (full 112-limb keys), 20 images x 28 steps, 9 bootstraps each"),
+             "~19 GiB (keys with the parts of their levels; cargo run --release -p basalt-workloads --example lstm_size), 20 images x 28 steps, 9 bootstraps each"),
     "lstm@lattigo": ("LATTIGO_N16QP1546H192H32", 16,
                      "basalt workload run lstm --preset LATTIGO_N16QP1546H192H32 --threads 2 --json",
                      "~11 GB, 20 images x 28 steps; --images N for the first N"),

@@ -674,13 +674,15 @@ def security(preset: str) -> dict:
 def estimate(preset: str, rotations=0, *, conjugate=False, bootstrapping=False,
              seeded=False) -> dict:
     """Bytes the keys of ``preset`` will take, before generating them: ``per_key``, ``keys``,
-    ``bootstrapping`` (the bootstrapping circuit's keys when ``bootstrapping=True``), ``total``
-    and ``available`` (the machine's free memory, ``None`` where unknown). ``rotations`` is a
-    count or a list of steps. Key generation refuses a set whose total exceeds ``available``.
+    ``bootstrapping`` (the bootstrapping circuit's keys when ``bootstrapping=True``, whose
+    relinearisation key is then the only one: ``keys`` counts the rotations and conjugation),
+    ``total`` and ``available`` (the machine's free memory, ``None`` where unknown).
+    ``rotations`` is a count or a list of steps. Key generation refuses a set whose total
+    exceeds ``available``.
 
     >>> e = estimate("CRATERLAKE_80_BOOT_UNPACKED", rotations=[1, 2, 4], bootstrapping=True)
     >>> e["keys"], e["per_key"] > 100 * 2**20, e["total"] > e["bootstrapping"] > 0
-    (4, True, True)
+    (3, True, True)
     """
     n = rotations if isinstance(rotations, int) else len(list(rotations))
     if isinstance(n, bool) or n < 0:

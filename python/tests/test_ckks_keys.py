@@ -207,6 +207,32 @@ def test_progress_callbacks_report_key_generation_bootstrap_and_batches(boot_ctx
         Context.toy_insecure(log_n=10, levels=2, rotations=[1, 2, 3], progress=stop)
 
 
+def test_a_bootstrapping_client_makes_one_relinearisation_key(tmp_path):
+    """The circuit's relinearisation key is the program's too: key generation makes the
+    program's rotation only, then the circuit's keys; a server from the saved keys multiplies
+    and bootstraps bit for bit as the client does."""
+    seen = []
+    ctx = Context.toy_bootstrappable(log_n=10, log_slots=3, rotations=[1],
+                                     progress=lambda *a: seen.append(a))
+    totals = {stage: total for stage, _, total in seen}
+    assert totals["key generation"] == 1, seen  # the rotation; no relinearisation key
+    assert totals["bootstrapping keys"] > 1, seen
+    keys = ctx.evaluation_keys()
+    keys.save(tmp_path / "keys.bin")
+    loaded = EvaluationKeys.load(ctx.parameters, tmp_path / "keys.bin", conjugate=True)
+    server = Server(ctx.parameters, loaded)
+    x = np.linspace(-0.5, 0.5, 8)
+    data = ctx.encrypt(x, level=0).to_bytes()
+    mine = ctx.ciphertext_from_bytes(data).bootstrap()
+    theirs = server.bootstrap(server.ciphertext_from_bytes(data))
+    assert mine.to_bytes() == theirs.to_bytes()
+    assert np.abs(ctx.decrypt(mine).real - x).max() < 1e-3
+    # A product after the bootstrap, relinearised with the one key on both sides.
+    mine, theirs = (mine * mine.rotate(1)).rescale(), (theirs * theirs.rotate(1)).rescale()
+    assert mine.to_bytes() == theirs.to_bytes()
+    assert np.abs(ctx.decrypt(mine).real - x * np.roll(x, -1)).max() < 1e-3
+
+
 def test_ctrl_c_stops_a_batch():
     ctx = Context.toy_insecure(log_n=11, levels=3, rotations=[1])
     cts = [ctx.encrypt(np.ones(8))] * 2000

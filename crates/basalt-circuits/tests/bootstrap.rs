@@ -126,6 +126,30 @@ fn sparse_and_single_slot_bootstraps_restore_the_slots() {
     }
 }
 
+/// The bootstrap frees each stage's output as soon as the next stage has what it needs, and
+/// computes, bit for bit, what its stages compute run one after the other on borrowed inputs,
+/// every output kept: sparse (with SubSum) and fully packed.
+#[test]
+fn the_bootstrap_is_its_stages_run_in_turn_bit_for_bit() {
+    for log_slots in [3, 9] {
+        let s =
+            setup(chain(10, 1, 1, 2, SecretDistribution::Hamming { h: 64 }), cfg(log_slots, 2, 1));
+        let ct = s.encrypt(&random_values(1 << log_slots, 8, false), 0);
+        let (bt, eval) = (&s.bt, &s.eval);
+        let (raised, msg_scale) = bt.mod_raise(eval, s.encaps.as_ref(), &ct).unwrap();
+        let summed = bt.sub_sum(eval, &raised).unwrap();
+        let halves = bt.coeffs_to_slots(eval, &summed).unwrap();
+        let reduced = bt.eval_mod(eval, &halves, msg_scale, ct.scale()).unwrap();
+        let want = bt.slots_to_coeffs(eval, &reduced).unwrap();
+        let have = s.bootstrap(&ct);
+        assert_eq!(
+            (have.level(), have.scale(), have.slots()),
+            (want.level(), want.scale(), want.slots())
+        );
+        assert!(have.to_bytes().unwrap() == want.to_bytes().unwrap(), "log_slots {log_slots}");
+    }
+}
+
 #[test]
 fn bootstrapping_under_the_secret_itself_needs_no_encapsulation() {
     // A sparse secret of weight 16 keeps |I| < K = 16 without an ephemeral secret.

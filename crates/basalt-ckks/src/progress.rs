@@ -100,14 +100,54 @@ impl KeyGenerator {
         force: bool,
         progress: &dyn Progress,
     ) -> Result<EvaluationKeys> {
+        self.gen_keys_with(sk, true, rotations, conjugate, seeded, force, progress)
+    }
+
+    /// [`KeyGenerator::gen_evaluation_keys_with`] without the relinearisation key: the
+    /// rotation (and conjugation) keys of a program whose relinearisation key comes with
+    /// another set, a bootstrapping circuit's, so that no second one is made and held.
+    ///
+    /// # Errors
+    /// As [`KeyGenerator::gen_evaluation_keys_with`].
+    pub fn gen_galois_keys_with(
+        &self,
+        sk: &SecretKey,
+        rotations: &[i64],
+        conjugate: bool,
+        seeded: bool,
+        force: bool,
+        progress: &dyn Progress,
+    ) -> Result<EvaluationKeys> {
+        self.gen_keys_with(sk, false, rotations, conjugate, seeded, force, progress)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn gen_keys_with(
+        &self,
+        sk: &SecretKey,
+        relin: bool,
+        rotations: &[i64],
+        conjugate: bool,
+        seeded: bool,
+        force: bool,
+        progress: &dyn Progress,
+    ) -> Result<EvaluationKeys> {
         let params = self.params();
-        let need = KeyMemory::estimate(params, rotations.len(), conjugate, seeded).total;
+        let m = KeyMemory::estimate(params, rotations.len(), conjugate, seeded);
+        let need = m.total - if relin { 0 } else { m.per_key };
         check_memory(&format!("evaluation keys for {}", params.name()), need, force)?;
-        let total = 1 + rotations.len() as u64 + u64::from(conjugate);
+        let total = u64::from(relin) + rotations.len() as u64 + u64::from(conjugate);
+        let mut ek = EvaluationKeys::default();
+        if total == 0 {
+            return Ok(ek);
+        }
         progress.stage("key generation", total);
-        let mut ek = EvaluationKeys::default().with_relin(self.gen_relin_key(sk, seeded));
-        let mut done = 1;
-        progress.step(done)?;
+        let mut done = 0;
+        if relin {
+            ek = ek.with_relin(self.gen_relin_key(sk, seeded));
+            done += 1;
+            progress.step(done)?;
+        }
         for &k in rotations {
             ek = ek.with_galois(self.gen_rotation_key(sk, k, seeded));
             done += 1;
@@ -146,6 +186,28 @@ mod tests {
             assert_eq!(sizes.len(), 5);
             assert!(sizes.iter().all(|&b| b == est.per_key), "{sizes:?} vs {est:?}");
         }
+    }
+
+    /// Without the relinearisation key: the rotations and conjugation asked for, one step each.
+    #[test]
+    fn galois_keys_alone_hold_no_relinearisation_key() {
+        struct Count(AtomicU64);
+        impl Progress for Count {
+            fn stage(&self, _: &str, total: u64) {
+                self.0.store(total, Ordering::Relaxed);
+            }
+        }
+        let params = toy();
+        let kg = KeyGenerator::new(&params);
+        let sk = kg.gen_secret_key();
+        let total = Count(AtomicU64::new(0));
+        let ek = kg.gen_galois_keys_with(&sk, &[1, 3], true, false, false, &total).unwrap();
+        assert!(ek.relin.is_none());
+        assert_eq!(ek.galois.len(), 3);
+        assert_eq!(total.0.load(Ordering::Relaxed), 3);
+        let all = kg.gen_evaluation_keys_with(&sk, &[1, 3], true, false, false, &total).unwrap();
+        assert!(all.relin.is_some() && all.galois.keys().eq(ek.galois.keys()));
+        assert_eq!(total.0.load(Ordering::Relaxed), 4);
     }
 
     /// A request far beyond the machine is refused before anything is allocated, unless forced.

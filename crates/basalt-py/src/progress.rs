@@ -66,7 +66,9 @@ impl Progress for PyProgress {
 /// key-switching key with every part), `keys` (relinearisation + rotations + conjugation),
 /// `total` (with the key pair and working space) and `available` (the machine's MemAvailable,
 /// `None` where unknown). With `bootstrapping=True` the keys of the preset's bootstrapping
-/// circuit, each with only the parts of the levels it runs at, are added.
+/// circuit, each with only the parts of the levels it runs at, are added, and its
+/// relinearisation key is the only one (a client that bootstraps makes no other): `keys` are
+/// then the rotations and conjugation.
 #[pyfunction]
 #[pyo3(signature = (preset, rotations=0, conjugate=false, bootstrapping=false, seeded=false))]
 fn ckks_estimate<'py>(
@@ -87,11 +89,12 @@ fn ckks_estimate<'py>(
     } else {
         0
     };
+    let relin = if bootstrapping { m.per_key } else { 0 };
     let d = PyDict::new(py);
     d.set_item("per_key", m.per_key)?;
-    d.set_item("keys", m.keys)?;
+    d.set_item("keys", m.keys - u64::from(bootstrapping))?;
     d.set_item("bootstrapping", boot)?;
-    d.set_item("total", m.total + boot)?;
+    d.set_item("total", m.total - relin + boot)?;
     d.set_item("available", available_memory())?;
     Ok(d)
 }

@@ -35,6 +35,8 @@
 //! lacks, a dense 128→10 classifier on the last state), by backpropagation through time
 //! through the same degree-3 σ; `crate::lstm_run` runs it encrypted with that classifier.
 
+use std::collections::BTreeMap;
+
 use basalt_circuits::bootstrap::{Bootstrapper, Encapsulation};
 use basalt_circuits::lintrans::LinearTransform;
 use basalt_circuits::polynomial::{self, Chebyshev};
@@ -225,6 +227,26 @@ impl LstmModel {
     /// ([`LinearTransform::evaluate_sum`]).
     pub fn products(&self) -> impl Iterator<Item = (&LinearTransform, &LinearTransform)> {
         self.steps.iter().map(|s| (&s.w0, &s.w1))
+    }
+
+    /// The levels each rotation of the products runs at (the step positions' levels, where
+    /// both products rotate their inputs and share the giant steps): a Galois key needs the
+    /// parts of these levels only.
+    pub fn rotation_levels(&self) -> BTreeMap<i64, Vec<usize>> {
+        let mut m: BTreeMap<i64, Vec<usize>> = BTreeMap::new();
+        for s in &self.steps {
+            for lt in [&s.w0, &s.w1] {
+                for r in lt.rotations() {
+                    m.entry(r).or_default().push(lt.level());
+                }
+            }
+        }
+        m.remove(&0);
+        m.values_mut().for_each(|v| {
+            v.sort_unstable();
+            v.dedup();
+        });
+        m
     }
 
     /// Every rotation the products need (the bootstrap's come from the bootstrapper).

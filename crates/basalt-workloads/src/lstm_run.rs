@@ -8,6 +8,7 @@
 //! steps (the rows of the 28×28 image; the paper's inference is 150 steps, 50 bootstraps: the
 //! digits give 28 rows). `--quick`: width 16, the 8 rows of the raw 8×8 image, N = 2^10.
 
+use std::collections::BTreeMap;
 use std::time::Instant;
 
 use basalt_circuits::bootstrap::{BootstrapConfig, Bootstrapper};
@@ -41,23 +42,35 @@ const QUICK_IMAGES: usize = 4;
 struct Readout {
     lt: LinearTransform,
     folds: Vec<i64>,
+    /// Where the folds run: the product's output, one rescale below its input.
+    fold_level: usize,
     out_slots: usize,
     bias: Plaintext,
 }
 
 impl Readout {
-    fn prepare(params: &Parameters, t: &Trained, level: usize, scale: f64) -> Result<Readout> {
+    /// `symbolic`: shapes only (trace mode).
+    fn prepare(
+        params: &Parameters,
+        t: &Trained,
+        level: usize,
+        scale: f64,
+        symbolic: bool,
+    ) -> Result<Readout> {
         let slots = t.lstm.width();
-        let (lt, folds, out_slots) = network::dense(params, &t.readout, slots, level, RULE, false)?;
+        let (lt, folds, out_slots) =
+            network::dense(params, &t.readout, slots, level, RULE, symbolic)?;
         let drop = params.primes_per_rescale();
-        let bias = network::encode(params, &t.readout_bias, out_slots, level - drop, scale, false)?;
-        Ok(Readout { lt, folds, out_slots, bias })
+        let bias =
+            network::encode(params, &t.readout_bias, out_slots, level - drop, scale, symbolic)?;
+        Ok(Readout { lt, folds, fold_level: level - drop, out_slots, bias })
     }
 
-    fn rotations(&self) -> Vec<i64> {
-        let mut r = self.lt.rotations();
-        r.extend(&self.folds);
-        r
+    /// Each rotation with the level it runs at: the product's at its input level, the folds'
+    /// at its output level.
+    fn rotation_levels(&self) -> impl Iterator<Item = (i64, usize)> + '_ {
+        let product = self.lt.rotations().into_iter().map(|r| (r, self.lt.level()));
+        product.chain(self.folds.iter().map(|&r| (r, self.fold_level)))
     }
 
     fn evaluate(&self, eval: &Evaluator, h: &Ciphertext) -> Result<Ciphertext> {
@@ -70,6 +83,30 @@ impl Readout {
     }
 }
 
+/// The Galois keys the network adds to the bootstrap's and the levels each holds the parts of:
+/// a rotation of the products runs at the step positions' levels, the readout's at its input
+/// and output levels, and a key serves those only (with CraterLake's bands, `P` grows with
+/// `Q_l`: a key over every level holds 52 parts). A rotation the bootstrap also makes gets one
+/// key with the bootstrap's levels too, which replaces the bootstrap's (one Galois key per
+/// element).
+fn network_key_levels(
+    bt: &Bootstrapper,
+    model: &LstmModel,
+    readout: &Readout,
+) -> BTreeMap<i64, Vec<usize>> {
+    let mut m = model.rotation_levels();
+    for (r, level) in readout.rotation_levels().filter(|&(r, _)| r != 0) {
+        m.entry(r).or_default().push(level);
+    }
+    let boot = bt.rotation_levels();
+    for (r, levels) in &mut m {
+        levels.extend(boot.get(r).into_iter().flatten());
+        levels.sort_unstable();
+        levels.dedup();
+    }
+    m
+}
+
 /// What a run holds at its peak, counted from shapes before anything is generated or encoded
 /// (the transforms' shapes, the bootstrap's, the keys' gadgets), each term from the code that
 /// allocates it.
@@ -78,9 +115,9 @@ pub struct Memory {
     /// The bootstrap's keys ([`Bootstrapper::key_bytes`], full: relinearisation, conjugation,
     /// each rotation with the parts of the levels it runs at, the encapsulation keys).
     pub bootstrap_keys: u64,
-    /// What the products' and the readout's rotations add: the run makes each with every part
-    /// (`gen_rotation_key`), and where the bootstrap has the same rotation this full key
-    /// replaces the bootstrap's (one Galois key per element), so only the difference is added.
+    /// What the products' and the readout's rotations add: each key with the parts of the
+    /// levels it runs at ([`network_key_levels`]); where the bootstrap has the same rotation
+    /// the parts its key lacks.
     pub network_keys: u64,
     /// The bootstrap's DFT diagonals, encoded at every limb of their levels
     /// ([`Bootstrapper::new`]), and in the clear as the transforms keep them.
@@ -112,16 +149,11 @@ impl Memory {
     ) -> Result<Memory> {
         use crate::memory::{bootstrap, ciphertext, galois_key, polynomial, transform};
         let boot = bt.rotation_levels();
-        let every: Vec<usize> = (0..=params.max_level()).collect();
-        let full = galois_key(params, &every);
-        let mut rots = model.rotations();
-        rots.extend(readout.rotations());
-        rots.sort_unstable();
-        rots.dedup();
-        let network_keys = rots
+        let network_keys = network_key_levels(bt, model, readout)
             .iter()
-            .filter(|&&r| r != 0)
-            .map(|r| full - boot.get(r).map_or(0, |levels| galois_key(params, levels)))
+            .map(|(r, levels)| {
+                galois_key(params, levels) - boot.get(r).map_or(0, |own| galois_key(params, own))
+            })
             .sum();
         let circuit: u64 = bt
             .coeff_to_slot()
@@ -230,7 +262,7 @@ fn shapes(
     let per_boot = shape_model.steps_per_bootstrap();
     let out_level = shape_model.level(trained.steps % per_boot);
     // The readout is small (10 outputs at one level): prepared once, counted, then used.
-    let readout = Readout::prepare(params, trained, out_level, shape_model.scale())?;
+    let readout = Readout::prepare(params, trained, out_level, shape_model.scale(), false)?;
     let memory = Memory::of(params, &shapes, &shape_model, &readout, trained.steps)
         .map_err(crate::registry::at_preset(name))?;
     Ok((readout, memory, per_boot))
@@ -267,12 +299,8 @@ pub fn run(opts: &RunOptions, bar: &ProgressBar) -> std::result::Result<Value, W
     let kg = KeyGenerator::new(&params);
     let sk = kg.gen_secret_key();
     let (mut keys, encaps) = bt.generate_keys(&sk, false)?;
-    let mut rots = model.rotations();
-    rots.extend(readout.rotations());
-    rots.sort_unstable();
-    rots.dedup();
-    for r in rots {
-        keys = keys.with_galois(kg.gen_rotation_key(&sk, r, false));
+    for (r, levels) in network_key_levels(&bt, &model, &readout) {
+        keys = keys.with_galois(kg.clone().for_levels(levels).gen_rotation_key(&sk, r, false));
     }
     let key_bytes = key_bytes(&keys);
     let eval = Evaluator::new(&params, keys).map_err(CircuitError::from)?;
@@ -354,4 +382,69 @@ fn max_pre_activation(t: &Trained, xs: &[Vec<f64>]) -> f64 {
         h = t.lstm.step_plain(&h, x);
     }
     peak
+}
+
+#[cfg(test)]
+mod tests {
+    use basalt_circuits::bootstrap::Encapsulation;
+
+    use super::*;
+
+    type TestResult = std::result::Result<(), Box<dyn std::error::Error>>;
+
+    /// A whole full-size inference runs on the network keys the run makes, each with the parts
+    /// of [`network_key_levels`] only: in trace mode (shape-only circuit, keys and ciphertexts,
+    /// seconds at N = 2^16), with the bootstrap's keys over every level except where a network
+    /// key replaces one, so that a level missing from a key fails the evaluation
+    /// (`CkksError::KeyNotForLevel`) and a shared key that lost the bootstrap's levels fails
+    /// the bootstrap.
+    #[test]
+    fn per_level_network_keys_serve_a_full_size_inference() -> TestResult {
+        let opts = RunOptions { allow_insecure: true, ..RunOptions::default() };
+        let (trained, params, cfg, _) = setup(&opts)?;
+        // CraterLake's bands: a key part per band of levels, so per-level keys are smaller.
+        assert!(params.gadgets().len() > 1, "{} has one key part", params.name());
+        let bt = Bootstrapper::symbolic(&params, cfg)?;
+        let model = LstmModel::prepare(&params, &trained.lstm, &bt, RULE, true)?;
+        let out_level = model.level(trained.steps % model.steps_per_bootstrap());
+        let readout = Readout::prepare(&params, &trained, out_level, model.scale(), true)?;
+        let levels = network_key_levels(&bt, &model, &readout);
+        let every: Vec<usize> = (0..=params.max_level()).collect();
+        let full = crate::memory::galois_key(&params, &every);
+        assert!(levels.values().all(|l| crate::memory::galois_key(&params, l) < full));
+
+        let kg = KeyGenerator::new(&params);
+        let mut keys = bt.symbolic_keys(false);
+        for (&r, l) in &levels {
+            let one = kg.clone().for_levels(l.iter().copied());
+            keys.galois.extend(one.gen_symbolic_evaluation_keys(&[r], false, false).galois);
+        }
+        let eval = Evaluator::new(&params, keys)?;
+        let encaps = cfg.ephemeral_h.map(|h| Encapsulation::symbolic(&params, h)).transpose()?;
+        let ct = |level: usize| -> Result<Ciphertext> {
+            let mut c = Ciphertext::symbolic(&params, level).map_err(CircuitError::from)?;
+            c.set_slots(model.slots());
+            c.set_scale(model.scale());
+            Ok(c)
+        };
+        let h0 = ct(model.level(0))?;
+        let xs = (0..trained.steps).map(|i| ct(model.level(i))).collect::<Result<Vec<_>>>()?;
+        let h = model.evaluate(&eval, &bt, encaps.as_ref(), &h0, &xs)?;
+        let out = readout.evaluate(&eval, &h)?;
+        assert_eq!(out.slots(), readout.out_slots);
+
+        // The control: the same keys with one product rotation's key over the top level only
+        // (another band than the step's) fail the first step, naming the level.
+        let (&r, _) = model.rotation_levels().iter().next().ok_or("no product rotation")?;
+        let top = params.max_level();
+        assert_ne!(params.gadget_index(top), params.gadget_index(model.level(0)));
+        let mut keys = eval.keys().clone();
+        let one = kg.clone().for_levels([top]).gen_symbolic_evaluation_keys(&[r], false, false);
+        keys.galois.extend(one.galois);
+        let eval = Evaluator::new(&params, keys)?;
+        let (w0, w1) = model.products().next().ok_or("no step")?;
+        let e = LinearTransform::evaluate_sum(&eval, &[(w0, &h0), (w1, &xs[0])]).unwrap_err();
+        assert!(e.to_string().contains("no part for level"), "{e}");
+        Ok(())
+    }
 }

@@ -110,25 +110,26 @@ pub fn polynomial(params: &Parameters, level: usize, p: &Chebyshev) -> Result<u6
     Ok(powers + 2 * ciphertext(params, level) + product(params, level))
 }
 
-/// The peak of one bootstrap, its input not counted. ModRaise's output at the top stays bound
-/// in `Bootstrapper::bootstrap_with` until it returns, and so does SubSum's; on top of them
-/// the largest of its stages:
-/// - SubSum: its running sum, a rotation and the sum being formed, one key switch, at the top;
+/// The peak of one bootstrap, its input not counted: the largest of its stages, each holding
+/// only what `Bootstrapper::bootstrap_with` still needs (ModRaise's output becomes SubSum's
+/// running sum, SubSum's is dropped once CoeffToSlot has its copy, EvalMod's inputs once it has
+/// run):
+/// - ModRaise and SubSum: the raised ciphertext or running sum, a rotation (or the switch back
+///   to the dense secret) being formed and its key switch, at the top; or the running sum, a
+///   rotation and the sum being formed;
 /// - CoeffToSlot: its input dropped to the transforms' level and a transform; then the split
 ///   into halves (the input, its conjugate, the real and imaginary parts, a rotation or a sum
 ///   being formed, one key switch) at EvalMod's level;
 /// - EvalMod: the one or two halves, the first half's result while the second is evaluated,
 ///   and one polynomial evaluation;
-/// - SlotToCoeff: EvalMod's inputs and outputs still held, the recombined input and a
-///   transform.
+/// - SlotToCoeff: EvalMod's outputs, the recombined input and a transform.
 ///
 /// # Errors
 /// As [`polynomial`].
 pub fn bootstrap(params: &Parameters, bt: &Bootstrapper) -> Result<u64> {
     let top = params.max_level();
     let ct = |l: usize| ciphertext(params, l);
-    let held = 2 * ct(top);
-    let subsum = 2 * ct(top) + key_switch(params, top);
+    let subsum = (2 * ct(top) + key_switch(params, top)).max(3 * ct(top));
     let halves = bt.evalmod_inputs() as u64;
     let e = bt.evalmod_level();
     let cts_in = bt.coeff_to_slot().first().map_or(e, LinearTransform::level);
@@ -138,7 +139,7 @@ pub fn bootstrap(params: &Parameters, bt: &Bootstrapper) -> Result<u64> {
     let evalmod = (2 * halves - 1) * ct(e) + polynomial(params, e, bt.evalmod_polynomial())?;
     let stc_in = bt.slot_to_coeff().first().map_or(e, LinearTransform::level);
     let stc = bt.slot_to_coeff().iter().map(|lt| transform(params, lt, 1)).max().unwrap_or(0)
-        + 2 * halves * ct(e)
+        + halves * ct(e)
         + ct(stc_in);
-    Ok(held + subsum.max(cts).max(split).max(evalmod).max(stc))
+    Ok(subsum.max(cts).max(split).max(evalmod).max(stc))
 }

@@ -376,6 +376,22 @@ pub fn encrypted_logits(
     Ok((logits, times))
 }
 
+/// The record's `security`: the set as `basalt security` estimates it (the lattice estimator
+/// on both LWE problems its keys rest on, the weaker one the set's; docs/security.md), with the
+/// parameter file's claim beside it for comparison.
+pub fn security(params: &TfheParams) -> Value {
+    let s = params.security();
+    json!({
+        "estimated_bits": s.bits(),
+        "lwe_bits": s.lwe_bits,
+        "lwe_attack": s.lwe_attack,
+        "glwe_bits": s.glwe_bits,
+        "glwe_attack": s.glwe_attack,
+        "meets_128": !params.is_insecure(),
+        "claimed_bits": params.security_bits,
+    })
+}
+
 /// Modelled failure probability of one inference: each bootstrap with its layer's worst row.
 pub fn modelled_failures(net: &Network, params: &TfheParams) -> Value {
     let mut expected = 0.0;
@@ -514,8 +530,7 @@ pub fn run_with(name: &str, o: &NnOptions) -> Result<Value, String> {
             "polynomial_size": n,
             "glwe_dimension": params.glwe_dimension,
             "lwe_dimension": params.lwe_dimension,
-            "security_bits": params.security_bits,
-            "security_source": params.security_source,
+            "security": security(&params),
             "noise": modelled_failures(&net, &params),
             "images": images,
             "encrypted_accuracy": correct as f64 / images.max(1) as f64,

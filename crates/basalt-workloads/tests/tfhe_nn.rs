@@ -2,8 +2,9 @@
 //! integer program reproduces numpy's predictions on the whole test split, and encrypted
 //! inference agrees with it on two test images.
 
+use basalt_tfhe::TfheParams;
 use basalt_workloads::tfhe_nn::{
-    Dense, Network, NnOptions, TestSet, WIDTH, argmax, modelled_failures, run_with,
+    Dense, Network, NnOptions, TestSet, WIDTH, argmax, modelled_failures, run_with, security,
 };
 
 #[test]
@@ -24,6 +25,30 @@ fn nn20_quick_encrypted_agrees_with_plaintext() {
     assert_eq!(s["agreement_logits"].as_f64(), Some(1.0), "{v}");
     assert!(s["noise"]["expected_failed_pbs_per_inference"].as_f64().unwrap() < 1e-3);
     assert_eq!(v["pbs_per_inference"], 840 + 2 * 92);
+    assert_eq!(s["security"], security(&TfheParams::preset("NN_N1024", false).unwrap()));
+    assert!(s.get("security_source").is_none(), "{s}");
+}
+
+/// The network sets' records carry the lattice estimator's figures, those `basalt security`
+/// prints in docs/security.md (its rows: set, n, LWE bits, k·N, GLWE bits, set bits, claim).
+#[test]
+fn the_records_security_is_the_estimate_of_docs_security() {
+    let page = include_str!("../../../docs/security.md");
+    for n in [1024, 2048, 4096] {
+        let name = format!("NN_N{n}");
+        let v = security(&TfheParams::preset(&name, false).unwrap());
+        let row: Vec<&str> = page
+            .lines()
+            .find(|l| l.starts_with(&format!("| `{name}` |")))
+            .unwrap_or_else(|| panic!("{name} is not in docs/security.md"))
+            .split('|')
+            .map(str::trim)
+            .collect();
+        let f = |k: &str| format!("{:.1}", v[k].as_f64().unwrap());
+        let have = [f("lwe_bits"), f("glwe_bits"), f("estimated_bits")];
+        assert_eq!(have, [row[3], row[5], row[6]], "{name}: {v}");
+        assert_eq!(v["meets_128"], true, "{name}: {v}");
+    }
 }
 
 #[test]

@@ -40,6 +40,7 @@ pub mod evalmod;
 mod keys;
 pub mod trace;
 
+use std::borrow::Cow;
 use std::time::Instant;
 
 use basalt_ckks::{Ciphertext, Evaluator, Parameters};
@@ -504,20 +505,26 @@ impl Bootstrapper {
         let c_all = cpu();
         let out_scale = ct.scale();
         let _r = basalt_trace::region("Bootstrap");
+        // Each stage takes its input by value where it can, so that no stage's output outlives
+        // the next stage: ModRaise's becomes SubSum's running sum, SubSum's is dropped once
+        // CoeffToSlot has dropped it to its level, EvalMod's inputs once it has run (two
+        // ciphertexts at the top level, 112 MiB at `CRATERLAKE_80_BOOT`, were otherwise bound
+        // until the bootstrap returned).
         let t = Instant::now();
-        let (x, msg_scale) = self.mod_raise(eval, enc, ct)?;
+        let (raised, msg_scale) = self.mod_raise(eval, enc, ct)?;
         times.mod_raise_ms = ms(t);
         step(1)?;
         let t = Instant::now();
-        let x = self.sub_sum(eval, &x)?;
+        let summed = self.sub_sum_into(eval, raised)?;
         times.subsum_ms = ms(t);
         step(2)?;
         let (t, c) = (Instant::now(), cpu());
-        let halves = self.coeffs_to_slots(eval, &x)?;
+        let halves = self.coeffs_to_slots_from(eval, Cow::Owned(summed))?;
         (times.cts_ms, times.cts_cpu_ms) = (ms(t), cpu() - c);
         step(3)?;
         let (t, c) = (Instant::now(), cpu());
         let reduced = self.eval_mod(eval, &halves, msg_scale, out_scale)?;
+        drop(halves);
         (times.evalmod_ms, times.evalmod_cpu_ms) = (ms(t), cpu() - c);
         step(4)?;
         let (t, c) = (Instant::now(), cpu());
@@ -606,7 +613,11 @@ impl Bootstrapper {
     /// # Errors
     /// A missing rotation key.
     pub fn sub_sum(&self, eval: &Evaluator, ct: &Ciphertext) -> Result<Ciphertext> {
-        let mut x = ct.clone();
+        self.sub_sum_into(eval, ct.clone())
+    }
+
+    /// [`Bootstrapper::sub_sum`] on its input's own buffers: the running sum starts as `x`.
+    fn sub_sum_into(&self, eval: &Evaluator, mut x: Ciphertext) -> Result<Ciphertext> {
         if self.slots < self.params.max_slots() {
             let _r = basalt_trace::region("SubSum");
             let mut k = self.slots;
@@ -626,8 +637,19 @@ impl Bootstrapper {
     /// # Errors
     /// A missing rotation or conjugation key.
     pub fn coeffs_to_slots(&self, eval: &Evaluator, ct: &Ciphertext) -> Result<Vec<Ciphertext>> {
+        self.coeffs_to_slots_from(eval, Cow::Borrowed(ct))
+    }
+
+    /// [`Bootstrapper::coeffs_to_slots`] that frees an owned input once it has the input's
+    /// copy at CoeffToSlot's level.
+    fn coeffs_to_slots_from(
+        &self,
+        eval: &Evaluator,
+        ct: Cow<'_, Ciphertext>,
+    ) -> Result<Vec<Ciphertext>> {
         let _r = basalt_trace::region("CoeffToSlot");
-        let mut x = eval.drop_level(ct, ct.level() - self.cts_level)?;
+        let mut x = eval.drop_level(&ct, ct.level() - self.cts_level)?;
+        drop(ct);
         for lt in &self.cts {
             x.set_slots(lt.source().slots());
             x = lt.evaluate(eval, &x)?;

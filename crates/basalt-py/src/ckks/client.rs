@@ -72,28 +72,30 @@ fn make_keys(
 ) -> PyResult<(EvaluationKeys, Option<Boot>)> {
     let kg = KeyGenerator::new(params);
     let KeysFor { rotations, conjugate, seeded } = keys_for;
-    let mut keys = kg
-        .gen_evaluation_keys_with(sk, rotations, *conjugate, *seeded, false, progress)
-        .map_err(|e| progress.error(e))?;
-    let boot = match boot {
-        None => None,
-        Some(cfg) => {
-            let bt = if circuit {
-                super::circuit::shared(params, *cfg)?
-            } else {
-                Arc::new(Bootstrapper::symbolic(params, *cfg).map_err(err)?)
-            };
-            let (bk, encaps) = bt
-                .generate_keys_with(sk, *seeded, false, progress)
-                .map_err(|e| progress.error(e))?;
-            // The circuit's keys serve only the levels it runs at; the program's keys stay.
-            keys.relin = bk.relin.or(keys.relin);
-            for (g, k) in bk.galois {
-                keys.galois.entry(g).or_insert(k);
-            }
-            Some(Boot { cfg: *cfg, bt, encaps })
-        }
+    let Some(cfg) = boot else {
+        let keys = kg
+            .gen_evaluation_keys_with(sk, rotations, *conjugate, *seeded, false, progress)
+            .map_err(|e| progress.error(e))?;
+        return Ok((keys, None));
     };
+    // One relinearisation key, the circuit's: it serves every level a rescale reaches, the
+    // program's products included, so the program's keys are its rotations and conjugation.
+    let mut keys = kg
+        .gen_galois_keys_with(sk, rotations, *conjugate, *seeded, false, progress)
+        .map_err(|e| progress.error(e))?;
+    let bt = if circuit {
+        super::circuit::shared(params, *cfg)?
+    } else {
+        Arc::new(Bootstrapper::symbolic(params, *cfg).map_err(err)?)
+    };
+    let (bk, encaps) =
+        bt.generate_keys_with(sk, *seeded, false, progress).map_err(|e| progress.error(e))?;
+    keys.relin = bk.relin;
+    // The circuit's rotation keys serve only the levels it runs at; the program's stay.
+    for (g, k) in bk.galois {
+        keys.galois.entry(g).or_insert(k);
+    }
+    let boot = Some(Boot { cfg: *cfg, bt, encaps });
     Ok((keys, boot))
 }
 
