@@ -231,14 +231,16 @@ pub fn sub_batches(count: usize, threads: usize, max: usize) -> Vec<Range<usize>
     out
 }
 
-/// Blind-rotate + sample-extract a core-level sub-batch, iteration-major.
-fn pbs_core_batch<T: Torus>(
+/// Blind-rotate a core-level sub-batch iteration-major: iteration `i` applies `bsk[i]` to
+/// every accumulator before `bsk[i+1]` is touched. Returns the accumulators, `(k+1)·N` words
+/// per input, in input order (each is what [`blind_rotate`](crate::blind_rotate::blind_rotate)
+/// leaves for that input alone, bit for bit).
+pub fn blind_rotate_batch<T: Torus>(
     inputs: &[&[T]],
     tv: &[T],
     bsk: &FourierBsk,
     fft: &NegacyclicFft,
-    outs: &mut [Vec<T>],
-) {
+) -> Vec<T> {
     let (k, n) = (bsk.k, bsk.n);
     let glwe = (k + 1) * n;
     let b = inputs.len();
@@ -259,11 +261,45 @@ fn pbs_core_batch<T: Torus>(
             cmux_rotate(acc, g, ms[i], shape, fft, &mut ws, nx);
         }
     }
-    for (acc, out) in accs.chunks(glwe).zip(outs.iter_mut()) {
-        out.clear();
-        out.resize(k * n + 1, T::ZERO);
-        sample_extract(acc, k, n, out);
+    accs
+}
+
+/// Two-level batched blind rotation of many LWEs (under the bsk's key) with the same test
+/// vector on the current rayon pool: the inputs are cut into core-level sub-batches
+/// ([`sub_batches`]), each runs [`blind_rotate_batch`] on one thread, and `extract` reads
+/// every accumulator into that input's `per_input` consecutive outputs (`outs` holds
+/// `per_input` per input). The ordinary PBS extracts one LWE, the many-LUT PBS one per table.
+pub(crate) fn blind_rotate_batched<T: Torus>(
+    inputs: &[&[T]],
+    tv: &[T],
+    bsk: &FourierBsk,
+    cfg: &BatchConfig,
+    outs: &mut [Vec<T>],
+    per_input: usize,
+    extract: impl Fn(&[T], &mut [Vec<T>]) + Sync,
+) {
+    assert_eq!(inputs.len() * per_input, outs.len());
+    if inputs.is_empty() {
+        return;
     }
+    let fft = fft_for(bsk.n);
+    let glwe = (bsk.k + 1) * bsk.n;
+    let threads = rayon::current_num_threads().max(1);
+    let ranges = sub_batches(inputs.len(), threads, core_batch_of::<T>(bsk, cfg));
+    // Disjoint output chunks, one per sub-batch, in order.
+    let mut chunks = Vec::with_capacity(ranges.len());
+    let mut rest = outs;
+    for r in &ranges {
+        let (head, tail) = std::mem::take(&mut rest).split_at_mut(r.len() * per_input);
+        chunks.push((head, &inputs[r.clone()]));
+        rest = tail;
+    }
+    chunks.into_par_iter().for_each(|(o, x)| {
+        let accs = blind_rotate_batch(x, tv, bsk, &fft);
+        for (acc, o) in accs.chunks(glwe).zip(o.chunks_mut(per_input)) {
+            extract(acc, o);
+        }
+    });
 }
 
 /// PBS of many LWEs (under the bsk's key) with the same test vector, two-level batched on the
@@ -279,21 +315,16 @@ pub fn pbs_batch<T: Torus>(
     if inputs.is_empty() {
         return;
     }
-    let fft = fft_for(bsk.n);
     let _r = basalt_trace::region("PBS");
     emit_blind_rotate_trace(bsk, inputs.len());
     emit_tfhe(TfheStep::SampleExtract, bsk.n, inputs.len() as u64);
-    let threads = rayon::current_num_threads().max(1);
-    let ranges = sub_batches(inputs.len(), threads, core_batch_of::<T>(bsk, cfg));
-    // Disjoint output chunks, one per sub-batch, in order.
-    let mut chunks = Vec::with_capacity(ranges.len());
-    let mut rest = outs;
-    for r in &ranges {
-        let (head, tail) = std::mem::take(&mut rest).split_at_mut(r.len());
-        chunks.push((head, &inputs[r.clone()]));
-        rest = tail;
-    }
-    chunks.into_par_iter().for_each(|(o, x)| pbs_core_batch(x, tv, bsk, &fft, o));
+    let (k, n) = (bsk.k, bsk.n);
+    blind_rotate_batched(inputs, tv, bsk, cfg, outs, 1, |acc, o| {
+        let out = &mut o[0];
+        out.clear();
+        out.resize(k * n + 1, T::ZERO);
+        sample_extract(acc, k, n, out);
+    });
 }
 
 /// Key-switch a batch (trace emitted on the calling thread). `tile` is an upper bound: tiles

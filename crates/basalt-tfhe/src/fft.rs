@@ -200,11 +200,12 @@ impl NegacyclicFft {
     pub fn backward_add<T: Torus>(&self, acc: &mut [T], buf: &mut [c64], stack: &mut PodStack) {
         assert!(buf.len() == self.n / 2 && acc.len() == self.n);
         self.plan.inv(buf, stack);
-        let (re, im) = (&self.untwist_re[..], &self.untwist_im[..]);
         #[cfg(target_arch = "x86_64")]
         if let (Some(simd), Some(acc)) = (pulp::x86::V3::try_new(), T::as_u64s_mut(acc)) {
+            let (re, im) = (&self.twist_re[..], &self.twist_im[..]);
             return simd.vectorize(UntwistOutV3 { simd, re, im, buf, acc, add: true });
         }
+        let (re, im) = (&self.untwist_re[..], &self.untwist_im[..]);
         self.arch.dispatch(UntwistOut { re, im, buf, acc, add: true });
     }
 
@@ -212,11 +213,12 @@ impl NegacyclicFft {
     pub fn backward_set<T: Torus>(&self, out: &mut [T], buf: &mut [c64], stack: &mut PodStack) {
         assert!(buf.len() == self.n / 2 && out.len() == self.n);
         self.plan.inv(buf, stack);
-        let (re, im) = (&self.untwist_re[..], &self.untwist_im[..]);
         #[cfg(target_arch = "x86_64")]
         if let (Some(simd), Some(acc)) = (pulp::x86::V3::try_new(), T::as_u64s_mut(out)) {
+            let (re, im) = (&self.twist_re[..], &self.twist_im[..]);
             return simd.vectorize(UntwistOutV3 { simd, re, im, buf, acc, add: false });
         }
+        let (re, im) = (&self.untwist_re[..], &self.untwist_im[..]);
         self.arch.dispatch(UntwistOut { re, im, buf, acc: out, add: false });
     }
 
@@ -385,8 +387,14 @@ impl<T: Torus> WithSimd for UntwistOut<'_, T> {
 
 /// [`UntwistOut`] on the 64-bit torus with AVX2 + FMA written out: four coefficients per step,
 /// de-interleaved with two shuffles, the untwist with FMAs, and the float → `u64` reduction of
-/// [`f64_to_u64_wrapping`](crate::torus::f64_to_u64_wrapping) with `vroundpd` for its two
-/// roundings (the same result: both round half to even).
+/// [`f64_to_u64_wrapping`](crate::torus::f64_to_u64_wrapping), each of its two roundings one
+/// FMA onto the magic constant (the same result: both round half to even).
+///
+/// It reads the forward twist `ψ^j` (`re`, `im`), conjugated, instead of the untwist table
+/// `ψ^{−j}/M`: the `1/M` is a power of two, so the products are exactly `M` times the
+/// scalar kernel's and the reduction divides it out with constants scaled by `M`, to the
+/// same bits. The inverse then shares the forward's 16 KiB table (at `N` = 2048) in cache
+/// instead of streaming a second one.
 #[cfg(target_arch = "x86_64")]
 struct UntwistOutV3<'a> {
     simd: pulp::x86::V3,
@@ -406,6 +414,7 @@ impl pulp::NullaryFnOnce for UntwistOutV3<'_> {
         let UntwistOutV3 { simd, re, im, buf, acc, add } = self;
         let (avx, avx2, fma) = (simd.avx, simd.avx2, simd.fma);
         let m = buf.len();
+        let scale = m as f64;
         let (lo, hi) = acc.split_at_mut(m);
         let buf: &[f64] = pulp::bytemuck::cast_slice(buf);
         let (buf, buf_t) = pulp::as_arrays::<8, f64>(buf);
@@ -422,9 +431,11 @@ impl pulp::NullaryFnOnce for UntwistOutV3<'_> {
             let zr = avx2._mm256_permute4x64_pd::<0b11_01_10_00>(avx._mm256_unpacklo_pd(a, b));
             let zi = avx2._mm256_permute4x64_pd::<0b11_01_10_00>(avx._mm256_unpackhi_pd(a, b));
             let (wr, wi): (__m256d, __m256d) = (pulp::cast(*wr), pulp::cast(*wi));
-            let vr = fma._mm256_fmsub_pd(zr, wr, avx._mm256_mul_pd(zi, wi));
-            let vi = fma._mm256_fmadd_pd(zr, wi, avx._mm256_mul_pd(zi, wr));
-            let (vr, vi) = (to_u64_v3(simd, vr), to_u64_v3(simd, vi));
+            // (zr + i·zi)·conj(ψ^j): M times the untwisted value, whose 1/M the rounding
+            // takes (the same bits as multiplying by the tables ψ^{−j}/M first).
+            let vr = fma._mm256_fmadd_pd(zr, wr, avx._mm256_mul_pd(zi, wi));
+            let vi = fma._mm256_fnmadd_pd(zr, wi, avx._mm256_mul_pd(zi, wr));
+            let (vr, vi) = (to_u64_v3(simd, vr, scale), to_u64_v3(simd, vi, scale));
             if add {
                 *x = pulp::cast(avx2._mm256_add_epi64(vr, pulp::cast(*x)));
                 *y = pulp::cast(avx2._mm256_add_epi64(vi, pulp::cast(*y)));
@@ -442,22 +453,32 @@ impl pulp::NullaryFnOnce for UntwistOutV3<'_> {
 /// a closure, so that it is always inlined into the AVX2 code and its intrinsics with it).
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-fn to_u64_v3(simd: pulp::x86::V3, x: core::arch::x86_64::__m256d) -> core::arch::x86_64::__m256i {
-    use core::arch::x86_64::{_MM_FROUND_NO_EXC, _MM_FROUND_TO_NEAREST_INT};
-    const NEAREST: i32 = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+fn to_u64_v3(
+    simd: pulp::x86::V3,
+    x: core::arch::x86_64::__m256d,
+    scale: f64,
+) -> core::arch::x86_64::__m256i {
     let (avx, avx2, fma) = (simd.avx, simd.avx2, simd.fma);
     let magic = avx._mm256_set1_pd(6_755_399_441_055_744.0); // 1.5 · 2^52
     let magic_bits = avx._mm256_castpd_si256(magic);
-    let q64 = avx._mm256_set1_pd(18_446_744_073_709_551_616.0);
-    let inv_q64 = avx._mm256_set1_pd(1.0 / 18_446_744_073_709_551_616.0);
-    let q32 = avx._mm256_set1_pd(4_294_967_296.0);
-    let inv_q32 = avx._mm256_set1_pd(1.0 / 4_294_967_296.0);
-    let r = avx._mm256_round_pd::<NEAREST>(avx._mm256_mul_pd(x, inv_q64));
-    let y = fma._mm256_fnmadd_pd(r, q64, x);
-    let h = avx._mm256_round_pd::<NEAREST>(avx._mm256_mul_pd(y, inv_q32));
-    let l = fma._mm256_fnmadd_pd(h, q32, y);
-    let h = avx2._mm256_sub_epi64(avx._mm256_castpd_si256(avx._mm256_add_pd(h, magic)), magic_bits);
-    let l = avx2._mm256_sub_epi64(avx._mm256_castpd_si256(avx._mm256_add_pd(l, magic)), magic_bits);
+    // `x` is `scale` times the value to round (`scale` a power of two), so every constant
+    // carries the same factor and the results are those of the unscaled value, bit for bit.
+    let q64 = avx._mm256_set1_pd(18_446_744_073_709_551_616.0 * scale);
+    let inv_q64 = avx._mm256_set1_pd(1.0 / (18_446_744_073_709_551_616.0 * scale));
+    let q32 = avx._mm256_set1_pd(4_294_967_296.0 * scale);
+    let inv_q32 = avx._mm256_set1_pd(1.0 / (4_294_967_296.0 * scale));
+    let inv_scale = avx._mm256_set1_pd(1.0 / scale);
+    // `v·2^-k + M` in one FMA: the scaling by a power of two is exact, so its single rounding
+    // is `round(v/2^k)` (ties to even), and that integer sits in the low mantissa bits.
+    let rm = fma._mm256_fmadd_pd(x, inv_q64, magic);
+    let y = fma._mm256_fnmadd_pd(avx._mm256_sub_pd(rm, magic), q64, x);
+    let hm = fma._mm256_fmadd_pd(y, inv_q32, magic);
+    let l = fma._mm256_fnmadd_pd(avx._mm256_sub_pd(hm, magic), q32, y);
+    let h = avx2._mm256_sub_epi64(avx._mm256_castpd_si256(hm), magic_bits);
+    let l = avx2._mm256_sub_epi64(
+        avx._mm256_castpd_si256(fma._mm256_fmadd_pd(l, inv_scale, magic)),
+        magic_bits,
+    );
     avx2._mm256_add_epi64(avx2._mm256_slli_epi64::<32>(h), l)
 }
 
@@ -510,7 +531,8 @@ mod tests {
         let mut rng = crate::random::Csprng::from_seed(41);
         let mut raw = vec![0u64; 2 * m];
         rng.fill_uniform(&mut raw);
-        // Magnitudes up to ~2^90, as FFT outputs of 64-bit products reach.
+        // Magnitudes up to ~2^90, as FFT outputs of 64-bit products reach (the AVX2 stage
+        // carries them scaled by M, the reference does not).
         let spec: Vec<c64> = raw
             .chunks(2)
             .map(|p| {
@@ -538,6 +560,14 @@ mod tests {
                 start[j + m].wrapping_add(f64_to_u64_wrapping(im)),
             );
             assert_eq!((acc[j], acc[j + m]), (want_lo, want_hi), "j={j}");
+        }
+        // The overwriting form: the same values, not added.
+        let mut buf = spec.clone();
+        let mut out = vec![0u64; n];
+        fft.backward_set(&mut out, &mut buf, stack);
+        for j in 0..m {
+            let (lo, hi) = (acc[j].wrapping_sub(start[j]), acc[j + m].wrapping_sub(start[j + m]));
+            assert_eq!((out[j], out[j + m]), (lo, hi), "j={j}");
         }
     }
 }

@@ -42,16 +42,13 @@
 use basalt_trace::TfheStep;
 use rayon::prelude::*;
 
-use crate::batch::{BatchConfig, core_batch_of, keyswitch_batch};
-use crate::blind_rotate::{emit_blind_rotate_trace, init_accumulator, shape_of};
+use crate::batch::{BatchConfig, blind_rotate_batched, keyswitch_batch};
+use crate::blind_rotate::emit_blind_rotate_trace;
 use crate::bsk::FourierBsk;
 use crate::error::{Result, TfheError};
-use crate::external_product::{ExternalProductWorkspace, cmux_rotate};
-use crate::fft::{NegacyclicFft, fft_for};
 use crate::keys::{Ciphertext, Encoding, ServerKey, check_encoding};
 use crate::lut::{Lut, delta};
 use crate::lwe::LweCiphertext;
-use crate::modswitch::mod_switch_lwe;
 use crate::noise::{NoiseReport, estimate_with_half_width};
 use crate::params::{AtomicPattern, TfheParams};
 use crate::sample_extract::sample_extract_at;
@@ -220,47 +217,9 @@ fn check_capacity(p: u64, max_value: u64, functions: usize) -> Result<()> {
     Ok(())
 }
 
-/// Blind-rotate a core-level sub-batch iteration-major (as the ordinary batched PBS does) and
-/// extract every function's output: `outs[j·k + i]` is output `i` of input `j`.
-fn many_pbs_core_batch<T: Torus>(
-    inputs: &[&[T]],
-    lut: &ManyLut<T>,
-    bsk: &FourierBsk,
-    fft: &NegacyclicFft,
-    outs: &mut [Vec<T>],
-) {
-    let (k, n) = (bsk.k, bsk.n);
-    let glwe = (k + 1) * n;
-    let tv = lut.test_vector();
-    let mut accs = vec![T::ZERO; inputs.len() * glwe];
-    let mut ms: Vec<Vec<usize>> = vec![Vec::new(); inputs.len()];
-    for ((acc, ms), x) in accs.chunks_mut(glwe).zip(ms.iter_mut()).zip(inputs) {
-        mod_switch_lwe(x, n, ms);
-        init_accumulator(acc, tv, k, ms[bsk.lwe_dim]);
-    }
-    let shape = shape_of(bsk);
-    let mut ws = ExternalProductWorkspace::new(fft, k, bsk.level);
-    let last = inputs.len() - 1;
-    for i in 0..bsk.lwe_dim {
-        let g = bsk.ggsw(i);
-        let next = if i + 1 < bsk.lwe_dim { bsk.ggsw(i + 1) } else { &[] };
-        for (j, (acc, ms)) in accs.chunks_mut(glwe).zip(&ms).enumerate() {
-            let nx = if j == last { next } else { &[] };
-            cmux_rotate(acc, g, ms[i], shape, fft, &mut ws, nx);
-        }
-    }
-    let f = lut.functions();
-    for (acc, outs) in accs.chunks(glwe).zip(outs.chunks_mut(f)) {
-        for (i, out) in outs.iter_mut().enumerate() {
-            out.clear();
-            out.resize(k * n + 1, T::ZERO);
-            sample_extract_at(acc, k, n, lut.offset(i), out);
-        }
-    }
-}
-
 /// Many-LUT PBS of LWEs under the bsk's key, two-level batched on the current rayon pool (one
-/// blind rotation per input): `outs[j·k + i]` (`kN + 1` words) is `f_i` of input `j`.
+/// blind rotation per input, the ordinary batched one): `outs[j·k + i]` (`kN + 1` words) is
+/// `f_i` of input `j`.
 pub fn many_lut_pbs_batch<T: Torus>(
     inputs: &[&[T]],
     lut: &ManyLut<T>,
@@ -273,16 +232,17 @@ pub fn many_lut_pbs_batch<T: Torus>(
     if inputs.is_empty() {
         return;
     }
-    let fft = fft_for(bsk.n);
     let _r = basalt_trace::region("PBS");
     emit_blind_rotate_trace(bsk, inputs.len());
     emit_tfhe(TfheStep::SampleExtract, bsk.n, (inputs.len() * f) as u64);
-    let threads = rayon::current_num_threads().max(1);
-    let per_thread = inputs.len().div_ceil(threads);
-    let cb = core_batch_of::<T>(bsk, cfg).min(per_thread).max(1);
-    outs.par_chunks_mut(cb * f)
-        .zip(inputs.par_chunks(cb))
-        .for_each(|(o, x)| many_pbs_core_batch(x, lut, bsk, &fft, o));
+    let (k, n) = (bsk.k, bsk.n);
+    blind_rotate_batched(inputs, lut.test_vector(), bsk, cfg, outs, f, |acc, outs| {
+        for (i, out) in outs.iter_mut().enumerate() {
+            out.clear();
+            out.resize(k * n + 1, T::ZERO);
+            sample_extract_at(acc, k, n, lut.offset(i), out);
+        }
+    });
 }
 
 impl<T: Torus> ServerKey<T> {
