@@ -11,6 +11,7 @@
 //! * [`library`] — the libraries as the [`TraceSource`] (shape-only recordings, cached);
 //! * [`reproduce`](mod@reproduce) — one module per paper or row group, the report and its page;
 //! * [`plot`] — ours / theirs per modelled row as a figure;
+//! * [`pbs_epoch`] — Strix's PBS epochs, recorded by basalt-tfhe from the parameters alone;
 //! * [`strix_nn`] — Strix's time for the TFHE deep networks (`basalt workload run nn-20`).
 //!
 //! # Example
@@ -26,6 +27,7 @@ mod error;
 pub mod fusion;
 pub mod library;
 pub mod papers;
+pub mod pbs_epoch;
 pub mod plot;
 pub mod program;
 pub mod reproduce;

@@ -3,7 +3,6 @@
 //! [`Program`]s, which only the libraries record.
 
 use basalt_sim::synth::ckks::{self, KsShape};
-use basalt_sim::synth::tfhe::{self, PbsParams};
 use basalt_trace::Trace;
 
 /// Hoisting of BSGS baby steps (bootstrapping DFTs, network layers): Osiris Table III's NH / SH /
@@ -13,19 +12,17 @@ pub use basalt_circuits::lintrans::Hoisting;
 /// A workload a paper reproduction needs, named by its parameters. A [`TraceSource`] may supply
 /// the library's recorded trace for it; otherwise the closed-form generator below is used.
 ///
-/// Two row groups still time these: CraterLake Table 1, which counts the operations of the
+/// One row group still times these: CraterLake Table 1, which counts the operations of the
 /// paper's own Listing 1 and of F1's per-limb key switch (the library has no per-limb key
 /// switch, and its hybrid one counts its scaling and subtractions apart, so its "other"
-/// products and sums are not Table 1's), and Strix's PBS epochs (basalt-tfhe records a batch
-/// only with real keys, gigabytes at set IV). Every other row is a library [`Program`].
+/// products and sums are not Table 1's). Strix's PBS epochs are basalt-tfhe's shape-only
+/// recordings ([`crate::pbs_epoch`]); every other row is a library [`Program`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Workload {
     /// Hybrid key switching of one polynomial ([`ckks::hybrid_keyswitch`]).
     HybridKeySwitch(KsShape),
     /// F1-style per-limb key switching ([`ckks::standard_keyswitch`]).
     StandardKeySwitch { n: u32, limbs: u32 },
-    /// One epoch of `batch` PBS + KS with frequency-domain accumulation depth `accum_depth`.
-    PbsEpoch { params: PbsParams, batch: u32, accum_depth: u32 },
 }
 
 impl Workload {
@@ -34,9 +31,6 @@ impl Workload {
         match *self {
             Workload::HybridKeySwitch(s) => ckks::hybrid_keyswitch(s),
             Workload::StandardKeySwitch { n, limbs } => ckks::standard_keyswitch(n, limbs),
-            Workload::PbsEpoch { params, batch, accum_depth } => {
-                tfhe::pbs_epoch(params, batch, accum_depth)
-            }
         }
     }
 }

@@ -1,17 +1,17 @@
 //! Strix's time for the TFHE deep networks NN-20/50/100 (Strix Fig. 7): each bootstrapping
-//! layer of `basalt_workloads::tfhe_nn` as epochs of PBS + KS ([`Workload::PbsEpoch`]) on the
+//! layer of `basalt_workloads::tfhe_nn` as epochs of PBS + KS (basalt-tfhe's own trace of the
+//! batch, [`crate::pbs_epoch`]) on the
 //! built-in `strix` machine. The workload itself runs the networks on the CPU and knows
 //! nothing of the simulator; [`annotate`] adds this model's time to its record
 //! (`strix_model`), as `basalt workload run nn-20` and `basalt.workloads.run("nn-20")` print it.
 
 use basalt_sim::machine::Batching;
-use basalt_sim::synth::tfhe::PbsParams;
 use basalt_sim::{Machine, simulate};
 use basalt_tfhe::TfheParams;
 use basalt_workloads::tfhe_nn::Network;
 use serde_json::{Value, json};
 
-use crate::program::Workload;
+use crate::pbs_epoch::{self, PLP};
 
 /// Strix time of one inference (seconds) on `data/machines/strix.toml`: every bootstrapping
 /// layer as `⌈W / (TvLP·B)⌉` epochs of PBS + KS, KS of an epoch hidden under the next epoch's
@@ -25,19 +25,12 @@ pub fn seconds(net: &Network, params: &TfheParams) -> Result<Value, String> {
         _ => m.switches.core_batch.unwrap_or(1),
     };
     let epoch = (tvlp * core) as usize;
-    let p = PbsParams {
-        n: params.lwe_dimension as u32,
-        k: params.glwe_dimension as u32,
-        big_n: params.polynomial_size as u32,
-        l_b: params.pbs_level as u32,
-        l_k: params.ks_level as u32,
-    };
     let mut cache = std::collections::HashMap::new();
     let mut epoch_cycles = |b: usize| -> Result<(f64, f64), String> {
         if let Some(v) = cache.get(&b) {
             return Ok(*v);
         }
-        let t = Workload::PbsEpoch { params: p, batch: b as u32, accum_depth: 2 }.closed_form();
+        let t = pbs_epoch::record(params, b, PLP);
         let r = simulate(&m, &t).map_err(|e| e.to_string())?;
         let sum = |prefix: &str| -> f64 {
             r.regions.iter().filter(|(k, _)| k.starts_with(prefix)).map(|(_, s)| s.cycles).sum()

@@ -9,7 +9,8 @@
 //! through [`Store`], an on-chip store of `memory.onchip_mib` with the machine's eviction policy
 //! (Belady's MIN — CraterLake §6 — or LRU): a reuse that is still resident costs no HBM bytes.
 //! Anonymous loads (closed-form generators, `PlainLoad`, hoisted rotations whose key switch is
-//! not scoped) always stream from HBM and occupy nothing, which is the old behaviour.
+//! not scoped, a batch's per-iteration `TfheKeyLoad { key: Ggsw }`) always stream from HBM and
+//! occupy nothing, which is the old behaviour.
 
 use std::collections::HashMap;
 

@@ -169,6 +169,9 @@ fn plan_store(m: &Machine, trace: &Trace) -> Result<Plan, SimError> {
                 let shape = if m.memory.key_subsets { (0, 0) } else { (limbs, digits) };
                 (Obj::Key(id.as_u64(), shape.0, shape.1), Access::Read)
             }),
+            // One GGSW per blind-rotation iteration: iteration i's key is not iteration j's,
+            // so it is streamed without an identity the store could hit.
+            Kernel::TfheKeyLoad { key: basalt_trace::TfheKey::Ggsw, .. } => None,
             Kernel::TfheKeyLoad { key, size, count } => {
                 Some((Obj::Tfhe(key, size, count), Access::Read))
             }

@@ -21,11 +21,10 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use basalt_trace::TfheStep;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::blind_rotate::{emit_blind_rotate_trace, init_accumulator, shape_of};
+use crate::blind_rotate::{init_accumulator, shape_of};
 use crate::bsk::FourierBsk;
 use crate::error::Result;
 use crate::external_product::{ExternalProductWorkspace, cmux_rotate};
@@ -38,7 +37,7 @@ use crate::modswitch::mod_switch_lwe;
 use crate::params::AtomicPattern;
 use crate::sample_extract::sample_extract;
 use crate::torus::Torus;
-use crate::trace::{emit_keyswitch_trace, emit_tfhe};
+use crate::trace_shape::{PbsBatchPlan, PbsShape, emit_keyswitch_batch};
 
 /// How a batch is scheduled.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -188,23 +187,12 @@ fn count_cpus(list: &str) -> Option<usize> {
 /// streams the key more often (on the 2+2-bit set with a 512 KiB L2 this gives `B` = 10;
 /// `pbs_batch_probe` in `basalt-bench` sweeps `B` to check where the knee is on a machine).
 pub fn core_batch_for_cache<T: Torus>(bsk: &FourierBsk, cache_bytes: usize) -> usize {
-    let n = bsk.n;
-    let k = bsk.k;
-    let t = std::mem::size_of::<T>();
-    let ggsw = bsk.ggsw_len() * 16;
-    let rows = (k + 1) * bsk.level;
-    let shared = rows * (n / 2) * 16 + (n / 2) * 16;
-    let per_ct = (k + 1) * n * t + (bsk.lwe_dim + 1) * std::mem::size_of::<usize>();
-    let budget = cache_bytes.saturating_sub(ggsw + shared);
-    (budget / per_ct).max(1)
+    PbsShape::of(bsk).core_batch_for_cache(size_of::<T>(), cache_bytes)
 }
 
 /// The core-level batch a config asks for: explicit, else from L2, else from the L3 share.
 pub fn core_batch_of<T: Torus>(bsk: &FourierBsk, cfg: &BatchConfig) -> usize {
-    cfg.core_batch.unwrap_or_else(|| {
-        let b = core_batch_for_cache::<T>(bsk, cfg.cache_bytes);
-        if b >= 4 { b } else { core_batch_for_cache::<T>(bsk, cfg.fallback_cache_bytes) }
-    })
+    PbsShape::of(bsk).core_batch(size_of::<T>(), cfg)
 }
 
 /// Split `count` ciphertexts into core-level sub-batches of at most `max` each for `threads`
@@ -282,10 +270,23 @@ pub(crate) fn blind_rotate_batched<T: Torus>(
     if inputs.is_empty() {
         return;
     }
-    let fft = fft_for(bsk.n);
-    let glwe = (bsk.k + 1) * bsk.n;
     let threads = rayon::current_num_threads().max(1);
     let ranges = sub_batches(inputs.len(), threads, core_batch_of::<T>(bsk, cfg));
+    blind_rotate_over(inputs, tv, bsk, ranges, outs, per_input, extract);
+}
+
+/// [`blind_rotate_batched`] over given sub-batches (`ranges` cover `inputs` in order).
+fn blind_rotate_over<T: Torus>(
+    inputs: &[&[T]],
+    tv: &[T],
+    bsk: &FourierBsk,
+    ranges: Vec<Range<usize>>,
+    outs: &mut [Vec<T>],
+    per_input: usize,
+    extract: impl Fn(&[T], &mut [Vec<T>]) + Sync,
+) {
+    let fft = fft_for(bsk.n);
+    let glwe = (bsk.k + 1) * bsk.n;
     // Disjoint output chunks, one per sub-batch, in order.
     let mut chunks = Vec::with_capacity(ranges.len());
     let mut rest = outs;
@@ -315,11 +316,13 @@ pub fn pbs_batch<T: Torus>(
     if inputs.is_empty() {
         return;
     }
-    let _r = basalt_trace::region("PBS");
-    emit_blind_rotate_trace(bsk, inputs.len());
-    emit_tfhe(TfheStep::SampleExtract, bsk.n, inputs.len() as u64);
+    // The schedule is decided before any data is touched, and its trace is emitted from it
+    // (the same plan a shape-only recording builds from the parameters, `trace_shape`).
+    let threads = rayon::current_num_threads().max(1);
+    let plan = PbsBatchPlan::new(PbsShape::of(bsk), size_of::<T>(), inputs.len(), cfg, threads);
+    plan.emit();
     let (k, n) = (bsk.k, bsk.n);
-    blind_rotate_batched(inputs, tv, bsk, cfg, outs, 1, |acc, o| {
+    blind_rotate_over(inputs, tv, bsk, plan.sub_batches, outs, 1, |acc, o| {
         let out = &mut o[0];
         out.clear();
         out.resize(k * n + 1, T::ZERO);
@@ -335,9 +338,8 @@ pub fn keyswitch_batch<T: Torus>(
     tile: usize,
     outs: &mut [Vec<T>],
 ) {
-    let _r = basalt_trace::region("KeySwitch");
     // Counts are u64 and split into u32 records: at set IV a u32 product wraps beyond ~52K LWEs.
-    emit_keyswitch_trace(ksk.in_dim, ksk.level, ksk.out_dim, inputs.len());
+    emit_keyswitch_batch(ksk.in_dim, ksk.level, ksk.out_dim, inputs.len());
     // Never fewer tiles than threads: a small batch (8 LWEs, tile 16) would otherwise key-switch
     // on one core while the other idles.
     let threads = rayon::current_num_threads().max(1);

@@ -47,6 +47,7 @@ pub mod sample_extract;
 pub mod serialize;
 pub mod torus;
 pub mod trace;
+pub mod trace_shape;
 
 pub use batch::BatchConfig;
 pub use context::TfheContext;

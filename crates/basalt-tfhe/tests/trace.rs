@@ -57,15 +57,21 @@ fn batch_emits_from_calling_thread_scaled_by_batch() {
     let n = params.lwe_dimension as u64;
     assert_eq!(trace.count(KernelKind::Tfhe(TfheStep::Fft)), 6 * n * 2 * params.pbs_level as u64);
     assert_eq!(trace.count(KernelKind::Tfhe(TfheStep::SampleExtract)), 6);
-    // The batch streams each key once, not once per LWE: one bsk and one ksk load, of the
-    // keys' full size ((k+1)·l × (k+1) polynomials per GGSW; kN·l_k LWE rows).
+    // The batch streams each key once per core-level sub-batch, not once per LWE: every
+    // sub-batch reads each GGSW once ((k+1)·l × (k+1) polynomials; one load per iteration),
+    // and the ksk (kN·l_k LWE rows) is read once for the whole batch.
     let k = params.glwe_dimension as u64;
     let l = params.pbs_level as u64;
     let big_n = params.polynomial_size as u64;
+    // One sample-extraction event per sub-batch.
+    let subs =
+        trace.kernels().filter(|x| x.kind() == KernelKind::Tfhe(TfheStep::SampleExtract)).count()
+            as u64;
+    assert!((1..6).contains(&subs), "6 LWEs on 2 threads in fewer sub-batches than LWEs: {subs}");
     let loads: Vec<_> =
         trace.kernels().filter(|x| x.kind() == KernelKind::TfheKeyLoad).cloned().collect();
-    assert_eq!(loads.len(), 2, "{loads:?}");
-    let bsk_words = n * (k + 1) * l * (k + 1) * big_n;
+    assert_eq!(loads.len() as u64, subs * n + 1, "{loads:?}");
+    let bsk_words = subs * n * (k + 1) * l * (k + 1) * big_n;
     let ksk_words = k * big_n * params.ks_level as u64 * (n + 1);
     let words = |key| {
         loads
@@ -74,7 +80,7 @@ fn batch_emits_from_calling_thread_scaled_by_batch() {
             .map(Kernel::units)
             .sum::<u64>()
     };
-    assert_eq!(words(TfheKey::Bsk), bsk_words);
+    assert_eq!(words(TfheKey::Ggsw), bsk_words);
     assert_eq!(words(TfheKey::Ksk), ksk_words);
     // Nothing is recorded when no recorder is open (and nothing leaks from workers).
     assert!(!basalt_trace::is_recording());

@@ -61,6 +61,10 @@ pub enum TfheKey {
     Bsk,
     /// Key-switching key: `in_dim · level` LWE rows of `out_dim + 1` words.
     Ksk,
+    /// One GGSW of the bootstrapping key (`(k+1)·l` rows × `(k+1)` polynomials of N), streamed
+    /// for one blind-rotation iteration of a batch. Every iteration reads a different GGSW, so
+    /// such a load carries no identity: a memory model must not match it with an earlier one.
+    Ggsw,
 }
 
 /// A kernel with its shape. `n` is the ring degree; `limbs` the number of RNS residues it touches.

@@ -259,7 +259,7 @@ pub fn reproduce_with(
             "mxv" => mxv::compute(data_dir, &traces)?,
             "craterlake" => craterlake::compute(data_dir, &traces)?,
             "strix" => {
-                let mut rows = strix::compute(data_dir, &traces)?;
+                let mut rows = strix::compute(data_dir)?;
                 rows.extend(strix_gpu::compute(data_dir)?);
                 rows
             }

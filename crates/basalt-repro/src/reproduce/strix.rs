@@ -8,41 +8,35 @@
 
 use std::path::Path;
 
-use crate::program::Workload;
-use crate::reproduce::{Computed, Traces, computed, machine};
+use crate::pbs_epoch::{self, PLP, PROVENANCE, STRIX_SETS};
+use crate::reproduce::{Computed, computed, machine};
 use basalt_sim::machine::{Batching, Machine};
 use basalt_sim::report::{RegionStat, Report};
 use basalt_sim::simulate;
-use basalt_sim::synth::tfhe::{PbsParams, STRIX_SETS};
+use basalt_tfhe::TfheParams;
 
 use crate::ReproError;
 
 const LATENCY: &str = "one LWE on one core: n iterations of the busiest unit (bsk streaming, \
      no refill; reading from Table VI's pair) + its key switch on the KS cluster";
 
-/// Frequency-domain accumulation depth: Strix's VMA adder tree spans PLP = 2 products (§IV-B).
-const PLP: u32 = 2;
-
 struct Run {
     throughput: f64,
     /// HBM bytes per second of compute (a "required bandwidth" in the sense of Table VII).
     required_gbps: f64,
-    /// Trace provenance (library or closed form).
-    prov: &'static str,
 }
 
 fn tvlp(m: &Machine) -> u32 {
     m.units.iter().find(|u| u.name == "vma").map_or(1, |u| u.count)
 }
 
-fn run(m: &Machine, p: PbsParams, traces: &Traces) -> Result<Run, ReproError> {
+fn run(m: &Machine, p: &TfheParams) -> Result<Run, ReproError> {
     let core = match m.switches.batching {
         Some(Batching::Device) => 1,
         _ => m.switches.core_batch.unwrap_or(1),
     };
     let batch = tvlp(m) * core;
-    let w = Workload::PbsEpoch { params: p, batch, accum_depth: PLP };
-    let (t, prov) = traces.get(&w);
+    let t = pbs_epoch::record(p, batch as usize, PLP);
     let r = simulate(m, &t)?;
     let sum = |prefix: &str, f: fn(&RegionStat) -> f64| region_sum(&r, prefix, f);
     let br = sum("PBS", |s| s.cycles);
@@ -53,7 +47,6 @@ fn run(m: &Machine, p: PbsParams, traces: &Traces) -> Result<Run, ReproError> {
     Ok(Run {
         throughput: batch as f64 * m.hz() / period,
         required_gbps: r.traffic.total() / (br_compute.max(ks_compute) / m.hz()) / 1e9,
-        prov,
     })
 }
 
@@ -71,11 +64,10 @@ fn run(m: &Machine, p: PbsParams, traces: &Traces) -> Result<Run, ReproError> {
 ///   500 × 256 cycles), so the paper charges no fill that grows with the FFT length.
 /// * Key switching: the LWE's k·N·l_k × (n+1) MACs on its core's KS cluster; the ksk tiles are
 ///   the batch's shared stream (§IV-C), not a per-LWE wait, so only the cluster's compute counts.
-fn latency(m: &Machine, p: PbsParams, traces: &Traces) -> Result<f64, ReproError> {
+fn latency(m: &Machine, p: &TfheParams) -> Result<f64, ReproError> {
     let clp = m.units.iter().find(|u| u.name == "fft").map_or(4, |u| u.lanes);
     let one = design_point(m.clone(), 1, clp);
-    let w = Workload::PbsEpoch { params: p, batch: 1, accum_depth: PLP };
-    let r = simulate(&one, &traces.get(&w).0)?;
+    let r = simulate(&one, &pbs_epoch::record(p, 1, PLP))?;
     let pbs = region_sum(&r, "PBS", |s| s.cycles);
     let ks = region_sum(&r, "KeySwitch", |s| s.cycles - s.stall_cycles);
     Ok((pbs + ks) / one.hz())
@@ -116,17 +108,23 @@ fn design_point(mut m: Machine, tvlp: u32, clp: u32) -> Machine {
     m
 }
 
-pub fn compute(data: &Path, traces: &Traces) -> Result<Vec<Computed>, ReproError> {
+/// The Strix rows. Every epoch is the library's shape-only recording, which needs no keys, so
+/// no trace source is asked.
+pub fn compute(data: &Path) -> Result<Vec<Computed>, ReproError> {
     let m = machine(data, "strix")?;
+    let sets: Vec<(&str, TfheParams)> = STRIX_SETS
+        .iter()
+        .map(|&(name, preset)| Ok((name, pbs_epoch::preset(preset)?)))
+        .collect::<Result<_, String>>()
+        .map_err(|message| ReproError::TraceSource { program: "Strix sets".into(), message })?;
     let mut out = Vec::new();
     let mut by_set = Vec::new();
-    let mut how = String::new();
-    for (name, p) in STRIX_SETS {
-        let r = run(&m, p, traces)?;
-        how = format!("{}: PBS epoch of TvLP x core_batch LWEs; period max(BR, KS)", r.prov);
+    let how = format!("{PROVENANCE}: epoch of TvLP x core_batch LWEs; period max(BR, KS)");
+    for (name, p) in &sets {
+        let r = run(&m, p)?;
         let row = format!("Strix {name}");
         out.push(computed("V", &row, "throughput", r.throughput, &how));
-        out.push(computed("V", &row, "latency", latency(&m, p, traces)? * 1e3, LATENCY));
+        out.push(computed("V", &row, "latency", latency(&m, p)? * 1e3, LATENCY));
         by_set.push(r.throughput);
     }
     for (row, base, i) in [
@@ -140,13 +138,13 @@ pub fn compute(data: &Path, traces: &Traces) -> Result<Vec<Computed>, ReproError
     }
 
     let fold = by_set[0];
-    let nofold = run(&no_folding(m.clone()), STRIX_SETS[0].1, traces)?.throughput;
+    let nofold = run(&no_folding(m.clone()), &sets[0].1)?.throughput;
     let how_nf = "as Table V, folding = false and rotator/decomposer/accumulator at CLP lanes";
     out.push(computed("VI", "with folding", "throughput", fold, &how));
     out.push(computed("VI", "no folding", "throughput", nofold, how_nf));
     out.push(computed("VI", "improvement", "throughput", fold / nofold, "ratio of the two rows"));
-    let lat_fold = latency(&m, STRIX_SETS[0].1, traces)? * 1e3;
-    let lat_nofold = latency(&no_folding(m.clone()), STRIX_SETS[0].1, traces)? * 1e3;
+    let lat_fold = latency(&m, &sets[0].1)? * 1e3;
+    let lat_nofold = latency(&no_folding(m.clone()), &sets[0].1)? * 1e3;
     out.push(computed("VI", "with folding", "latency", lat_fold, LATENCY));
     out.push(computed("VI", "no folding", "latency", lat_nofold, LATENCY));
     out.push(computed(
@@ -174,16 +172,16 @@ pub fn compute(data: &Path, traces: &Traces) -> Result<Vec<Computed>, ReproError
     ));
 
     // Table VII (validation): set IV at the five TvLP/CLP design points.
-    let set_iv = STRIX_SETS[3].1;
+    let set_iv = &sets[3].1;
     for (tv, clp) in [(16, 2), (8, 4), (4, 8), (2, 16), (1, 32)] {
         let point = design_point(m.clone(), tv, clp);
-        let r = run(&point, set_iv, traces)?;
+        let r = run(&point, set_iv)?;
         let row = format!("TvLP{tv} CLP{clp}");
         let how = "set IV on strix.toml rescaled to this TvLP/CLP; epoch period max(BR, KS)";
         out.push(computed("VII", &row, "throughput", r.throughput, how));
         let bw = "HBM bytes (bsk per iteration + ksk per epoch) / compute-bound epoch time";
         out.push(computed("VII", &row, "required bandwidth", r.required_gbps, bw));
-        out.push(computed("VII", &row, "latency", latency(&point, set_iv, traces)? * 1e3, LATENCY));
+        out.push(computed("VII", &row, "latency", latency(&point, set_iv)? * 1e3, LATENCY));
     }
     Ok(out)
 }

@@ -2,8 +2,9 @@
 //! vector multiply-add (VMA), accumulator and the integer key-switch MAC array.
 //!
 //! `Kernel::Tfhe { step, size, count }` is read as follows — the convention of basalt-tfhe's
-//! `emit_blind_rotate_trace` / `keyswitch_batch`, which the closed-form generator in
-//! `synth::tfhe` follows too:
+//! trace emission (`emit_blind_rotate_trace`, the batch plan of `trace_shape`,
+//! `keyswitch_batch`), which the closed-form generator in `synth::tfhe` follows too (except
+//! that it writes the key switch's `size` as n):
 //!
 //! | step | `size` | `count` | cycles per item on one instance |
 //! |---|---|---|---|
