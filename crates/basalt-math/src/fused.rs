@@ -149,6 +149,7 @@ fn dot_in_registers(
     out1: &mut [u64],
     red: impl Fn(u128) -> u64 + Copy,
 ) -> bool {
+    #[inline(always)]
     fn regs<const F: usize>(
         xs: &[&[u64]],
         bs: &[&[u64]],
@@ -174,17 +175,61 @@ fn dot_in_registers(
         }
         true
     }
+    /// [`regs`] compiled for BMI2 (every x86-64 CPU since 2013–2015; checked at run time).
+    ///
+    /// # Why
+    /// The baseline target has only the one-operand `mul`, which writes its product to
+    /// `rax:rdx` and clobbers the flags, so each product must wait for the registers and the
+    /// carry chain of the previous `add`/`adc`. `mulx` takes any registers and leaves the flags
+    /// alone, and the ten products of a coefficient overlap. The sums and reductions are the
+    /// same code, hence the same canonical residues. `cargo run --release -p basalt-bench
+    /// --example bconv_probe` times the kernel per coefficient (five digits).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "bmi2,adx")]
+    fn regs_bmi2<const F: usize>(
+        xs: &[&[u64]],
+        bs: &[&[u64]],
+        as_: &[&[u64]],
+        out0: &mut [u64],
+        out1: &mut [u64],
+        red: impl Fn(u128) -> u64,
+    ) -> bool {
+        regs::<F>(xs, bs, as_, out0, out1, red)
+    }
+    fn dispatch<const F: usize>(
+        xs: &[&[u64]],
+        bs: &[&[u64]],
+        as_: &[&[u64]],
+        out0: &mut [u64],
+        out1: &mut [u64],
+        red: impl Fn(u128) -> u64,
+    ) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        if has_bmi2() {
+            // SAFETY: the CPU supports BMI2 and ADX (checked at run time by `has_bmi2`); the
+            // function is otherwise safe code.
+            return unsafe { regs_bmi2::<F>(xs, bs, as_, out0, out1, red) };
+        }
+        regs::<F>(xs, bs, as_, out0, out1, red)
+    }
     match xs.len() {
-        1 => regs::<1>(xs, bs, as_, out0, out1, red),
-        2 => regs::<2>(xs, bs, as_, out0, out1, red),
-        3 => regs::<3>(xs, bs, as_, out0, out1, red),
-        4 => regs::<4>(xs, bs, as_, out0, out1, red),
-        5 => regs::<5>(xs, bs, as_, out0, out1, red),
-        6 => regs::<6>(xs, bs, as_, out0, out1, red),
-        7 => regs::<7>(xs, bs, as_, out0, out1, red),
-        8 => regs::<8>(xs, bs, as_, out0, out1, red),
+        1 => dispatch::<1>(xs, bs, as_, out0, out1, red),
+        2 => dispatch::<2>(xs, bs, as_, out0, out1, red),
+        3 => dispatch::<3>(xs, bs, as_, out0, out1, red),
+        4 => dispatch::<4>(xs, bs, as_, out0, out1, red),
+        5 => dispatch::<5>(xs, bs, as_, out0, out1, red),
+        6 => dispatch::<6>(xs, bs, as_, out0, out1, red),
+        7 => dispatch::<7>(xs, bs, as_, out0, out1, red),
+        8 => dispatch::<8>(xs, bs, as_, out0, out1, red),
         _ => false,
     }
+}
+
+/// True when this CPU has BMI2 and ADX (checked once).
+#[cfg(target_arch = "x86_64")]
+fn has_bmi2() -> bool {
+    static HAS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *HAS.get_or_init(|| is_x86_feature_detected!("bmi2") && is_x86_feature_detected!("adx"))
 }
 
 #[cfg(test)]
