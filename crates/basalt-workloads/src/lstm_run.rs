@@ -116,7 +116,7 @@ pub struct Memory {
     /// each rotation with the parts of the levels it runs at, the encapsulation keys).
     pub bootstrap_keys: u64,
     /// What the products' and the readout's rotations add: each key with the parts of the
-    /// levels it runs at ([`network_key_levels`]); where the bootstrap has the same rotation
+    /// levels it runs at (`network_key_levels`); where the bootstrap has the same rotation
     /// the parts its key lacks.
     pub network_keys: u64,
     /// The bootstrap's DFT diagonals, encoded at every limb of their levels
