@@ -511,6 +511,11 @@ mod at_use_tests {
         let pt = Encoder::new(&params).encode(&x, slots, level, params.default_scale())?;
         let ct = encrypt_sk(&params, &pt, &sk)?;
         assert_eq!(stored.evaluate(&eval, &ct)?, at_use.evaluate(&eval, &ct)?);
+        // The LSTM's summed products (one split, shared giant steps) as well.
+        let y = ct.clone();
+        let sum =
+            |lt: &LinearTransform| LinearTransform::evaluate_sum(&eval, &[(lt, &ct), (lt, &y)]);
+        assert_eq!(sum(&stored)?, sum(&at_use)?);
         Ok(())
     }
 }
