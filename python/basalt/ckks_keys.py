@@ -198,7 +198,10 @@ class EvaluationKeys:
 
     @classmethod
     def load(cls, params: Parameters, path, *, rotations=None,
-             conjugate=False) -> "EvaluationKeys":
+             conjugate=None) -> "EvaluationKeys":
+        """`from_bytes` on the file at ``path``, with the same defaults: what was saved is
+        kept, the conjugation key included (bootstrapping needs it), unless
+        ``conjugate=False`` drops it or ``rotations`` narrows the rotation keys."""
         with open(path, "rb") as f:
             return cls.from_bytes(params, f.read(), rotations=rotations, conjugate=conjugate)
 

@@ -233,6 +233,26 @@ def test_a_bootstrapping_client_makes_one_relinearisation_key(tmp_path):
     assert np.abs(ctx.decrypt(mine).real - x * np.roll(x, -1)).max() < 1e-3
 
 
+def test_saved_bootstrapping_keys_load_whole_by_default(boot_ctx, tmp_path):
+    """`EvaluationKeys.load` with no options keeps what was saved, the conjugation key the
+    bootstrapping circuit needs included, as `from_bytes` does; dropping it takes an
+    explicit ``conjugate=False``."""
+    keys = boot_ctx.evaluation_keys()
+    assert keys.has_conjugation and keys.has_bootstrapping
+    keys.save(tmp_path / "keys.bin")
+    p = boot_ctx.parameters
+    loaded = EvaluationKeys.load(p, tmp_path / "keys.bin")
+    assert loaded.has_conjugation and loaded.has_bootstrapping
+    assert loaded.to_bytes() == EvaluationKeys.from_bytes(p, keys.to_bytes()).to_bytes()
+    server = Server(p, loaded)
+    assert server.can_bootstrap
+    x = np.linspace(-0.5, 0.5, 8)
+    ct = server.ciphertext_from_bytes(boot_ctx.encrypt(x, level=0).to_bytes())
+    out = boot_ctx.ciphertext_from_bytes(server.bootstrap(ct).to_bytes())
+    assert np.abs(boot_ctx.decrypt(out).real - x).max() < 1e-3
+    assert not EvaluationKeys.load(p, tmp_path / "keys.bin", conjugate=False).has_conjugation
+
+
 def test_ctrl_c_stops_a_batch():
     ctx = Context.toy_insecure(log_n=11, levels=3, rotations=[1])
     cts = [ctx.encrypt(np.ones(8))] * 2000

@@ -99,9 +99,14 @@ pub fn run(a: &WorkloadArgs) -> Result<(), String> {
 
 /// The record as a few readable lines.
 fn print_summary(r: &Value) {
+    println!("{} ({})", r["workload"].as_str().unwrap_or("?"), r["paper"].as_str().unwrap_or(""));
+    // The TFHE networks run at several parameter sets: one record per set under `sizes`.
+    if let Some(sizes) = r.get("sizes").and_then(Value::as_array) {
+        print_sizes_summary(r, sizes);
+        return;
+    }
     let f = |k: &str| r.get(k).and_then(Value::as_f64);
     let pct = |k: &str| r["accuracy"].get(k).and_then(Value::as_f64).map(|v| 100.0 * v);
-    println!("{} ({})", r["workload"].as_str().unwrap_or("?"), r["paper"].as_str().unwrap_or(""));
     println!(
         "  preset {} (N = 2^{}, ~{:.0}-bit security estimate){}",
         r["preset"].as_str().unwrap_or("?"),
@@ -137,6 +142,61 @@ fn print_summary(r: &Value) {
     for k in ["per_image_s", "per_iteration_s", "sort_s", "setup_s"] {
         if let Some(v) = f(k) {
             println!("  {k}: {v:.3}");
+        }
+    }
+}
+
+/// The TFHE networks' record: the network, then one block per parameter set with its
+/// estimated security, its agreement with the plaintext twin and its time per image.
+fn print_sizes_summary(r: &Value, sizes: &[Value]) {
+    let pct = |v: &Value| v.as_f64().map_or("?".to_string(), |x| format!("{:.2} %", 100.0 * x));
+    println!(
+        "  network {} ({} layers, {} bootstraps per inference)",
+        r["network"].as_str().unwrap_or("?"),
+        r["layers"],
+        r["pbs_per_inference"]
+    );
+    println!("  data: {}", r["data"].as_str().unwrap_or("?"));
+    println!(
+        "  plaintext accuracy {} on {} test images",
+        pct(&r["plaintext_accuracy"]),
+        r["plaintext_test_images"]
+    );
+    for s in sizes {
+        let sec = &s["security"];
+        println!(
+            "  set {} (N = {}, k = {}, n = {}): ~{:.0}-bit security estimate{}",
+            s["set"].as_str().unwrap_or("?"),
+            s["polynomial_size"],
+            s["glwe_dimension"],
+            s["lwe_dimension"],
+            sec["estimated_bits"].as_f64().unwrap_or(0.0),
+            if sec["meets_128"].as_bool() == Some(true) { "" } else { ": below 128 bits" }
+        );
+        println!(
+            "    {} encrypted image(s): agreement with the plaintext twin {} (classes), {} \
+             (logits); encrypted accuracy {}",
+            s["images"],
+            pct(&s["agreement_class"]),
+            pct(&s["agreement_logits"]),
+            pct(&s["encrypted_accuracy"])
+        );
+        println!(
+            "    {:.3} s per image ({} thread(s), batched), keys in {:.2} s",
+            s["agreement_seconds_per_image"].as_f64().unwrap_or(0.0),
+            s["agreement_threads"],
+            s["keygen_seconds"].as_f64().unwrap_or(0.0)
+        );
+        for t in s["timing"].as_array().into_iter().flatten() {
+            println!(
+                "    one image, {} thread(s), {}: {:.3} s",
+                t["threads"],
+                t["schedule"].as_str().unwrap_or("?"),
+                t["seconds"].as_f64().unwrap_or(0.0)
+            );
+        }
+        if let Some(v) = s["strix_model"]["seconds"].as_f64() {
+            println!("    Strix model: {v:.6} s per image");
         }
     }
 }

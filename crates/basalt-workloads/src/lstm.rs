@@ -38,13 +38,13 @@
 use std::collections::BTreeMap;
 
 use basalt_circuits::bootstrap::{Bootstrapper, Encapsulation};
-use basalt_circuits::lintrans::LinearTransform;
+use basalt_circuits::lintrans::{Hoisting, LinearTransform};
 use basalt_circuits::polynomial::{self, Chebyshev};
 use basalt_circuits::testing::random_matrix;
 use basalt_circuits::{CircuitError, Result};
 use basalt_ckks::{Ciphertext, Evaluator, Parameters};
 
-use crate::network::{StrategyRule, dense};
+use crate::network::{StrategyRule, dense_at_use};
 
 /// Hidden and input width of the paper's benchmark (§8: 128×128 products).
 pub const HIDDEN: usize = 128;
@@ -178,8 +178,8 @@ impl LstmModel {
         let steps = (0..per_boot)
             .map(|s| {
                 let level = top - s * STEP_LEVELS * c;
-                let (w0, ..) = dense(params, &w0, n, level, rule, symbolic)?;
-                let (w1, ..) = dense(params, &w1, n, level, rule, symbolic)?;
+                let (w0, ..) = dense_at_use(params, &w0, n, level, rule, symbolic)?;
+                let (w1, ..) = dense_at_use(params, &w1, n, level, rule, symbolic)?;
                 Ok(StepProducts { w0, w1 })
             })
             .collect::<Result<_>>()?;
@@ -187,13 +187,34 @@ impl LstmModel {
         Ok(LstmModel { sigma: lstm.sigma.clone(), steps, slots: n, scale })
     }
 
-    /// Bytes of the encoded weight diagonals the model stores (what the shapes would store when
-    /// `symbolic`): both products at each step position of a bootstrap interval.
+    /// Bytes of encoded weight diagonals the model stores: none for a real model, which
+    /// encodes each diagonal just before its product ([`LinearTransform::encoded_at_use`]);
+    /// for shapes (`symbolic`), what a pre-encoded model would store (both products at each
+    /// step position of a bootstrap interval, every limb of its level), as a trace reads it.
     pub fn stored_plaintext_bytes(&self) -> u64 {
         self.steps
             .iter()
             .map(|s| s.w0.stored_plaintext_bytes() + s.w1.stored_plaintext_bytes())
             .sum()
+    }
+
+    /// Bytes a real model holds for encoded diagonals at any time: one diagonal at every limb
+    /// of the highest step position's level (of `Q_l ∪ P` under double hoisting) and the
+    /// cleartext and pre-rotated copies it is encoded from. Shapes or real, the same count.
+    pub fn plaintext_bytes_at_use(&self, params: &Parameters) -> u64 {
+        let n = params.n() as u64;
+        let slots = self.slots as u64;
+        self.products()
+            .flat_map(|(w0, w1)| [w0, w1])
+            .map(|lt| {
+                let l = lt.level();
+                let k = if lt.plan().hoisting == Hoisting::Double { params.k_at(l) } else { 0 };
+                (l + 1 + k) as u64 * n * 8
+            })
+            .max()
+            .unwrap_or(0)
+            + 2 * slots * 16
+            + slots * 8
     }
 
     /// Steps between two bootstraps: the whole steps the bootstrap's output levels hold.

@@ -122,9 +122,9 @@ pub struct Memory {
     /// The bootstrap's DFT diagonals, encoded at every limb of their levels
     /// ([`Bootstrapper::new`]), and in the clear as the transforms keep them.
     pub bootstrap_diagonals: u64,
-    /// The weight diagonals, encoded (both products at every step position of a bootstrap
-    /// interval, [`LstmModel::stored_plaintext_bytes`], the readout's and its bias) and in the
-    /// clear as the transforms keep them.
+    /// The weight diagonals: the products' in the clear and one of them encoded at a time
+    /// ([`LstmModel::plaintext_bytes_at_use`]), the readout's encoded and in the clear, and its
+    /// bias.
     pub diagonals: u64,
     /// The client's secret key (one polynomial over `Q ∪ P`) and the ring's NTT tables.
     pub fixed: u64,
@@ -168,8 +168,10 @@ impl Memory {
             .chain([&readout.lt])
             .map(crate::memory::clear_diagonals)
             .sum();
-        let diagonals =
-            model.stored_plaintext_bytes() + readout.lt.stored_plaintext_bytes() + bias + clear;
+        let diagonals = model.plaintext_bytes_at_use(params)
+            + readout.lt.stored_plaintext_bytes()
+            + bias
+            + clear;
         let c = params.primes_per_rescale();
         let first = model.level(0);
         let held = (0..steps).map(|i| ciphertext(params, model.level(i))).sum::<u64>()

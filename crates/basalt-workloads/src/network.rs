@@ -27,7 +27,7 @@
 
 use std::collections::BTreeMap;
 
-use basalt_circuits::lintrans::{Diagonals, GscOrder, LinearTransform, Strategy};
+use basalt_circuits::lintrans::{Diagonals, GscOrder, LinearTransform, Source, Strategy};
 use basalt_circuits::{CircuitError, Result};
 use basalt_ckks::{Ciphertext, Evaluator, Parameters, Plaintext};
 use num_complex::Complex64;
@@ -363,7 +363,33 @@ pub(crate) fn dense(
         row.iter().enumerate().filter(|(_, v)| **v != 0.0).map(move |(c, &v)| (r, c, v))
     });
     let mp = m.next_power_of_two();
-    hybrid(params, (m, n), entries, slots, level, |_| Ok(rule.strategy(mp)), symbolic)
+    hybrid(params, (m, n), entries, slots, level, |_| Ok(rule.strategy(mp)), symbolic, false)
+}
+
+/// [`dense`] whose diagonals are encoded just before each product and dropped after it
+/// ([`LinearTransform::encoded_at_use`]): the transform keeps the diagonals in the clear only,
+/// not at every limb of its level. The products are bit for bit those of [`dense`] (the same
+/// plaintexts, encoded later). An OF-Limb rule keeps its one stored limb ([`dense`]).
+pub(crate) fn dense_at_use(
+    params: &Parameters,
+    w: &[Vec<f64>],
+    slots: usize,
+    level: usize,
+    rule: StrategyRule,
+    symbolic: bool,
+) -> Result<(LinearTransform, Vec<i64>, usize)> {
+    if rule.of_limb {
+        return dense(params, w, slots, level, rule, symbolic);
+    }
+    let (m, n) = (w.len(), w.first().map_or(0, Vec::len));
+    if m == 0 || n == 0 {
+        return Err(CircuitError::EmptyMatrix);
+    }
+    let entries = w.iter().enumerate().flat_map(|(r, row)| {
+        row.iter().enumerate().filter(|(_, v)| **v != 0.0).map(move |(c, &v)| (r, c, v))
+    });
+    let mp = m.next_power_of_two();
+    hybrid(params, (m, n), entries, slots, level, |_| Ok(rule.strategy(mp)), symbolic, true)
 }
 
 /// [`dense`] for the non-zero entries `a` of an `m`-row matrix: only the present diagonals,
@@ -381,7 +407,7 @@ fn sparse(
     let n = a.iter().map(|e| e.1 + 1).max().ok_or(CircuitError::EmptyMatrix)?;
     let conv = crate::resnet::ConvStrategy { hoisting: rule.hoisting, order: rule.order() };
     let strategy = |indices: &[usize]| crate::resnet::fewest_rotations(indices, slots, conv);
-    hybrid(params, (m, n), a.iter().copied(), slots, level, strategy, symbolic)
+    hybrid(params, (m, n), a.iter().copied(), slots, level, strategy, symbolic, false)
 }
 
 /// Gazelle's hybrid diagonals of an `m×n` matrix given by its non-zero `entries` over `slots`
@@ -389,6 +415,7 @@ fn sparse(
 /// at slot `(c − i) mod slots`, so that slot `t` of the product sums row `t mod m'` over one
 /// `m'`-chunk of the columns; then `log2(slots/m')` rotate-and-sum steps. Returns the
 /// transform (split by `strategy` of the present diagonal indices), the shifts and `m'`.
+#[allow(clippy::too_many_arguments)] // the matrix, its ring placement and how to store it
 fn hybrid(
     params: &Parameters,
     (m, n): (usize, usize),
@@ -397,6 +424,7 @@ fn hybrid(
     level: usize,
     strategy: impl FnOnce(&[usize]) -> Result<Strategy>,
     symbolic: bool,
+    at_use: bool,
 ) -> Result<(LinearTransform, Vec<i64>, usize)> {
     let mp = m.next_power_of_two();
     if n > slots || mp > slots {
@@ -420,7 +448,11 @@ fn hybrid(
         }
         let diags = Diagonals::from_map(slots, map)?;
         let strategy = strategy(&diags.indices())?;
-        LinearTransform::new(params, diags, strategy, level)?
+        if at_use {
+            LinearTransform::encoded_at_use(params, Source::Stored(diags), strategy, level, 1.0)?
+        } else {
+            LinearTransform::new(params, diags, strategy, level)?
+        }
     };
     Ok((lt, folds(slots, mp), mp))
 }
@@ -443,4 +475,47 @@ pub(crate) fn folds(slots: usize, mp: usize) -> Vec<i64> {
         .take_while(|&s| s >= mp)
         .map(|s| s as i64)
         .collect()
+}
+
+#[cfg(test)]
+mod at_use_tests {
+    use super::*;
+    use basalt_circuits::lintrans::Hoisting;
+    use basalt_circuits::testing::{random_matrix, toy_bootstrap_params};
+    use basalt_ckks::encryptor::encrypt_sk;
+    use basalt_ckks::{Encoder, KeyGenerator, SecretDistribution};
+
+    /// A dense layer encoded at use computes bit for bit what the pre-encoded one does, and
+    /// stores no encoded diagonal.
+    #[test]
+    fn a_dense_layer_encoded_at_use_is_bit_identical() -> Result<()> {
+        let params = toy_bootstrap_params(10, 6, 1, 2, SecretDistribution::Hamming { h: 64 });
+        let slots = 16;
+        let rule = StrategyRule {
+            hoisting: Hoisting::Single,
+            gsc: false,
+            max_partials: 16,
+            of_limb: false,
+        };
+        let w = random_matrix(slots, slots, 0.5, 7);
+        let level = params.max_level();
+        let (stored, ..) = dense(&params, &w, slots, level, rule, false)?;
+        let (at_use, ..) = dense_at_use(&params, &w, slots, level, rule, false)?;
+        assert!(stored.stored_plaintext_bytes() > 0);
+        assert_eq!(at_use.stored_plaintext_bytes(), 0);
+        let sk = KeyGenerator::new(&params).gen_secret_key();
+        let keys =
+            KeyGenerator::new(&params).gen_evaluation_keys(&sk, &stored.rotations(), false, false);
+        let eval = Evaluator::new(&params, keys)?;
+        let x: Vec<Complex64> = (0..slots).map(|i| Complex64::new(i as f64 / 20.0, 0.0)).collect();
+        let pt = Encoder::new(&params).encode(&x, slots, level, params.default_scale())?;
+        let ct = encrypt_sk(&params, &pt, &sk)?;
+        assert_eq!(stored.evaluate(&eval, &ct)?, at_use.evaluate(&eval, &ct)?);
+        // The LSTM's summed products (one split, shared giant steps) as well.
+        let y = ct.clone();
+        let sum =
+            |lt: &LinearTransform| LinearTransform::evaluate_sum(&eval, &[(lt, &ct), (lt, &y)]);
+        assert_eq!(sum(&stored)?, sum(&at_use)?);
+        Ok(())
+    }
 }
