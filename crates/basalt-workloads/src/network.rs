@@ -355,15 +355,7 @@ pub(crate) fn dense(
     rule: StrategyRule,
     symbolic: bool,
 ) -> Result<(LinearTransform, Vec<i64>, usize)> {
-    let (m, n) = (w.len(), w.first().map_or(0, Vec::len));
-    if m == 0 || n == 0 {
-        return Err(CircuitError::EmptyMatrix);
-    }
-    let entries = w.iter().enumerate().flat_map(|(r, row)| {
-        row.iter().enumerate().filter(|(_, v)| **v != 0.0).map(move |(c, &v)| (r, c, v))
-    });
-    let mp = m.next_power_of_two();
-    hybrid(params, (m, n), entries, slots, level, |_| Ok(rule.strategy(mp)), symbolic, false)
+    dense_encoded(params, w, slots, level, rule, symbolic, false)
 }
 
 /// [`dense`] whose diagonals are encoded just before each product and dropped after it
@@ -378,9 +370,19 @@ pub(crate) fn dense_at_use(
     rule: StrategyRule,
     symbolic: bool,
 ) -> Result<(LinearTransform, Vec<i64>, usize)> {
-    if rule.of_limb {
-        return dense(params, w, slots, level, rule, symbolic);
-    }
+    dense_encoded(params, w, slots, level, rule, symbolic, !rule.of_limb)
+}
+
+/// [`dense`] and [`dense_at_use`]: `at_use` picks when the diagonals are encoded.
+fn dense_encoded(
+    params: &Parameters,
+    w: &[Vec<f64>],
+    slots: usize,
+    level: usize,
+    rule: StrategyRule,
+    symbolic: bool,
+    at_use: bool,
+) -> Result<(LinearTransform, Vec<i64>, usize)> {
     let (m, n) = (w.len(), w.first().map_or(0, Vec::len));
     if m == 0 || n == 0 {
         return Err(CircuitError::EmptyMatrix);
@@ -389,7 +391,7 @@ pub(crate) fn dense_at_use(
         row.iter().enumerate().filter(|(_, v)| **v != 0.0).map(move |(c, &v)| (r, c, v))
     });
     let mp = m.next_power_of_two();
-    hybrid(params, (m, n), entries, slots, level, |_| Ok(rule.strategy(mp)), symbolic, true)
+    hybrid(params, (m, n), entries, slots, level, |_| Ok(rule.strategy(mp)), symbolic, at_use)
 }
 
 /// [`dense`] for the non-zero entries `a` of an `m`-row matrix: only the present diagonals,
