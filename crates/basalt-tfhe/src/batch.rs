@@ -253,10 +253,10 @@ pub fn blind_rotate_batch<T: Torus>(
 }
 
 /// Two-level batched blind rotation of many LWEs (under the bsk's key) with the same test
-/// vector on the current rayon pool: the inputs are cut into core-level sub-batches
-/// ([`sub_batches`]), each runs [`blind_rotate_batch`] on one thread, and `extract` reads
-/// every accumulator into that input's `per_input` consecutive outputs (`outs` holds
-/// `per_input` per input). The ordinary PBS extracts one LWE, the many-LUT PBS one per table.
+/// vector on the current rayon pool: the inputs are cut into core-level sub-batches (the
+/// [`PbsBatchPlan`] that `pbs_batch` also traces), each runs [`blind_rotate_batch`] on one
+/// thread, and `extract` reads every accumulator into that input's `per_input` consecutive
+/// outputs (`outs` holds `per_input` per input). The ordinary PBS extracts one LWE, the many-LUT PBS one per table.
 pub(crate) fn blind_rotate_batched<T: Torus>(
     inputs: &[&[T]],
     tv: &[T],
@@ -271,8 +271,8 @@ pub(crate) fn blind_rotate_batched<T: Torus>(
         return;
     }
     let threads = rayon::current_num_threads().max(1);
-    let ranges = sub_batches(inputs.len(), threads, core_batch_of::<T>(bsk, cfg));
-    blind_rotate_over(inputs, tv, bsk, ranges, outs, per_input, extract);
+    let plan = PbsBatchPlan::new(PbsShape::of(bsk), size_of::<T>(), inputs.len(), cfg, threads);
+    blind_rotate_over(inputs, tv, bsk, plan.sub_batches, outs, per_input, extract);
 }
 
 /// [`blind_rotate_batched`] over given sub-batches (`ranges` cover `inputs` in order).
